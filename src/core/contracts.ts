@@ -1,0 +1,344 @@
+// The interfaces between the pipeline's stages and its backends. Every module in core/, exec/ and
+// vscode/ codes against these; none of them imports `vscode`.
+
+export type Verdict = 'allow' | 'prompt' | 'deny';
+
+/** One rule of `agentBash.patterns` (oh-my-pi's `bash.patterns` shape). */
+export interface PolicyRule {
+  match: string;
+  approval: Verdict;
+  /** When true, an output redirection to a file does not turn this rule's allow into prompt. */
+  allowRedirects?: boolean;
+}
+
+export interface Redirect {
+  /** The operator as written: `>`, `>>`, `&>`, `&>>`, `>|`, `<`, `<<`, `<<<`, `>&`, … */
+  op: string;
+  /** The file descriptor written before the operator, if any (`2` in `2>file`). */
+  fd?: string;
+  /** Static text of the target (`file`, `&1`, `/dev/null`), or undefined when it is dynamic. */
+  target?: string;
+}
+
+/** One simple command found anywhere in the command line (also inside `$( )`, bodies, `bash -c`…). */
+export interface Segment {
+  /** Normalised text the globs match against: argv joined by single spaces, wrappers stripped. */
+  text: string;
+  /** Static argv after normalisation (argv0 basename, unquoted, wrappers stripped). */
+  argv: string[];
+  /** Leading `NAME=value` assignments as written. */
+  assignments: string[];
+  redirects: Redirect[];
+  /** True when this command reads a pipe (it is not the first stage of a pipeline). */
+  consumesPipe: boolean;
+  /** True when it runs code the analysis cannot see (`xargs`, `find -exec`, `python -c`, …). */
+  opaque: boolean;
+  /** True when argv0 or an argument that matters could not be read statically. */
+  dynamic: boolean;
+  /** Byte range of the segment in the original command (for messages and the interceptor). */
+  start: number;
+  end: number;
+  /** The original source text of the segment. */
+  source: string;
+}
+
+export interface ShellAnalysis {
+  command: string;
+  segments: Segment[];
+  /** Fail-closed flag: parse error, ERROR/MISSING nodes, dynamic argv0, or zero commands. */
+  uncertain: boolean;
+  uncertainReason?: string;
+}
+
+export interface ShellAnalyzer {
+  analyze(command: string): ShellAnalysis;
+}
+
+export type DecisionKind =
+  | 'rule'
+  | 'critical'
+  | 'uncertain'
+  | 'opaque'
+  | 'redirect'
+  | 'external_directory'
+  | 'default';
+
+export interface SegmentDecision {
+  segment: Segment;
+  decision: Verdict;
+  rule: PolicyRule | null;
+}
+
+export interface PolicyDecision {
+  decision: Verdict;
+  /** The rule that fired, or null when no rule decided (default, uncertain, critical). */
+  rule: PolicyRule | null;
+  kind: DecisionKind;
+  /** 1-based index of the segment that decided, when one did. */
+  segmentIndex?: number;
+  /** One line for people: "`rm -rf build` in segment 2 matched deny rule `rm -rf *`". */
+  reason: string;
+  segments: SegmentDecision[];
+  uncertain: boolean;
+}
+
+// ---- Output ----
+
+/** §5.3's `OutputSummary`, field names exact. */
+export interface OutputSummary {
+  output: string;
+  truncated: boolean;
+  totalLines: number;
+  totalBytes: number;
+  outputLines: number;
+  outputBytes: number;
+  elidedBytes?: number;
+  elidedLines?: number;
+  columnDroppedBytes?: number;
+  columnTruncatedLines?: number;
+  columnMax?: number;
+  artifactId?: string;
+}
+
+export interface OutputSinkOptions {
+  /** Where the full stream spills once past the inline budget or once a line was column-cut. */
+  artifactPath?: string;
+  artifactId?: string;
+  /** Head window in bytes (default 20 KiB; 0 = tail only). */
+  headBytes?: number;
+  /** Per-line byte cap (default 768; 0 disables). */
+  maxColumns?: number;
+  /** In-memory budget (default 50 KiB). */
+  spillThreshold?: number;
+  /** Sanitised, un-capped text, throttled. */
+  onChunk?: (text: string) => void;
+  chunkThrottleMs?: number;
+}
+
+export interface OutputSinkLike {
+  /** Raw bytes (decoded as streaming UTF-8) or already-decoded text. */
+  push(chunk: Uint8Array | string): void;
+  dump(notice?: string): Promise<OutputSummary>;
+  dispose(): void;
+}
+
+export interface Artifact {
+  id: string;
+  path: string;
+}
+
+export interface ArtifactStore {
+  /** Reserves an id and a file path (the file is created lazily by whoever writes it). */
+  allocate(kind: string): Artifact;
+  /** Saves text as a new artifact and returns its id. */
+  save(kind: string, text: string): Promise<string>;
+  /** The file path of an id, or undefined when unknown. */
+  pathOf(id: string): string | undefined;
+  /** Base directory (`local://` lives under `<dir>/local`). */
+  readonly dir: string;
+}
+
+// ---- Results ----
+
+export interface AsyncDetails {
+  state: 'running' | 'completed' | 'failed';
+  jobId: string;
+  type: 'bash';
+}
+
+/** §8.1 `BashToolDetails`. */
+export interface BashToolDetails {
+  timeoutSeconds?: number;
+  timeoutDisabled?: true;
+  requestedTimeoutSeconds?: number;
+  wallTimeMs?: number;
+  exitCode?: number;
+  timedOut?: true;
+  terminalId?: string;
+  async?: AsyncDetails;
+  meta?: Record<string, unknown>;
+  /** Agent Bash extras: the policy decision and the artifact of the full output. */
+  decision?: { decision: Verdict; reason: string };
+  artifactId?: string;
+  signal?: string;
+}
+
+export interface ToolResult {
+  content: Array<{ type: 'text'; text: string }>;
+  details: BashToolDetails;
+  isError?: boolean;
+}
+
+export type UpdateListener = (update: ToolResult) => void;
+
+// ---- Backends ----
+
+export interface ExecRequest {
+  command: string;
+  cwd: string;
+  /** Caller env overrides (already URL-expanded). */
+  env?: Record<string, string>;
+  /** 0 = no deadline. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Persistent-shell session key; undefined = one-shot shell. */
+  sessionKey?: string;
+  sink: OutputSinkLike;
+}
+
+export interface ExecResult {
+  /** The code, or 128+n for a signal (SIGKILL → 137); undefined when unknown. */
+  exitCode: number | undefined;
+  /** Signal name (`SIGKILL`) when a signal ended it. */
+  signal?: string;
+  timedOut: boolean;
+  cancelled: boolean;
+  summary: OutputSummary;
+}
+
+export interface LocalExecutor {
+  run(req: ExecRequest): Promise<ExecResult>;
+  /** Kills every shell and process this executor started. */
+  dispose(): Promise<void>;
+}
+
+export interface PtyRequest extends ExecRequest {
+  cols?: number;
+  rows?: number;
+  /** Raw PTY data for a live view (ANSI intact). */
+  onData?: (data: string) => void;
+}
+
+export interface PtySession {
+  write(data: string): void;
+  resize(cols: number, rows: number): void;
+  /** Kills the process group (the user's Esc or terminal close). */
+  kill(): void;
+  readonly result: Promise<ExecResult>;
+}
+
+export interface PtyExecutor {
+  start(req: PtyRequest): PtySession;
+}
+
+// ACP-shaped client bridge (spec acp-and-vscode-api.md §1; oh-my-pi §7.1).
+export interface EnvVariable {
+  name: string;
+  value: string;
+}
+
+export interface CreateTerminalParams {
+  command: string;
+  args?: string[];
+  env?: EnvVariable[];
+  cwd?: string;
+  outputByteLimit?: number;
+}
+
+export interface TerminalExitStatus {
+  exitCode: number | null;
+  signal: string | null;
+}
+
+export interface TerminalOutput {
+  output: string;
+  truncated: boolean;
+  exitStatus: TerminalExitStatus | null;
+}
+
+export interface TerminalHandle {
+  terminalId: string;
+  currentOutput(): Promise<TerminalOutput>;
+  waitForExit(): Promise<TerminalExitStatus>;
+  kill(): Promise<void>;
+  release(): Promise<void>;
+  /** In-process bridges push output as it arrives; returns an unsubscribe function. */
+  onOutput?(listener: (chunk: string) => void): () => void;
+  /** In-process bridges also hand the full raw stream to a sink for artifact spill. */
+  pipeTo?(sink: OutputSinkLike): void;
+}
+
+export interface ClientBridge {
+  capabilities: { terminal: boolean };
+  createTerminal?(params: CreateTerminalParams): Promise<TerminalHandle>;
+}
+
+// ---- Jobs ----
+
+export type JobState = 'running' | 'completed' | 'failed' | 'cancelled';
+
+export interface JobInfo {
+  id: string;
+  label: string;
+  state: JobState;
+  startedAt: number;
+  endedAt?: number;
+  /** Latest tail of the output (≤ 50 KiB). */
+  tail: string;
+  result?: ToolResult;
+}
+
+export interface JobContext {
+  jobId: string;
+  signal: AbortSignal;
+  onProgress(tail: string): void;
+}
+
+export interface JobManager {
+  atCapacity(): boolean;
+  register(label: string, runner: (ctx: JobContext) => Promise<ToolResult>): JobInfo;
+  get(id: string): JobInfo | undefined;
+  list(): JobInfo[];
+  cancel(id: string): boolean;
+  /** Completion (completed, failed or cancelled) is delivered here. Returns an unsubscribe. */
+  onDidComplete(listener: (job: JobInfo) => void): () => void;
+  onDidChange(listener: (job: JobInfo) => void): () => void;
+  dispose(): Promise<void>;
+}
+
+// ---- Approvals ----
+
+export interface ApprovalRequest {
+  command: string;
+  cwd: string;
+  decision: PolicyDecision;
+}
+
+export type ApprovalAnswer =
+  | { kind: 'allow' }
+  | { kind: 'deny' }
+  | { kind: 'always'; rules: PolicyRule[]; scope: 'workspace' | 'user' };
+
+export interface Approver {
+  approve(req: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalAnswer>;
+}
+
+// ---- Internal URLs ----
+
+export interface UrlResolver {
+  /** Absolute filesystem path for `scheme://rest`, or undefined when it cannot be resolved. */
+  resolve(scheme: string, url: string): string | undefined;
+}
+
+// ---- Settings (a plain object: read once from VS Code or a file, passed in) ----
+
+export interface InterceptorRule {
+  pattern: string;
+  tool: string;
+  message: string;
+}
+
+export interface BashSettings {
+  patterns: PolicyRule[];
+  interceptor: { enabled: boolean; patterns: InterceptorRule[] };
+  /** Global timeout ceiling in seconds; ≤ 0 = none. */
+  maxTimeout: number;
+  asyncEnabled: boolean;
+  asyncMaxJobs: number;
+  autoBackground: { enabled: boolean; thresholdMs: number };
+  /** KiB. */
+  artifactHeadBytes: number;
+  outputMaxColumns: number;
+  shell: { path?: string; args?: string[] };
+  direnv: 'auto' | 'off';
+}

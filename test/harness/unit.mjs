@@ -1,0 +1,28 @@
+// Runs the unit tier (mocha on plain Node over out/test/unit) and records its counts for all.mjs.
+import Mocha from 'mocha';
+import { readdirSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve('out/test/unit');
+const grep = process.env.UNIT_GREP;
+
+function collect(dir) {
+  const files = [];
+  for (const name of readdirSync(dir)) {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) files.push(...collect(full));
+    else if (name.endsWith('.test.js')) files.push(full);
+  }
+  return files.sort();
+}
+
+const mocha = new Mocha({ ui: 'bdd', timeout: 20000, reporter: 'spec', ...(grep ? { grep } : {}) });
+for (const file of collect(root)) mocha.addFile(file);
+const runner = mocha.run((failures) => {
+  const passed = runner.stats?.passes ?? 0;
+  const failed = runner.stats?.failures ?? failures;
+  mkdirSync('out', { recursive: true });
+  writeFileSync('out/unit-counts.json', JSON.stringify({ passed, failed }));
+  console.log(`unit: ${passed} passed, ${failed} failed`);
+  process.exitCode = failed > 0 || passed === 0 ? 1 : 0;
+});
