@@ -342,3 +342,17 @@ export interface BashSettings {
   shell: { path?: string; args?: string[] };
   direnv: 'auto' | 'off';
 }
+
+// ---- Timeouts ----
+
+/** The outcome of clamping a requested timeout (§2.7). */
+export interface TimeoutInfo {
+  /** The requested value in seconds (default 300). */
+  requested: number;
+  /** Effective seconds; undefined when the deadline is disabled (`timeout: 0`). */
+  timeoutSec?: number;
+  /** Effective milliseconds; 0 when disabled. */
+  timeoutMs: number;
+  /** `Timeout clamped to …` when the effective value differs from the requested one. */
+  notice?: string;
+}
