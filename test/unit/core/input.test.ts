@@ -1,0 +1,114 @@
+import * as assert from 'node:assert/strict';
+import {
+  ASYNC_DISABLED_MESSAGE,
+  bashInputJsonSchema,
+  parseBashInput,
+  VALIDATION_PREFIX,
+} from '../../../src/core/input';
+import { ToolError } from '../../../src/core/errors';
+
+const on = { asyncEnabled: true };
+const off = { asyncEnabled: false };
+
+function errorOf(fn: () => unknown): ToolError {
+  try {
+    fn();
+  } catch (err) {
+    assert.ok(err instanceof ToolError, `expected ToolError, got ${String(err)}`);
+    return err;
+  }
+  assert.fail('expected a throw');
+}
+
+describe('core/input parseBashInput', () => {
+  it('applies defaults: timeout 300, pty false, async false', () => {
+    assert.deepEqual(parseBashInput({ command: 'ls' }, on), { command: 'ls', timeout: 300, pty: false, async: false });
+  });
+
+  it('keeps every field when given', () => {
+    const v = parseBashInput({ command: 'ls', env: { A: '1' }, timeout: 0, cwd: 'src', pty: true, async: true }, on);
+    assert.deepEqual(v, { command: 'ls', env: { A: '1' }, timeout: 0, cwd: 'src', pty: true, async: true });
+  });
+
+  it('rejects a missing, empty or blank command with the validation prefix', () => {
+    for (const raw of [{}, { command: '' }, { command: '   ' }, { command: 3 }]) {
+      const e = errorOf(() => parseBashInput(raw, on));
+      assert.ok(e.message.startsWith(`${VALIDATION_PREFIX}\n  - command: `), e.message);
+      assert.match(e.message, /\n\nReceived arguments:\n/);
+    }
+  });
+
+  it('names the empty-command rule', () => {
+    assert.match(errorOf(() => parseBashInput({ command: '' }, on)).message, /command must be a non-empty string/);
+  });
+
+  it('rejects unknown keys', () => {
+    const e = errorOf(() => parseBashInput({ command: 'ls', shell: 'zsh' }, on));
+    assert.ok(e.message.startsWith(VALIDATION_PREFIX));
+    assert.match(e.message, /shell/);
+  });
+
+  it('rejects a negative timeout and a non-number timeout', () => {
+    assert.ok(errorOf(() => parseBashInput({ command: 'ls', timeout: -1 }, on)).message.includes('  - timeout: '));
+    assert.ok(errorOf(() => parseBashInput({ command: 'ls', timeout: 'soon' }, on)).message.includes('  - timeout: '));
+  });
+
+  it('rejects non-string env values', () => {
+    assert.ok(errorOf(() => parseBashInput({ command: 'ls', env: { A: 1 } }, on)).message.startsWith(VALIDATION_PREFIX));
+  });
+
+  it('rejects a bad env name with the exact message', () => {
+    for (const key of ['1A', 'A-B', 'A B', '', 'É']) {
+      assert.equal(errorOf(() => parseBashInput({ command: 'ls', env: { [key]: 'x' } }, on)).message, `Invalid bash env name: ${key}`);
+    }
+  });
+
+  it('accepts good env names', () => {
+    assert.deepEqual(parseBashInput({ command: 'ls', env: { _a: '1', A9: '2' } }, on).env, { _a: '1', A9: '2' });
+  });
+
+  it('treats an empty env as absent', () => {
+    assert.equal('env' in parseBashInput({ command: 'ls', env: {} }, on), false);
+  });
+
+  it('refuses async when async is disabled, with the exact message', () => {
+    assert.equal(errorOf(() => parseBashInput({ command: 'ls', async: true }, off)).message, ASYNC_DISABLED_MESSAGE);
+    assert.equal(ASYNC_DISABLED_MESSAGE, 'Async bash execution is disabled. Enable async.enabled to use async mode.');
+  });
+
+  it('accepts async:false while async is disabled', () => {
+    assert.equal(parseBashInput({ command: 'ls', async: false }, off).async, false);
+  });
+
+  it('normalizes null, "null", numeric strings and boolean strings', () => {
+    const v = parseBashInput({ command: 'ls', timeout: '60', pty: 'true', async: null, cwd: null, env: 'null' }, on);
+    assert.deepEqual(v, { command: 'ls', timeout: 60, pty: true, async: false });
+  });
+
+  it('parses JSON text and reports bad JSON', () => {
+    assert.equal(parseBashInput('{"command":"ls"}', on).command, 'ls');
+    const e = errorOf(() => parseBashInput('{"command":', on));
+    assert.ok(e.message.startsWith(`${VALIDATION_PREFIX} Tool call arguments are not valid JSON.\nParse Error: `), e.message);
+    assert.match(e.message, /\nRaw JSON: \{"command":$/);
+  });
+
+  it('rejects non-objects', () => {
+    assert.ok(errorOf(() => parseBashInput(null, on)).message.startsWith(VALIDATION_PREFIX));
+    assert.ok(errorOf(() => parseBashInput(['ls'], on)).message.startsWith(VALIDATION_PREFIX));
+  });
+});
+
+describe('core/input bashInputJsonSchema', () => {
+  it('describes every field, requires only command and forbids extra keys', () => {
+    const s = bashInputJsonSchema(on) as { properties: Record<string, { description?: string }>; required: string[]; additionalProperties: boolean };
+    assert.deepEqual(Object.keys(s.properties).sort(), ['async', 'command', 'cwd', 'env', 'pty', 'timeout']);
+    assert.deepEqual(s.required, ['command']);
+    assert.equal(s.additionalProperties, false);
+    assert.equal(s.properties.command?.description, 'command to execute');
+  });
+
+  it('hides async when async is disabled', () => {
+    const s = bashInputJsonSchema(off) as { properties: Record<string, unknown> };
+    assert.equal('async' in s.properties, false);
+  });
+});
