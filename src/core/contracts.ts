@@ -324,6 +324,8 @@ export interface UrlResolver {
 
 export interface InterceptorRule {
   pattern: string;
+  /** RegExp flags for `pattern` (oh-my-pi's optional `flags`). */
+  flags?: string;
   tool: string;
   message: string;
 }
