@@ -1,0 +1,282 @@
+// One client-bridge terminal: a process in its own group, mirrored into a VS Code terminal backed by a
+// Pseudoterminal, with the ACP contract on top (tail of `outputByteLimit` bytes, exit status, kill,
+// release). The process's own exit event is the truth for the exit status: shell integration and
+// `Terminal.exitStatus` lose signals and early exits (spec acp-and-vscode-api.md §5).
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as vscode from 'vscode';
+import { ByteTail } from '../core/byteTail';
+import type {
+  CreateTerminalParams,
+  OutputSinkLike,
+  TerminalExitStatus,
+  TerminalHandle,
+  TerminalOutput,
+} from '../core/contracts';
+
+/** Pending terminal writes above this are elided in the view only (the tail and sinks keep all). */
+const MAX_PENDING_VIEW_CHARS = 256 * 1024;
+const VIEW_FLUSH_MS = 8;
+/** After the process exits, wait this long for pipes held by background children. */
+const DRAIN_IDLE_MS = 250;
+const DRAIN_MAX_MS = 2000;
+const KILL_GRACE_MS = 1000;
+
+export interface BridgeTerminalOptions {
+  id: string;
+  params: CreateTerminalParams;
+  shell: { path: string; args: string[] };
+  baseEnv: NodeJS.ProcessEnv;
+  defaultCwd: string;
+  show: boolean;
+}
+
+/** ACP `command` is an executable; a raw line with no args (claude-code-acp's shape) needs a shell. */
+export function needsShell(params: CreateTerminalParams): boolean {
+  return (!params.args || params.args.length === 0) && /[\s;&|<>()$`'"\\*?~{}[\]#=!]/.test(params.command);
+}
+
+export function exitLine(status: TerminalExitStatus): string {
+  return status.signal ? `[killed by ${status.signal}]` : `[exit code ${status.exitCode}]`;
+}
+
+export class BridgeTerminal implements TerminalHandle {
+  readonly terminalId: string;
+  readonly terminal: vscode.Terminal;
+  readonly pid: number | undefined;
+  private readonly child: ChildProcess;
+  private readonly tail: ByteTail;
+  private readonly writeEmitter = new vscode.EventEmitter<string>();
+  private readonly listeners = new Set<(chunk: string) => void>();
+  private readonly sinks: OutputSinkLike[] = [];
+  private readonly decoder = new TextDecoder('utf-8');
+  private opened = false;
+  private pendingView = '';
+  private elidedViewChars = 0;
+  private flushTimer: NodeJS.Timeout | undefined;
+  private exitStatus: TerminalExitStatus | null = null;
+  private readonly exited: Promise<TerminalExitStatus>;
+  private released = false;
+  private killing: Promise<void> | undefined;
+  exitedAt: number | undefined;
+  readonly createdAt = Date.now();
+
+  constructor(opts: BridgeTerminalOptions, private readonly onReleased: (id: string) => void) {
+    this.terminalId = opts.id;
+    const { params } = opts;
+    this.tail = new ByteTail(params.outputByteLimit ?? Number.MAX_SAFE_INTEGER);
+    const viaShell = needsShell(params);
+    const file = viaShell ? opts.shell.path : params.command;
+    const args = viaShell ? [...opts.shell.args, params.command] : (params.args ?? []);
+    const env: NodeJS.ProcessEnv = { ...opts.baseEnv };
+    for (const v of params.env ?? []) env[v.name] = v.value;
+
+    const pty: vscode.Pseudoterminal = {
+      onDidWrite: this.writeEmitter.event,
+      open: () => {
+        this.opened = true;
+        this.scheduleFlush();
+      },
+      // The user closed the terminal: nothing it started may keep running.
+      close: () => {
+        void this.release();
+      },
+      handleInput: (data) => {
+        if (data === '\x03' && !this.exitStatus) void this.kill();
+      },
+    };
+    this.terminal = vscode.window.createTerminal({
+      name: terminalName(params),
+      pty,
+      iconPath: new vscode.ThemeIcon('terminal-bash'),
+    });
+    if (opts.show) this.terminal.show(true);
+
+    this.child = spawn(file, args, {
+      cwd: params.cwd ?? opts.defaultCwd,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.pid = this.child.pid;
+    this.child.stdout?.on('data', (b: Buffer) => this.onData(b));
+    this.child.stderr?.on('data', (b: Buffer) => this.onData(b));
+    this.exited = new Promise<TerminalExitStatus>((resolve) => {
+      this.child.once('error', (err: NodeJS.ErrnoException) => {
+        this.onData(Buffer.from(`${spawnErrorText(file, err)}\n`));
+        this.finish({ exitCode: err.code === 'ENOENT' ? 127 : 126, signal: null }, resolve);
+      });
+      this.child.once('exit', (code, signal) => {
+        void this.drain().then(() => this.finish({ exitCode: signal ? null : code, signal: signal ?? null }, resolve));
+      });
+    });
+  }
+
+  get running(): boolean {
+    return this.exitStatus === null;
+  }
+
+  async currentOutput(): Promise<TerminalOutput> {
+    this.assertNotReleased();
+    return { output: this.tail.text(), truncated: this.tail.truncated, exitStatus: this.exitStatus };
+  }
+
+  waitForExit(): Promise<TerminalExitStatus> {
+    this.assertNotReleased();
+    return this.exited;
+  }
+
+  onOutput(listener: (chunk: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  pipeTo(sink: OutputSinkLike): void {
+    this.sinks.push(sink);
+  }
+
+  kill(): Promise<void> {
+    if (this.exitStatus || this.child.pid === undefined) return Promise.resolve();
+    this.killing ??= killProcessGroup(this.child.pid, this.exited, KILL_GRACE_MS);
+    return this.killing;
+  }
+
+  async release(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    if (this.child.pid !== undefined) {
+      if (this.exitStatus === null) await this.kill();
+      // Background children the command left in its group go too: nothing outlives a release.
+      try {
+        process.kill(-this.child.pid, 'SIGKILL');
+      } catch {
+        // the group is already empty
+      }
+    }
+    clearTimeout(this.flushTimer);
+    this.terminal.dispose();
+    this.writeEmitter.dispose();
+    this.listeners.clear();
+    this.onReleased(this.terminalId);
+  }
+
+  get isReleased(): boolean {
+    return this.released;
+  }
+
+  private onData(chunk: Buffer): void {
+    this.tail.push(chunk);
+    for (const sink of this.sinks) sink.push(chunk);
+    const text = this.decoder.decode(chunk, { stream: true });
+    if (!text) return;
+    for (const l of this.listeners) l(text);
+    this.queueView(text);
+  }
+
+  private queueView(text: string): void {
+    this.pendingView += text;
+    if (this.pendingView.length > MAX_PENDING_VIEW_CHARS) {
+      // A fast producer must not flood the renderer: keep the newest part for the live view.
+      const cut = this.pendingView.length - MAX_PENDING_VIEW_CHARS / 2;
+      this.elidedViewChars += cut;
+      this.pendingView = this.pendingView.slice(cut);
+    }
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
+    if (!this.opened || this.flushTimer || (!this.pendingView && !this.elidedViewChars)) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      this.flushView();
+    }, VIEW_FLUSH_MS);
+  }
+
+  private flushView(): void {
+    if (!this.opened || this.released) return;
+    let text = this.pendingView;
+    if (this.elidedViewChars) {
+      text = `\x1b[2m[… ${this.elidedViewChars} characters not drawn; the full output is kept]\x1b[0m\n${text}`;
+      this.elidedViewChars = 0;
+    }
+    this.pendingView = '';
+    if (text) this.writeEmitter.fire(text.replace(/\r?\n/g, '\r\n'));
+  }
+
+  /** Resolves once stdout/stderr closed, or were idle for DRAIN_IDLE_MS, or DRAIN_MAX_MS passed. */
+  private drain(): Promise<void> {
+    const streams = [this.child.stdout, this.child.stderr].filter((s): s is NonNullable<typeof s> => !!s);
+    return new Promise((resolve) => {
+      let idle: NodeJS.Timeout | undefined;
+      const done = () => {
+        clearTimeout(idle);
+        clearTimeout(max);
+        for (const s of streams) {
+          s.removeListener('data', bump);
+          s.destroy();
+        }
+        resolve();
+      };
+      const bump = () => {
+        clearTimeout(idle);
+        idle = setTimeout(done, DRAIN_IDLE_MS);
+      };
+      const max = setTimeout(done, DRAIN_MAX_MS);
+      let open = streams.filter((s) => !s.closed).length;
+      if (open === 0) return done();
+      for (const s of streams) {
+        s.on('data', bump);
+        s.once('close', () => {
+          if (--open === 0) done();
+        });
+      }
+      bump();
+    });
+  }
+
+  private finish(status: TerminalExitStatus, resolve: (s: TerminalExitStatus) => void): void {
+    if (this.exitStatus) return;
+    const rest = this.decoder.decode();
+    if (rest) this.queueView(rest);
+    this.exitStatus = status;
+    this.exitedAt = Date.now();
+    this.queueView(`${this.pendingView.endsWith('\n') || this.pendingView === '' ? '' : '\n'}\x1b[2m${exitLine(status)}\x1b[0m\n`);
+    resolve(status);
+  }
+
+  private assertNotReleased(): void {
+    if (this.released) throw new Error(`Terminal ${this.terminalId} was released`);
+  }
+}
+
+function terminalName(params: CreateTerminalParams): string {
+  const line = params.args?.length ? params.args[params.args.length - 1] : params.command;
+  const oneLine = line.replace(/\s+/g, ' ').trim();
+  return `Agent Bash: ${oneLine.length > 40 ? `${oneLine.slice(0, 39)}…` : oneLine}`;
+}
+
+function spawnErrorText(file: string, err: NodeJS.ErrnoException): string {
+  if (err.code === 'ENOENT') return `${file}: command not found`;
+  return `${file}: ${err.message}`;
+}
+
+/** TERM to the whole group, KILL after the grace unless the exit event came first. */
+async function killProcessGroup(pid: number, exited: Promise<unknown>, graceMs: number): Promise<void> {
+  const signal = (sig: NodeJS.Signals) => {
+    try {
+      process.kill(-pid, sig);
+    } catch {
+      // group already gone
+    }
+  };
+  signal('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  const graceOver = new Promise<boolean>((r) => {
+    timer = setTimeout(() => r(false), graceMs);
+  });
+  const exitedInTime = await Promise.race([exited.then(() => true), graceOver]);
+  clearTimeout(timer);
+  if (!exitedInTime) {
+    signal('SIGKILL');
+    await exited;
+  }
+}

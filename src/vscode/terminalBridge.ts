@@ -1,0 +1,93 @@
+// The client terminal bridge backed by VS Code terminals: ACP-shaped `createTerminal` for the pipeline,
+// the ACP host and the public API. Owns every BridgeTerminal it made: reaps those left unreleased after
+// exit, and kills them all on dispose.
+import { randomUUID } from 'node:crypto';
+import type * as vscode from 'vscode';
+import type { ClientBridge, CreateTerminalParams, TerminalHandle } from '../core/contracts';
+import { BridgeTerminal } from './bridgeTerminal';
+
+export const DEFAULT_RELEASE_TTL_MS = 10 * 60 * 1000;
+
+export function unknownTerminalMessage(id: string): string {
+  return `Unknown terminal id: ${id}`;
+}
+
+export interface TerminalBridgeOptions {
+  shell: () => { path: string; args: string[] };
+  baseEnv: () => NodeJS.ProcessEnv;
+  defaultCwd: () => string;
+  /** Terminals exited but not released within this are released by the reaper. */
+  releaseTtlMs?: number;
+  /** Reveal new terminals without taking focus. */
+  reveal?: () => boolean;
+}
+
+export interface BridgeCreateOptions {
+  /** Who made it (an ACP agent id, an API caller): `releaseOwner` releases all of theirs. */
+  owner?: string;
+}
+
+export class VsCodeTerminalBridge implements ClientBridge, vscode.Disposable {
+  readonly capabilities = { terminal: true };
+  private readonly terminals = new Map<string, BridgeTerminal>();
+  private readonly owners = new Map<string, string>();
+  private readonly reaper: NodeJS.Timeout;
+
+  constructor(private readonly opts: TerminalBridgeOptions) {
+    const ttl = opts.releaseTtlMs ?? DEFAULT_RELEASE_TTL_MS;
+    this.reaper = setInterval(() => this.reap(ttl), Math.max(1000, Math.min(ttl, 60_000)));
+    this.reaper.unref();
+  }
+
+  async createTerminal(params: CreateTerminalParams, options: BridgeCreateOptions = {}): Promise<BridgeTerminal> {
+    const id = `term_${randomUUID().slice(0, 8)}`;
+    const term = new BridgeTerminal(
+      {
+        id,
+        params,
+        shell: this.opts.shell(),
+        baseEnv: this.opts.baseEnv(),
+        defaultCwd: this.opts.defaultCwd(),
+        show: this.opts.reveal?.() ?? true,
+      },
+      (released) => {
+        this.terminals.delete(released);
+        this.owners.delete(released);
+      },
+    );
+    this.terminals.set(id, term);
+    if (options.owner) this.owners.set(id, options.owner);
+    return term;
+  }
+
+  get(terminalId: string): TerminalHandle {
+    const term = this.terminals.get(terminalId);
+    if (!term) throw new Error(unknownTerminalMessage(terminalId));
+    return term;
+  }
+
+  list(): BridgeTerminal[] {
+    return [...this.terminals.values()];
+  }
+
+  async releaseOwner(owner: string): Promise<void> {
+    const mine = [...this.owners].filter(([, o]) => o === owner).map(([id]) => this.terminals.get(id));
+    await Promise.all(mine.map((t) => t?.release()));
+  }
+
+  private reap(ttlMs: number): void {
+    const now = Date.now();
+    for (const term of this.terminals.values()) {
+      if (term.exitedAt !== undefined && now - term.exitedAt > ttlMs) void term.release();
+    }
+  }
+
+  async disposeAsync(): Promise<void> {
+    clearInterval(this.reaper);
+    await Promise.all([...this.terminals.values()].map((t) => t.release()));
+  }
+
+  dispose(): void {
+    void this.disposeAsync();
+  }
+}

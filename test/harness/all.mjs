@@ -1,0 +1,40 @@
+// `npm test`: build once, run the unit tier and the integration tier (inside a real VS Code), and end
+// with one line `N passed, N failed` summing both. Exits non-zero when anything failed, when a tier
+// did not run, or when setup failed.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..', '..');
+const started = Date.now();
+
+function step(name, cmd, args) {
+  const t = Date.now();
+  const res = spawnSync(cmd, args, { cwd: root, stdio: 'inherit' });
+  console.log(`[test] ${name}: exit ${res.status ?? res.signal} in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  return res.status === 0;
+}
+
+function counts(file) {
+  const full = path.join(root, 'out', file);
+  if (!existsSync(full)) return { passed: 0, failed: 1, missing: true };
+  return JSON.parse(readFileSync(full, 'utf8'));
+}
+
+for (const f of ['unit-counts.json', 'integration-counts.json', 'ui-counts.json']) rmSync(path.join(root, 'out', f), { force: true });
+
+let ok = step('build', 'npm', ['run', '--silent', 'build']) && step('compile tests', 'npx', ['tsc', '-p', 'tsconfig.test.json']);
+if (!ok) {
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
+const unitOk = step('unit tier', process.execPath, ['test/harness/unit.mjs']);
+const itOk = step('integration tier', process.execPath, ['test/harness/integration.mjs']);
+const uiOk = step('ui tier', process.execPath, ['test/harness/ui.mjs']);
+const tiers = [counts('unit-counts.json'), counts('integration-counts.json'), counts('ui-counts.json')];
+const passed = tiers.reduce((n, c) => n + c.passed, 0);
+const failed = tiers.reduce((n, c) => n + c.failed, 0);
+ok = unitOk && itOk && uiOk && failed === 0;
+console.log(`[test] wall time ${((Date.now() - started) / 1000).toFixed(1)} s`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(ok ? 0 : 1);

@@ -1,0 +1,76 @@
+// The UI tier: Playwright drives the real workbench in normal mode (extension loaded as a development
+// extension, no test entry, so VS Code shows modal dialogs) and clicks through what a user does.
+// Each test is a function; the tier prints `ui: N passed, N failed` and records the counts.
+import { chromium } from 'playwright-core';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setup } from './setup.mjs';
+import { CHROMIUM_ARGS, remoteUri, startCodeServer } from './codeServer.mjs';
+import { CHROMIUM_PATH } from './versions.mjs';
+import { uiTests } from '../ui/tests.mjs';
+
+const root = path.resolve(import.meta.dirname, '..', '..');
+const shotsDir = path.join(root, 'out', 'ui-screenshots');
+
+function writeCounts(counts) {
+  mkdirSync(path.join(root, 'out'), { recursive: true });
+  writeFileSync(path.join(root, 'out', 'ui-counts.json'), JSON.stringify(counts));
+}
+
+async function main() {
+  writeCounts({ passed: 0, failed: 1, error: 'did not finish' });
+  setup();
+  mkdirSync(shotsDir, { recursive: true });
+  const runDir = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-ui-'));
+  const workspace = path.join(runDir, 'workspace');
+  mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
+  writeFileSync(path.join(workspace, 'README.txt'), 'Agent Bash UI workspace\n');
+  const server = await startCodeServer({ workspace, smokeTestDriver: true, runDir: path.join(runDir, 'server') });
+  let browser;
+  const cleanup = async () => {
+    await browser?.close().catch(() => undefined);
+    await server.stop();
+  };
+  const onSignal = () => cleanup().finally(() => process.exit(130));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let passed = 0;
+  let failed = 0;
+  try {
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const payload = JSON.stringify([['extensionDevelopmentPath', remoteUri(server.port, root)]]);
+    await page.goto(`${server.url}?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(payload)}`);
+    await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+    for (const test of uiTests) {
+      const t = Date.now();
+      try {
+        await test.run({ page, workspace, shotsDir });
+        passed++;
+        console.log(`  ✔ ${test.name} (${Date.now() - t} ms)`);
+      } catch (err) {
+        failed++;
+        const shot = path.join(shotsDir, `${test.name.replace(/\W+/g, '-')}-failure.png`);
+        await page.screenshot({ path: shot }).catch(() => undefined);
+        console.log(`  ✘ ${test.name}: ${err?.stack ?? err}\n    screenshot: ${shot}`);
+        await page.keyboard.press('Escape').catch(() => undefined);
+      }
+    }
+  } finally {
+    await cleanup();
+  }
+  writeCounts({ passed, failed });
+  console.log(`ui: ${passed} passed, ${failed} failed`);
+  if (failed === 0) rmSync(runDir, { recursive: true, force: true });
+  else console.log(`ui: server log ${server.logFile}`);
+  return failed > 0 || passed === 0 ? 1 : 0;
+}
+
+main().then(
+  (rc) => process.exit(rc),
+  (err) => {
+    process.stderr.write(`ui: ${err?.stack ?? err}\n`);
+    process.exit(1);
+  },
+);
