@@ -1,0 +1,141 @@
+// The environment every non-PTY local command runs under (§6.5). An agent has no keyboard: anything
+// that would open a pager, an editor, a password prompt or a progress bar must be told not to, or the
+// command hangs until its timeout. The PTY path deliberately does not use this (a person is watching).
+// Plain data and string work only: no child_process, no vscode.
+import { existsSync } from 'node:fs';
+
+/** §6.5's table, in its order. Values are applied under the caller's overrides. */
+export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = Object.freeze({
+  // Pagers
+  PAGER: 'cat',
+  GIT_PAGER: 'cat',
+  MANPAGER: 'cat',
+  SYSTEMD_PAGER: 'cat',
+  BAT_PAGER: 'cat',
+  DELTA_PAGER: 'cat',
+  GH_PAGER: 'cat',
+  GLAB_PAGER: 'cat',
+  PSQL_PAGER: 'cat',
+  MYSQL_PAGER: 'cat',
+  AWS_PAGER: '',
+  HOMEBREW_PAGER: 'cat',
+  LESS: 'FRX',
+  // Terminal
+  TERM: 'dumb',
+  NO_COLOR: '1',
+  PYTHONUNBUFFERED: '1',
+  // Prompts
+  GIT_EDITOR: 'true',
+  VISUAL: 'true',
+  EDITOR: 'true',
+  GIT_TERMINAL_PROMPT: '0',
+  SSH_ASKPASS: '/usr/bin/false',
+  CI: '1',
+  // Package managers
+  npm_config_yes: 'true',
+  npm_config_update_notifier: 'false',
+  npm_config_fund: 'false',
+  npm_config_audit: 'false',
+  npm_config_progress: 'false',
+  PNPM_DISABLE_SELF_UPDATE_CHECK: 'true',
+  PNPM_UPDATE_NOTIFIER: 'false',
+  YARN_ENABLE_TELEMETRY: '0',
+  YARN_ENABLE_PROGRESS_BARS: '0',
+  // Other tooling
+  CARGO_TERM_PROGRESS_WHEN: 'never',
+  DEBIAN_FRONTEND: 'noninteractive',
+  PIP_NO_INPUT: '1',
+  PIP_DISABLE_PIP_VERSION_CHECK: '1',
+  TF_INPUT: '0',
+  TF_IN_AUTOMATION: '1',
+  GH_PROMPT_DISABLED: '1',
+  COMPOSER_NO_INTERACTION: '1',
+  CLOUDSDK_CORE_DISABLE_PROMPTS: '1',
+  // Git Credential Manager has its own prompt switch; GIT_TERMINAL_PROMPT does not reach its GUI.
+  GCM_INTERACTIVE: 'never',
+});
+
+/**
+ * Git settings injected through `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n` (git ≥ 2.31),
+ * which beat every config file without touching any. fsmonitor would start a daemon that outlives
+ * the command and holds its pipe open; the rest stop git from waiting for a person.
+ */
+export const GIT_NEUTRAL_CONFIG: ReadonlyArray<readonly [string, string]> = Object.freeze([
+  ['core.fsmonitor', 'false'],
+  ['core.pager', 'cat'],
+  ['core.editor', 'true'],
+  ['sequence.editor', 'true'],
+  ['credential.interactive', 'false'],
+] as const);
+
+/** Where `SSH_ASKPASS`/`GIT_ASKPASS` point: a program that fails at once instead of asking. */
+function falseProgram(): string {
+  for (const candidate of ['/usr/bin/false', '/bin/false']) if (existsSync(candidate)) return candidate;
+  return '/usr/bin/false';
+}
+
+function parseCount(value: string | undefined): number {
+  if (value === undefined || !/^\d+$/.test(value.trim())) return 0;
+  return Number.parseInt(value.trim(), 10);
+}
+
+/**
+ * `base` (usually the shell env) with `undefined` values dropped, then the non-interactive defaults,
+ * then the git neutralisation appended after any `GIT_CONFIG_*` entries already present (so a user's
+ * own injected settings survive and ours, coming later, win for the keys we care about), then
+ * `overrides` (the caller's env, which §6.5 says wins over the defaults).
+ */
+export function buildNonInteractiveEnv(
+  base: NodeJS.ProcessEnv,
+  overrides?: Record<string, string>,
+  platform: NodeJS.Platform = process.platform,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(base)) if (value !== undefined) env[key] = value;
+  Object.assign(env, NON_INTERACTIVE_ENV);
+  const askPass = falseProgram();
+  env.SSH_ASKPASS = askPass;
+  env.GIT_ASKPASS = askPass;
+
+  // Entries may come from the base env or from the caller; count from whichever says more, keeping
+  // the caller's own keys (they are copied below with the rest of the overrides).
+  const existing = Math.max(parseCount(base.GIT_CONFIG_COUNT), parseCount(overrides?.GIT_CONFIG_COUNT));
+  let index = existing;
+  for (const [key, value] of GIT_NEUTRAL_CONFIG) {
+    env[`GIT_CONFIG_KEY_${index}`] = key;
+    env[`GIT_CONFIG_VALUE_${index}`] = value;
+    index += 1;
+  }
+
+  if (platform === 'win32') addWindowsUtf8Defaults(env, base, overrides);
+
+  if (overrides) {
+    for (const [key, value] of Object.entries(overrides)) {
+      // Our appended entries must not be renumbered away by a caller's count.
+      if (key === 'GIT_CONFIG_COUNT') continue;
+      env[key] = value;
+    }
+  }
+  env.GIT_CONFIG_COUNT = String(index);
+  return env;
+}
+
+/** §6.5 Windows groups: only when neither the inherited nor the caller env owns them. */
+function addWindowsUtf8Defaults(
+  env: Record<string, string>,
+  base: NodeJS.ProcessEnv,
+  overrides: Record<string, string> | undefined,
+): void {
+  const keys = new Set<string>();
+  for (const key of Object.keys(base)) keys.add(key.toUpperCase());
+  for (const key of Object.keys(overrides ?? {})) keys.add(key.toUpperCase());
+  if (!keys.has('PYTHONIOENCODING') && !keys.has('PYTHONUTF8')) {
+    env.PYTHONIOENCODING = 'utf-8';
+    env.PYTHONUTF8 = '1';
+  }
+  const hasLocale = [...keys].some((key) => key === 'LANG' || key.startsWith('LC_'));
+  if (!hasLocale) {
+    env.LANG = 'C.UTF-8';
+    env.LC_ALL = 'C.UTF-8';
+  }
+}

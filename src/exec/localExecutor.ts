@@ -1,0 +1,161 @@
+// The local, non-PTY backend: persistent shell sessions keyed as §6.2, one-shot shells for everything
+// else, and the bookkeeping that lets `dispose()` kill every process it ever started.
+import type { ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import type { ExecRequest, ExecResult, LocalExecutor } from '../core/contracts';
+import { buildNonInteractiveEnv } from '../core/nonInteractiveEnv';
+import { applyDirenvPreflight, type DirenvMode } from './direnv';
+import { runOneShot } from './oneShotRun';
+import { PersistentShell } from './persistentShell';
+import { groupAlive, killGroupAndWait, killProcessTree } from './processTree';
+import { cancelledBeforeStart } from './runControl';
+import { getShellConfig, withPrefix, type ShellConfig } from './shellConfig';
+
+export interface LocalShellExecutorOptions {
+  /** `agentBash.shell.path`. */
+  shellPath?: string;
+  /** `agentBash.shell.args`. */
+  shellArgs?: string[];
+  /** The environment the shell config starts from (default: `process.env` at each call). */
+  baseEnv?: NodeJS.ProcessEnv;
+  /** SIGTERM → SIGKILL grace for kills (default 1000 ms). */
+  killGraceMs?: number;
+  /** `agentBash.direnv` (default `auto`: used when `direnv` is on PATH). */
+  direnv?: DirenvMode;
+  /** false = never keep a shell between calls (every call is one-shot). Default true. */
+  persistent?: boolean;
+}
+
+/** Async jobs get a fresh shell per job (§2.8); their keys carry this marker. */
+const ASYNC_KEY_MARK = ':async:';
+
+export class LocalShellExecutor implements LocalExecutor {
+  private readonly sessions = new Map<string, PersistentShell>();
+  /** Keys whose shell was discarded and whose kill has not settled yet: calls there go one-shot. */
+  private readonly quarantined = new Map<string, Promise<void>>();
+  private readonly oneShots = new Set<ChildProcess>();
+  /** Groups of one-shot shells that exited with background children still running. */
+  private readonly lingering = new Set<number>();
+  private disposed = false;
+
+  constructor(private readonly options: LocalShellExecutorOptions = {}) {}
+
+  /** Live persistent sessions (for tests and diagnostics). */
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  async run(req: ExecRequest): Promise<ExecResult> {
+    if (req.signal?.aborted) return cancelledBeforeStart(req.sink);
+    if (this.disposed) throw new Error('LocalShellExecutor is disposed');
+    this.pruneLingering();
+
+    const config = getShellConfig({
+      shellPath: this.options.shellPath,
+      shellArgs: this.options.shellArgs,
+      env: this.options.baseEnv,
+    });
+    // §6.6's order: `unset …; <prefix> <command>`, so the prefix goes on before direnv's unsets.
+    const direnv = await applyDirenvPreflight({
+      mode: this.options.direnv ?? 'auto',
+      command: withPrefix(req.command, config.prefix),
+      cwd: req.cwd,
+      env: req.env,
+      timeoutMs: req.timeoutMs,
+      baseEnv: config.env,
+    });
+    if (req.signal?.aborted) return cancelledBeforeStart(req.sink);
+    const callerEnv = direnv.env ?? {};
+    const sessionEnv = buildNonInteractiveEnv(config.env);
+
+    const persistent =
+      this.options.persistent !== false &&
+      req.sessionKey !== undefined &&
+      !req.sessionKey.includes(ASYNC_KEY_MARK) &&
+      PersistentShell.supports(config.shell) &&
+      PersistentShell.canScope(callerEnv);
+    if (!persistent) return this.oneShot(req, config, direnv.command, buildNonInteractiveEnv(config.env, callerEnv));
+
+    const key = sessionKeyOf(req.sessionKey as string, config, sessionEnv);
+    let shell = this.sessions.get(key);
+    if (shell?.dead) {
+      this.sessions.delete(key);
+      shell = undefined;
+    }
+    // Busy (an overlapping call) or quarantined: a fresh, uncached shell, so the owner's session is
+    // neither queued behind nor touched by this call's fate.
+    if (this.quarantined.has(key) || shell?.busy) {
+      return this.oneShot(req, config, direnv.command, buildNonInteractiveEnv(config.env, callerEnv));
+    }
+    if (!shell) {
+      shell = new PersistentShell({
+        shell: config.shell,
+        args: config.args,
+        env: sessionEnv,
+        cwd: req.cwd,
+        killGraceMs: this.options.killGraceMs,
+      });
+      this.sessions.set(key, shell);
+    }
+
+    const result = await shell.run(req, direnv.command, callerEnv);
+    if (result.timedOut || result.cancelled || shell.dead) {
+      if (this.sessions.get(key) === shell) this.sessions.delete(key);
+      const settled = shell.kill().finally(() => {
+        if (this.quarantined.get(key) === settled) this.quarantined.delete(key);
+      });
+      this.quarantined.set(key, settled);
+    }
+    return result;
+  }
+
+  private oneShot(req: ExecRequest, config: ShellConfig, command: string, env: Record<string, string>): Promise<ExecResult> {
+    return runOneShot(
+      { ...req, command },
+      {
+        shell: config.shell,
+        args: config.args,
+        env,
+        killGraceMs: this.options.killGraceMs,
+        onSpawn: (child) => {
+          this.oneShots.add(child);
+          child.once('exit', () => this.oneShots.delete(child));
+        },
+        onLingering: (pgid) => this.lingering.add(pgid),
+      },
+    );
+  }
+
+  private pruneLingering(): void {
+    for (const pgid of this.lingering) if (!groupAlive(pgid)) this.lingering.delete(pgid);
+  }
+
+  /** Kills every shell and process this executor started, background children included. */
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    const graceMs = this.options.killGraceMs ?? 1000;
+    const kills: Array<Promise<void>> = [];
+    for (const shell of this.sessions.values()) kills.push(shell.kill());
+    this.sessions.clear();
+    for (const child of this.oneShots) kills.push(killProcessTree(child, { graceMs }));
+    for (const pgid of this.lingering) {
+      if (groupAlive(pgid)) kills.push(killGroupAndWait(pgid, Promise.resolve(), graceMs));
+    }
+    this.lingering.clear();
+    kills.push(...this.quarantined.values());
+    await Promise.allSettled(kills);
+  }
+}
+
+/**
+ * §6.2's key: session key, shell, prefix, snapshot (none here), the shell env as sorted `K=V` lines,
+ * minimizer options (none). Hashed, because the env part alone is kilobytes.
+ */
+export function sessionKeyOf(sessionKey: string, config: ShellConfig, env: Record<string, string>): string {
+  const envText = Object.keys(env)
+    .sort()
+    .map((k) => `${k}=${env[k]}`)
+    .join('\n');
+  const hash = createHash('sha256').update([config.shell, config.prefix ?? '', '', envText, ''].join('\n')).digest('hex');
+  return `${sessionKey}\n${hash}`;
+}

@@ -1,0 +1,219 @@
+// Process groups: every shell this extension starts leads its own group, so one signal reaches the
+// shell, its pipelines and its background children together, and never the extension host's group
+// (oh-my-pi #4866 killed its own host that way). Kill = SIGTERM to the group, SIGKILL after a grace,
+// and the caller learns it is over from the leader's exit event, not from a guess.
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { constants as osConstants } from 'node:os';
+
+export const DEFAULT_KILL_GRACE_MS = 1000;
+
+const SIGNAL_NUMBERS: Readonly<Record<string, number>> = osConstants.signals as Record<string, number>;
+
+/** `SIGKILL` → 9; undefined for unknown names. */
+export function signalNumber(name: string): number | undefined {
+  return SIGNAL_NUMBERS[name];
+}
+
+/** 9 → `SIGKILL`; undefined for numbers no signal has. */
+export function signalName(num: number): string | undefined {
+  for (const [name, value] of Object.entries(SIGNAL_NUMBERS)) if (value === num) return name;
+  return undefined;
+}
+
+export interface ExitStatus {
+  /** The code, or 128+n for a signal; undefined when neither is known. */
+  exitCode: number | undefined;
+  signal?: string;
+}
+
+/** Node's `(code, signal)` pair as a shell would report it: SIGKILL → 137, name kept. */
+export function exitStatusOf(code: number | null, signal: NodeJS.Signals | string | null): ExitStatus {
+  if (signal) {
+    const num = signalNumber(signal);
+    return { exitCode: num === undefined ? undefined : 128 + num, signal };
+  }
+  if (code === null) return { exitCode: undefined };
+  return { exitCode: code, ...signalOfShellStatus(code) };
+}
+
+/**
+ * A shell reports a child killed by signal n as status 128+n. Keep the name for those, so a
+ * `kill -9` inside a persistent shell reads the same as one seen by Node directly. (An explicit
+ * `exit 137` is indistinguishable; shells have the same ambiguity.)
+ */
+export function signalOfShellStatus(code: number): { signal?: string } {
+  if (code <= 128 || code > 128 + 64) return {};
+  const name = signalName(code - 128);
+  return name ? { signal: name } : {};
+}
+
+/** `spawn` in a new process group (detached = setsid on POSIX), never a console window on Windows. */
+export function spawnInGroup(file: string, args: readonly string[], options: SpawnOptions): ChildProcess {
+  return spawn(file, [...args], { ...options, detached: process.platform !== 'win32', windowsHide: true });
+}
+
+/**
+ * True while a running process is still in group `pgid`. On Linux zombies do not count (see
+ * `pidAlive`); elsewhere the kernel's answer to signal 0 is all there is.
+ */
+export function groupAlive(pgid: number): boolean {
+  if (process.platform === 'win32') return false;
+  try {
+    process.kill(-pgid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  if (process.platform !== 'linux') return true;
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return true;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(Number(entry));
+    if (stat && stat.pgid === pgid && stat.state !== 'Z') return true;
+  }
+  return false;
+}
+
+/** Sends `signal` to the whole group; false when the group is already gone. */
+export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
+  try {
+    if (process.platform === 'win32') process.kill(pgid, signal);
+    else process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function signalPid(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // Already gone: the point of the call.
+  }
+}
+
+/**
+ * Every live descendant of `root` (children first-level, then theirs…), read from /proc. A command
+ * may move a child into a group of its own (`setsid`, a shell with job control); signalling the
+ * shell's group would miss it, so kills also signal these pids. Empty where /proc is absent.
+ */
+export function descendantsOf(root: number): number[] {
+  if (process.platform !== 'linux') return [];
+  const children = new Map<number, number[]>();
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(Number(entry));
+    if (!stat || stat.state === 'Z') continue;
+    const list = children.get(stat.ppid);
+    if (list) list.push(stat.pid);
+    else children.set(stat.ppid, [stat.pid]);
+  }
+  const out: number[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    const pid = queue.shift() as number;
+    for (const child of children.get(pid) ?? []) {
+      out.push(child);
+      queue.push(child);
+    }
+  }
+  return out;
+}
+
+interface ProcStat {
+  pid: number;
+  state: string;
+  ppid: number;
+  pgid: number;
+}
+
+/** Parses /proc/<pid>/stat; the command name may contain spaces and parentheses, so cut at the last `)`. */
+export function readStat(pid: number): ProcStat | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const close = text.lastIndexOf(')');
+  if (close < 0) return undefined;
+  const fields = text.slice(close + 2).split(' ');
+  return { pid, state: fields[0], ppid: Number(fields[1]), pgid: Number(fields[2]) };
+}
+
+/**
+ * True while `pid` runs. A zombie is not running: where PID 1 does not reap orphans (some container
+ * inits), a killed grandchild stays a zombie forever although it is dead.
+ */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  const stat = readStat(pid);
+  return stat === undefined ? process.platform !== 'linux' : stat.state !== 'Z';
+}
+
+export interface KillOptions {
+  /** Time between SIGTERM and SIGKILL (default 1000 ms). */
+  graceMs?: number;
+}
+
+/**
+ * Kills `child`'s group: SIGTERM to the group and to descendants that left it, then SIGKILL to
+ * whatever remains once the grace is over. Resolves when the leader's `exit` event has been seen and
+ * the group is empty (or after the SIGKILL round, which cannot be ignored). Idempotent.
+ */
+export function killProcessTree(child: ChildProcess, options: KillOptions = {}): Promise<void> {
+  const graceMs = options.graceMs ?? DEFAULT_KILL_GRACE_MS;
+  const pid = child.pid;
+  if (pid === undefined) return Promise.resolve();
+  const exited = child.exitCode !== null || child.signalCode !== null;
+  const exitPromise = exited
+    ? Promise.resolve()
+    : new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+      });
+  return killGroupAndWait(pid, exitPromise, graceMs);
+}
+
+/** The same for a group whose leader is not our child (a node-pty process, a lingering group). */
+export async function killGroupAndWait(pgid: number, leaderExit: Promise<void>, graceMs: number): Promise<void> {
+  const strays = descendantsOf(pgid);
+  signalGroup(pgid, 'SIGTERM');
+  for (const pid of strays) signalPid(pid, 'SIGTERM');
+
+  const deadline = Date.now() + graceMs;
+  let leaderGone = false;
+  void leaderExit.then(() => {
+    leaderGone = true;
+  });
+  // Poll the group (and the strays) rather than trusting the leader alone: a background child that
+  // ignores SIGTERM keeps the group alive after the shell has died.
+  while (Date.now() < deadline) {
+    if (leaderGone && !groupAlive(pgid) && !strays.some(pidAlive)) return;
+    await delay(Math.min(20, Math.max(1, deadline - Date.now())));
+  }
+  const late = descendantsOf(pgid);
+  signalGroup(pgid, 'SIGKILL');
+  for (const pid of [...strays, ...late]) signalPid(pid, 'SIGKILL');
+  // SIGKILL cannot be caught; the exit event follows as soon as the kernel has torn the leader down.
+  await Promise.race([leaderExit, delay(graceMs)]);
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

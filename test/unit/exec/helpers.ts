@@ -1,0 +1,116 @@
+// Shared pieces of the exec tests: a sink that keeps every raw byte (so byte-exactness can be
+// asserted without the real OutputSink's sanitising), and process checks read from /proc.
+import { readdirSync, readFileSync } from 'node:fs';
+import type { OutputSinkLike, OutputSummary } from '../../../src/core/contracts';
+
+/** Keeps every pushed byte (or only counts them, for huge streams). */
+export class FakeSink implements OutputSinkLike {
+  readonly chunks: Buffer[] = [];
+  bytes = 0;
+  notice: string | undefined;
+  dumped = 0;
+  pushesAfterDump = 0;
+
+  constructor(private readonly keep = true) {}
+
+  push(chunk: Uint8Array | string): void {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk);
+    if (this.dumped > 0) this.pushesAfterDump += 1;
+    this.bytes += buf.length;
+    if (this.keep) this.chunks.push(buf);
+  }
+
+  buffer(): Buffer {
+    return Buffer.concat(this.chunks);
+  }
+
+  text(): string {
+    return this.buffer().toString('utf8');
+  }
+
+  async dump(notice?: string): Promise<OutputSummary> {
+    this.dumped += 1;
+    this.notice = notice;
+    const body = this.text();
+    const output = notice ? `[${notice}]\n${body}` : body;
+    return {
+      output,
+      truncated: false,
+      totalLines: body.split('\n').length,
+      totalBytes: this.bytes,
+      outputLines: body.split('\n').length,
+      outputBytes: Buffer.byteLength(output),
+    };
+  }
+
+  dispose(): void {}
+}
+
+interface Stat {
+  pid: number;
+  ppid: number;
+  state: string;
+  comm: string;
+}
+
+function stat(pid: number): Stat | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const open = text.indexOf('(');
+    const close = text.lastIndexOf(')');
+    const fields = text.slice(close + 2).split(' ');
+    return { pid, comm: text.slice(open + 1, close), state: fields[0], ppid: Number(fields[1]) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Running (not zombie) descendants of `root`, for the "nothing left behind" checks. */
+export function liveDescendants(root: number = process.pid): Stat[] {
+  const all: Stat[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const s = stat(Number(entry));
+    if (s && s.state !== 'Z') all.push(s);
+  }
+  const out: Stat[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    const pid = queue.shift() as number;
+    for (const s of all) {
+      if (s.ppid === pid) {
+        out.push(s);
+        queue.push(s.pid);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * True while `pid` runs. `process.kill(pid, 0)` alone is not enough here: this machine's PID 1 does
+ * not reap orphans, so a killed grandchild stays a zombie (dead, state Z) forever.
+ */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  const s = stat(pid);
+  return s !== undefined && s.state !== 'Z';
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Waits until `check()` or the deadline; returns the last answer. */
+export async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (check()) return true;
+    await sleep(20);
+  }
+  return check();
+}
