@@ -1,0 +1,42 @@
+// The one place Agent Bash shows modal dialogs. VS Code refuses modals in extension-test mode, so
+// tests install a responder that answers by button label; the UI tier clicks the real dialog.
+import * as vscode from 'vscode';
+
+export interface ModalQuestion {
+  message: string;
+  detail?: string;
+  /** Button labels in order; dismissing the dialog answers undefined. */
+  buttons: string[];
+}
+
+export type PromptResponder = (question: ModalQuestion) => string | undefined | Promise<string | undefined>;
+
+export class ModalPrompter {
+  private responder: PromptResponder | undefined;
+  /** Every question asked while a responder was installed, for tests to inspect. */
+  readonly asked: ModalQuestion[] = [];
+
+  setResponder(responder: PromptResponder | undefined): void {
+    this.responder = responder;
+    this.asked.length = 0;
+  }
+
+  async ask(question: ModalQuestion, signal?: AbortSignal): Promise<string | undefined> {
+    if (signal?.aborted) return undefined;
+    if (this.responder) {
+      this.asked.push(question);
+      return this.responder(question);
+    }
+    const shown = vscode.window.showWarningMessage(
+      question.message,
+      { modal: true, detail: question.detail },
+      ...question.buttons,
+    );
+    if (!signal) return shown;
+    // A cancelled request stops waiting; VS Code has no API to close the dialog itself.
+    return Promise.race([
+      shown,
+      new Promise<undefined>((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true })),
+    ]);
+  }
+}

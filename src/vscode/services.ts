@@ -1,0 +1,22 @@
+// What activate() builds once and hands to every caller adapter (commands, ACP host, LM tool, API).
+import type * as vscode from 'vscode';
+import type { Approver, BashSettings, PolicyDecision, ToolResult, UpdateListener } from '../core/contracts';
+import type { ModalPrompter } from './modalPrompter';
+import type { VsCodeTerminalBridge } from './terminalBridge';
+
+/** The part of the core pipeline the adapters use. */
+export interface PipelineLike {
+  run(rawInput: unknown, opts?: { signal?: AbortSignal; onUpdate?: UpdateListener; sessionKey?: string }): Promise<ToolResult>;
+  explain(command: string, cwd?: string): PolicyDecision;
+}
+
+export interface AgentBashServices {
+  bridge: VsCodeTerminalBridge;
+  pipeline: PipelineLike;
+  approver: Approver;
+  prompter: ModalPrompter;
+  settings(): BashSettings;
+  log: vscode.LogOutputChannel;
+  workspaceCwd(): string;
+  workspaceRoots(): string[];
+}
