@@ -1,0 +1,201 @@
+// The interactive path (§7.2): the command in a real pseudo-terminal, for programs that need one
+// (prompts, curses, `read`). Backed by `@lydell/node-pty` 1.1.0: the same code as node-pty 1.1.0 but
+// shipped with prebuilt N-API binaries per platform, so users never need a compiler and one build
+// serves every Node ABI (the Node 20 CLI and the Node 24 code-server extension host alike).
+//
+// The module is loaded lazily with `require`: a missing or broken native binary only fails PTY runs,
+// each with `PTY error: <msg>`, and never the extension's activation.
+import type * as NodePty from '@lydell/node-pty';
+import type { ExecResult, OutputSummary, PtyExecutor, PtyRequest, PtySession } from '../core/contracts';
+import { groupAlive, killGroupAndWait, signalName } from './processTree';
+import { effectiveDeadlineMs, RunGuard } from './runControl';
+import { getShellConfig, withPrefix } from './shellConfig';
+
+export type NodePtyModule = typeof NodePty;
+
+export const PTY_TERM = 'xterm-256color';
+export const DEFAULT_PTY_COLS = 80;
+export const DEFAULT_PTY_ROWS = 24;
+export const ptyErrorLine = (msg: string): string => `PTY error: ${msg}\n`;
+
+/** Marks of the agent's non-interactive runs that would get in a person's way in a terminal (§11). */
+const NOT_FOR_A_TERMINAL = ['GIT_EDITOR', 'GPG_TTY', 'CI', 'NO_COLOR'];
+
+let loaded: NodePtyModule | undefined;
+
+/** `require('@lydell/node-pty')` on first use; throws the loader's error when it cannot load. */
+export function loadNodePty(): NodePtyModule {
+  loaded ??= require('@lydell/node-pty') as NodePtyModule;
+  return loaded;
+}
+
+export interface NodePtyExecutorOptions {
+  shellPath?: string;
+  shellArgs?: string[];
+  baseEnv?: NodeJS.ProcessEnv;
+  killGraceMs?: number;
+  /** Replaces the module loader (tests use it to simulate a missing native module). */
+  loadModule?: () => NodePtyModule;
+}
+
+/**
+ * CRLF and lone CR (progress frames) become LF for the captured copy; the live view (`onData`)
+ * keeps the raw stream. A CR at the end of a chunk waits for the next chunk's first character.
+ */
+export class CrNormalizer {
+  private heldCR = false;
+
+  push(text: string): string {
+    let input = text;
+    let prefix = '';
+    if (this.heldCR) {
+      this.heldCR = false;
+      prefix = '\n';
+      if (input.startsWith('\n')) input = input.slice(1);
+    }
+    if (input.endsWith('\r')) {
+      this.heldCR = true;
+      input = input.slice(0, -1);
+    }
+    return prefix + input.replace(/\r\n?/g, '\n');
+  }
+
+  flush(): string {
+    if (!this.heldCR) return '';
+    this.heldCR = false;
+    return '\n';
+  }
+}
+
+export class NodePtyExecutor implements PtyExecutor {
+  private readonly live = new Set<PtyRun>();
+
+  constructor(private readonly options: NodePtyExecutorOptions = {}) {}
+
+  start(req: PtyRequest): PtySession {
+    const run = new PtyRun(req, this.options);
+    this.live.add(run);
+    void run.result.finally(() => this.live.delete(run));
+    return run;
+  }
+
+  /** Kills every PTY still running. */
+  async dispose(): Promise<void> {
+    const runs = [...this.live];
+    for (const run of runs) run.kill();
+    await Promise.allSettled(runs.map((run) => run.result));
+  }
+}
+
+class PtyRun implements PtySession {
+  readonly result: Promise<ExecResult>;
+  private pty: NodePty.IPty | undefined;
+  private finished = false;
+  private cancelled = false;
+  private killing: Promise<void> | undefined;
+  private exitPromise: Promise<void> = Promise.resolve();
+  private readonly normalizer = new CrNormalizer();
+
+  constructor(
+    private readonly req: PtyRequest,
+    private readonly options: NodePtyExecutorOptions,
+  ) {
+    this.result = this.begin();
+  }
+
+  write(data: string): void {
+    if (!this.finished && this.pty) this.pty.write(data);
+  }
+
+  resize(cols: number, rows: number): void {
+    if (this.finished || !this.pty) return;
+    try {
+      this.pty.resize(Math.max(1, Math.floor(cols)), Math.max(1, Math.floor(rows)));
+    } catch {
+      // The pty closed between our check and the ioctl; nothing left to resize.
+    }
+  }
+
+  /** The user's Esc or a closed terminal: cancelled, without an aborted signal. */
+  kill(): void {
+    if (this.finished) return;
+    this.cancelled = true;
+    void this.killGroup();
+  }
+
+  private killGroup(): Promise<void> {
+    if (!this.killing) {
+      const pid = this.pty?.pid;
+      // forkpty makes the child a session (and group) leader, so its pid is the group id.
+      this.killing = pid === undefined ? Promise.resolve() : killGroupAndWait(pid, this.exitPromise, this.options.killGraceMs ?? 1000);
+    }
+    return this.killing;
+  }
+
+  private async begin(): Promise<ExecResult> {
+    const { req } = this;
+    const sink = req.sink;
+    if (req.signal?.aborted) {
+      this.finished = true;
+      return { exitCode: undefined, timedOut: false, cancelled: true, summary: await sink.dump() };
+    }
+
+    let status: { exitCode: number | undefined; signal?: string };
+    let guard: RunGuard | undefined;
+    try {
+      const nodePty = (this.options.loadModule ?? loadNodePty)();
+      const config = getShellConfig({ shellPath: this.options.shellPath, shellArgs: this.options.shellArgs, env: this.options.baseEnv });
+      const env: Record<string, string> = { ...config.env };
+      for (const key of NOT_FOR_A_TERMINAL) delete env[key];
+      env.TERM = PTY_TERM;
+      Object.assign(env, req.env ?? {});
+
+      const pty = nodePty.spawn(config.shell, [...config.args, withPrefix(req.command, config.prefix)], {
+        name: PTY_TERM,
+        cols: req.cols ?? DEFAULT_PTY_COLS,
+        rows: req.rows ?? DEFAULT_PTY_ROWS,
+        cwd: req.cwd,
+        env,
+      });
+      this.pty = pty;
+
+      let accepting = true;
+      const dataSub = pty.onData((data) => {
+        req.onData?.(data);
+        if (accepting) sink.push(this.normalizer.push(data));
+      });
+      const exited = new Promise<{ exitCode: number; signal?: number }>((resolve) => {
+        const exitSub = pty.onExit((event) => {
+          exitSub.dispose();
+          resolve(event);
+        });
+      });
+      this.exitPromise = exited.then(() => undefined);
+
+      guard = new RunGuard(effectiveDeadlineMs(req.timeoutMs), req.signal, () => {
+        accepting = false;
+        this.cancelled = true;
+        void this.killGroup();
+      });
+      const event = await exited;
+      guard.dispose();
+      dataSub.dispose();
+      if (this.killing) await this.killing;
+      // A background child left in the terminal's session dies with it: a PTY run leaves nothing.
+      if (groupAlive(pty.pid)) await killGroupAndWait(pty.pid, Promise.resolve(), this.options.killGraceMs ?? 1000);
+      if (accepting) sink.push(this.normalizer.flush());
+      const name = event.signal && event.signal > 0 ? signalName(event.signal) : undefined;
+      status = event.signal && event.signal > 0 ? { exitCode: 128 + event.signal, ...(name ? { signal: name } : {}) } : { exitCode: event.exitCode };
+    } catch (err) {
+      guard?.dispose();
+      sink.push(ptyErrorLine(err instanceof Error ? err.message : String(err)));
+      status = { exitCode: undefined };
+    }
+    this.finished = true;
+
+    const summary: OutputSummary = await sink.dump();
+    const timedOut = guard?.reason === 'timeout';
+    if (this.cancelled) return { exitCode: undefined, timedOut, cancelled: true, summary };
+    return { ...status, timedOut: false, cancelled: false, summary };
+  }
+}
