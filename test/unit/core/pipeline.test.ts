@@ -1,0 +1,467 @@
+import * as assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { FileArtifactStore } from '../../../src/core/artifacts';
+import type {
+  ApprovalAnswer,
+  ApprovalRequest,
+  Approver,
+  BashSettings,
+  ExecRequest,
+  ExecResult,
+  JobContext,
+  JobInfo,
+  JobManager,
+  LocalExecutor,
+  PtyExecutor,
+  PtyRequest,
+  PtySession,
+  ShellAnalyzer,
+  ToolResult,
+  UrlResolver,
+} from '../../../src/core/contracts';
+import { ASYNC_DISABLED_MESSAGE } from '../../../src/core/input';
+import { DEFAULT_INTERCEPTOR_RULES, INTERCEPTOR_RETRY_NOTE } from '../../../src/core/interceptor';
+import {
+  ASYNC_JOBS_UNAVAILABLE,
+  BashPipeline,
+  BashPipelineDeps,
+  commandDeniedMessage,
+  jobLabel,
+  userDeniedMessage,
+} from '../../../src/core/pipeline';
+import { PTY_UNAVAILABLE_NOTICE } from '../../../src/core/results';
+import { createShellAnalyzer } from '../../../src/core/shellAnalysis';
+import { FakeClientBridge } from './bridgeFakes';
+
+const textOf = (r: ToolResult) => r.content.map((c) => c.text).join('\n');
+
+class FakeExecutor implements LocalExecutor {
+  calls: ExecRequest[] = [];
+  chunks: string[] = ['hello\n'];
+  outcome: Partial<Omit<ExecResult, 'summary'>> & { notice?: string } = { exitCode: 0 };
+  async run(req: ExecRequest): Promise<ExecResult> {
+    this.calls.push(req);
+    for (const c of this.chunks) req.sink.push(c);
+    const summary = await req.sink.dump(this.outcome.notice);
+    return {
+      exitCode: this.outcome.exitCode,
+      timedOut: this.outcome.timedOut ?? false,
+      cancelled: this.outcome.cancelled ?? false,
+      ...(this.outcome.signal ? { signal: this.outcome.signal } : {}),
+      summary,
+    };
+  }
+  async dispose(): Promise<void> {}
+}
+
+class FakePtyExecutor implements PtyExecutor {
+  calls: PtyRequest[] = [];
+  start(req: PtyRequest): PtySession {
+    this.calls.push(req);
+    req.sink.push('pty out\n');
+    return {
+      write: () => {},
+      resize: () => {},
+      kill: () => {},
+      result: req.sink.dump().then((summary) => ({ exitCode: 0, timedOut: false, cancelled: false, summary })),
+    };
+  }
+}
+
+class FakeApprover implements Approver {
+  requests: ApprovalRequest[] = [];
+  constructor(public answer: ApprovalAnswer = { kind: 'allow' }) {}
+  async approve(req: ApprovalRequest): Promise<ApprovalAnswer> {
+    this.requests.push(req);
+    return this.answer;
+  }
+}
+
+class FakeJobManager implements JobManager {
+  registered: Array<{ label: string; done: Promise<ToolResult> }> = [];
+  full = false;
+  atCapacity(): boolean {
+    return this.full;
+  }
+  register(label: string, runner: (ctx: JobContext) => Promise<ToolResult>): JobInfo {
+    const id = String(this.registered.length + 1);
+    const ctx: JobContext = { jobId: id, signal: new AbortController().signal, onProgress: () => {} };
+    this.registered.push({ label, done: runner(ctx) });
+    return { id, label, state: 'running', startedAt: Date.now(), tail: '' };
+  }
+  get(): JobInfo | undefined {
+    return undefined;
+  }
+  list(): JobInfo[] {
+    return [];
+  }
+  cancel(): boolean {
+    return false;
+  }
+  onDidComplete(): () => void {
+    return () => {};
+  }
+  onDidChange(): () => void {
+    return () => {};
+  }
+  async dispose(): Promise<void> {}
+}
+
+class FakeUrlResolver implements UrlResolver {
+  resolve(scheme: string, url: string): string | undefined {
+    return scheme === 'skill' && url === 'skill://known' ? '/skills/known/SKILL.md' : undefined;
+  }
+}
+
+function baseSettings(over: Partial<BashSettings> = {}): BashSettings {
+  return {
+    patterns: [
+      { match: 'rm *', approval: 'deny' },
+      { match: 'npm *', approval: 'prompt' },
+      { match: '*', approval: 'allow' },
+    ],
+    interceptor: { enabled: false, patterns: [...DEFAULT_INTERCEPTOR_RULES] },
+    maxTimeout: 0,
+    asyncEnabled: true,
+    asyncMaxJobs: 100,
+    autoBackground: { enabled: false, thresholdMs: 60_000 },
+    artifactHeadBytes: 20,
+    outputMaxColumns: 768,
+    shell: {},
+    direnv: 'off',
+    ...over,
+  };
+}
+
+describe('core/pipeline BashPipeline', () => {
+  let analyzer: ShellAnalyzer;
+  let root: string;
+  let ws: string;
+  let executor: FakeExecutor;
+  let approver: FakeApprover;
+  let settings: BashSettings;
+  let artifacts: FileArtifactStore;
+
+  before(async () => {
+    analyzer = await createShellAnalyzer();
+  });
+  beforeEach(() => {
+    root = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-pipeline-'));
+    ws = path.join(root, 'ws');
+    mkdirSync(path.join(ws, 'sub'), { recursive: true });
+    artifacts = new FileArtifactStore(path.join(root, 'artifacts'));
+    executor = new FakeExecutor();
+    approver = new FakeApprover();
+    settings = baseSettings();
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  const make = (over: Partial<BashPipelineDeps> = {}) =>
+    new BashPipeline({
+      settings: () => settings,
+      analyzer,
+      approver,
+      artifacts,
+      executor,
+      sessionCwd: () => ws,
+      workspaceRoots: () => [ws],
+      sessionId: 'sess-1',
+      ...over,
+    });
+
+  it('runs an allowed command locally and returns its output', async () => {
+    const updates: ToolResult[] = [];
+    const r = await make().run({ command: 'echo hello' }, { onUpdate: (u) => updates.push(u) });
+    assert.equal(r.isError, undefined);
+    assert.ok(textOf(r).startsWith('hello\n'));
+    assert.match(textOf(r), /\n\nWall time: \d+\.\d{2} seconds/);
+    assert.deepEqual(r.details.decision?.decision, 'allow');
+    assert.equal(executor.calls.length, 1);
+    const call = executor.calls[0]!;
+    assert.equal(call.command, 'echo hello');
+    assert.equal(call.cwd, ws);
+    assert.equal(call.timeoutMs, 300_000);
+    assert.equal(call.sessionKey, 'sess-1');
+    assert.equal(approver.requests.length, 0);
+    assert.ok(updates.some((u) => textOf(u).includes('hello')), 'streams the tail');
+  });
+
+  it('a denied command does not run and the error names the rule', async () => {
+    const r = await make().run({ command: 'rm -rf build' });
+    assert.equal(r.isError, true);
+    assert.equal(textOf(r), commandDeniedMessage('`rm -rf build` in segment 1 matched deny rule `rm *`'));
+    assert.ok(textOf(r).startsWith('Command denied: '));
+    assert.equal(r.details.decision?.decision, 'deny');
+    assert.equal(executor.calls.length, 0);
+    assert.equal(approver.requests.length, 0);
+  });
+
+  it('deny hides inside a compound command too', async () => {
+    const r = await make().run({ command: 'echo ok && rm -rf /tmp/x' });
+    assert.equal(r.isError, true);
+    assert.equal(executor.calls.length, 0);
+  });
+
+  it('prompt → the approver is asked with the raw command, cwd and decision; allow runs it', async () => {
+    const r = await make().run({ command: 'npm i' });
+    assert.equal(approver.requests.length, 1);
+    const req = approver.requests[0]!;
+    assert.equal(req.command, 'npm i');
+    assert.equal(req.cwd, ws);
+    assert.equal(req.decision.decision, 'prompt');
+    assert.equal(r.isError, undefined);
+    assert.equal(executor.calls.length, 1);
+  });
+
+  it('prompt → approver deny: nothing runs', async () => {
+    approver.answer = { kind: 'deny' };
+    const r = await make().run({ command: 'npm i' });
+    assert.equal(r.isError, true);
+    assert.equal(textOf(r), userDeniedMessage('`npm i` in segment 1 matched prompt rule `npm *`'));
+    assert.equal(executor.calls.length, 0);
+  });
+
+  it("prompt → 'always': runs (the approver persisted the rule)", async () => {
+    approver.answer = { kind: 'always', rules: [{ match: 'npm i', approval: 'allow' }], scope: 'workspace' };
+    const r = await make().run({ command: 'npm i' });
+    assert.equal(r.isError, undefined);
+    assert.equal(executor.calls.length, 1);
+  });
+
+  it('no rules at all → prompt for everything', async () => {
+    settings = baseSettings({ patterns: [] });
+    await make().run({ command: 'echo hi' });
+    assert.equal(approver.requests.length, 1);
+  });
+
+  it('explain() gives the decision without running anything', () => {
+    const d = make().explain('rm -rf build');
+    assert.equal(d.decision, 'deny');
+    assert.equal(make().explain('echo hi', 'sub').decision, 'allow');
+    assert.equal(executor.calls.length, 0);
+  });
+
+  it('validation failures are error results with the exact messages; nothing runs', async () => {
+    assert.equal(textOf(await make().run({ command: 'ls', env: { 'A-B': 'x' } })), 'Invalid bash env name: A-B');
+    settings = baseSettings({ asyncEnabled: false });
+    assert.equal(textOf(await make().run({ command: 'ls', async: true })), ASYNC_DISABLED_MESSAGE);
+    const bad = await make().run({ command: '' });
+    assert.equal(bad.isError, true);
+    assert.ok(textOf(bad).startsWith('Validation failed for tool "bash":'));
+    assert.equal(executor.calls.length, 0);
+  });
+
+  it('cd prefix: the rest runs in the directory', async () => {
+    await make().run({ command: 'cd sub && echo hi' });
+    assert.equal(executor.calls[0]!.command, 'echo hi');
+    assert.equal(executor.calls[0]!.cwd, path.join(ws, 'sub'));
+  });
+
+  it('an explicit cwd wins and the cd stays in the command', async () => {
+    await make().run({ command: 'cd sub && echo hi', cwd: 'sub' });
+    assert.equal(executor.calls[0]!.command, 'cd sub && echo hi');
+    assert.equal(executor.calls[0]!.cwd, path.join(ws, 'sub'));
+  });
+
+  it('cwd errors are exact and nothing runs', async () => {
+    const r = await make().run({ command: 'echo hi', cwd: 'nope' });
+    assert.equal(textOf(r), `Working directory does not exist: ${path.join(ws, 'nope')}`);
+    assert.equal(executor.calls.length, 0);
+  });
+
+  it('internal URLs: quoted path in the command, raw in env; local:// parents created', async () => {
+    await make({ urlResolver: new FakeUrlResolver() }).run({
+      command: 'cat skill://known > local://out/x.txt',
+      env: { SRC: 'skill://known' },
+    });
+    const local = path.join(artifacts.dir, 'local');
+    assert.equal(executor.calls[0]!.command, `cat '/skills/known/SKILL.md' > '${local}/out/x.txt'`);
+    assert.deepEqual(executor.calls[0]!.env, { SRC: '/skills/known/SKILL.md' });
+    assert.ok(existsSync(path.join(local, 'out')));
+  });
+
+  it('an unresolvable URL is an error naming it; nothing runs', async () => {
+    const r = await make({ urlResolver: new FakeUrlResolver() }).run({ command: 'cat skill://unknown' });
+    assert.equal(r.isError, true);
+    assert.match(textOf(r), /^Cannot resolve internal URL "skill:\/\/unknown"\./);
+    assert.equal(executor.calls.length, 0);
+  });
+
+  it('a local:// cwd resolves under the artifacts dir', async () => {
+    mkdirSync(path.join(artifacts.dir, 'local', 'w'), { recursive: true });
+    await make().run({ command: 'ls', cwd: 'local://w' });
+    assert.equal(executor.calls[0]!.cwd, path.join(artifacts.dir, 'local', 'w'));
+  });
+
+  describe('interceptor', () => {
+    it('is off by default', async () => {
+      await make({ toolAvailable: () => true }).run({ command: 'cat f' });
+      assert.equal(executor.calls.length, 1);
+    });
+
+    it('blocks when enabled and the tool exists; the same command again runs', async () => {
+      settings = baseSettings({ interceptor: { enabled: true, patterns: [...DEFAULT_INTERCEPTOR_RULES] } });
+      const p = make({ toolAvailable: (t) => t === 'read' });
+      const r = await p.run({ command: 'cat local://f.txt' });
+      assert.equal(r.isError, true);
+      assert.ok(textOf(r).startsWith('Blocked: Use the `read` tool instead of cat/head/tail.'));
+      assert.ok(textOf(r).includes('\n\nOriginal command: cat local://f.txt\n\n'));
+      assert.ok(textOf(r).endsWith(INTERCEPTOR_RETRY_NOTE));
+      assert.equal(executor.calls.length, 0);
+      assert.equal(existsSync(path.join(artifacts.dir, 'local')), false, 'a block happens before URL expansion');
+      const again = await p.run({ command: 'cat local://f.txt' });
+      assert.equal(again.isError, undefined);
+      assert.equal(executor.calls.length, 1);
+    });
+
+    it('without a tool predicate nothing is blocked', async () => {
+      settings = baseSettings({ interceptor: { enabled: true, patterns: [...DEFAULT_INTERCEPTOR_RULES] } });
+      await make().run({ command: 'cat f' });
+      assert.equal(executor.calls.length, 1);
+    });
+
+    it('policy deny comes before the interceptor', async () => {
+      settings = baseSettings({
+        patterns: [{ match: 'cat *', approval: 'deny' }],
+        interceptor: { enabled: true, patterns: [...DEFAULT_INTERCEPTOR_RULES] },
+      });
+      const r = await make({ toolAvailable: () => true }).run({ command: 'cat f' });
+      assert.ok(textOf(r).startsWith('Command denied: '));
+    });
+  });
+
+  describe('timeouts and results', () => {
+    it('clamps and reports the clamp', async () => {
+      const r = await make().run({ command: 'echo hi', timeout: 5000 });
+      assert.equal(executor.calls[0]!.timeoutMs, 3_600_000);
+      assert.ok(textOf(r).includes('Timeout clamped to 3600s (requested 5000s; allowed range 1-3600s).'));
+      assert.equal(r.details.timeoutSeconds, 3600);
+      assert.equal(r.details.requestedTimeoutSeconds, 5000);
+    });
+
+    it('timeout 0 → no deadline', async () => {
+      const r = await make().run({ command: 'echo hi', timeout: 0 });
+      assert.equal(executor.calls[0]!.timeoutMs, 0);
+      assert.equal(r.details.timeoutDisabled, true);
+    });
+
+    it('a global maxTimeout caps the default', async () => {
+      settings = baseSettings({ maxTimeout: 60 });
+      await make().run({ command: 'echo hi' });
+      assert.equal(executor.calls[0]!.timeoutMs, 60_000);
+    });
+
+    it('non-zero exit → error result with the code', async () => {
+      executor.outcome = { exitCode: 3 };
+      const r = await make().run({ command: 'false' });
+      assert.equal(r.isError, true);
+      assert.equal(r.details.exitCode, 3);
+      assert.match(textOf(r), /Command exited with code 3/);
+    });
+
+    it('executor timeout → timedOut error result with one timeout line', async () => {
+      executor.outcome = { exitCode: undefined, timedOut: true, notice: 'Command timed out after 1 seconds' };
+      const r = await make().run({ command: 'sleep 3', timeout: 1 });
+      assert.equal(r.isError, true);
+      assert.equal(r.details.timedOut, true);
+      assert.equal(textOf(r).split('[Command timed out after 1 seconds]').length - 1, 1);
+    });
+
+    it('a cancel keeps the executor’s [Command cancelled] text', async () => {
+      const ac = new AbortController();
+      executor.outcome = { exitCode: undefined, cancelled: true, notice: 'Command cancelled' };
+      executor.run = async function (this: FakeExecutor, req) {
+        ac.abort();
+        return FakeExecutor.prototype.run.call(this, req);
+      };
+      const r = await make().run({ command: 'sleep 9' }, { signal: ac.signal });
+      assert.equal(r.isError, true);
+      assert.equal(textOf(r).split('[Command cancelled]').length - 1, 1);
+      assert.equal(textOf(r).includes('Command aborted'), false);
+    });
+
+    it('an already aborted signal runs nothing', async () => {
+      const ac = new AbortController();
+      ac.abort();
+      const r = await make().run({ command: 'echo hi' }, { signal: ac.signal });
+      assert.equal(textOf(r), 'Command aborted');
+      assert.equal(executor.calls.length, 0);
+    });
+
+    it('a missing exit status is an error', async () => {
+      executor.outcome = { exitCode: undefined };
+      const r = await make().run({ command: 'echo hi' });
+      assert.equal(r.isError, true);
+      assert.ok(textOf(r).endsWith('\n\nCommand failed: missing exit status'));
+    });
+  });
+
+  describe('routing', () => {
+    it('client bridge (non-PTY) wins over the local executor', async () => {
+      const bridge = new FakeClientBridge();
+      bridge.handle.output = 'from client';
+      bridge.handle.exit.resolve({ exitCode: 0, signal: null });
+      const r = await make({ bridge, bridgePollIntervalMs: 5 }).run({ command: 'cd sub && git status | head' });
+      assert.equal(executor.calls.length, 0);
+      assert.deepEqual(bridge.created[0]!.args, ['-l', '-c', 'git status | head']);
+      assert.equal(bridge.created[0]!.command, '/bin/bash');
+      assert.equal(bridge.created[0]!.cwd, path.join(ws, 'sub'));
+      assert.ok(textOf(r).startsWith('from client'));
+      assert.equal(r.details.terminalId, 'term-1');
+      assert.equal(bridge.handle.releaseCount, 1);
+    });
+
+    it('a bridge without the terminal capability is not used', async () => {
+      const bridge = new FakeClientBridge();
+      bridge.capabilities.terminal = false;
+      await make({ bridge }).run({ command: 'echo hi' });
+      assert.equal(bridge.created.length, 0);
+      assert.equal(executor.calls.length, 1);
+    });
+
+    it('pty:true skips the bridge and uses the PTY executor', async () => {
+      const bridge = new FakeClientBridge();
+      const pty = new FakePtyExecutor();
+      const r = await make({ bridge, pty }).run({ command: 'top', pty: true });
+      assert.equal(bridge.created.length, 0);
+      assert.equal(pty.calls.length, 1);
+      assert.ok(textOf(r).startsWith('pty out'));
+    });
+
+    it('pty:true without a PTY runs locally with the notice', async () => {
+      const r = await make().run({ command: 'top', pty: true });
+      assert.equal(executor.calls.length, 1);
+      assert.ok(textOf(r).includes(PTY_UNAVAILABLE_NOTICE));
+    });
+
+    it('async:true registers a job with its own shell and returns at once', async () => {
+      const jobs = new FakeJobManager();
+      const r = await make({ jobs }).run({ command: 'make all' });
+      assert.equal(jobs.registered.length, 0, 'foreground by default');
+      const bg = await make({ jobs }).run({ command: 'make all', async: true });
+      assert.match(textOf(bg), /Backgrounded as job 1; result will be delivered automatically\.$/);
+      assert.deepEqual(bg.details.async, { state: 'running', jobId: '1', type: 'bash' });
+      assert.equal(jobs.registered[0]!.label, 'make all');
+      const done = await jobs.registered[0]!.done;
+      assert.ok(textOf(done).startsWith('hello'));
+      assert.equal(executor.calls[1]!.sessionKey, 'sess-1:async:1');
+      assert.equal(r.details.async, undefined);
+    });
+
+    it('async without a job manager, or at capacity, is an error', async () => {
+      assert.equal(textOf(await make().run({ command: 'x', async: true })), ASYNC_JOBS_UNAVAILABLE);
+      const jobs = new FakeJobManager();
+      jobs.full = true;
+      const r = await make({ jobs }).run({ command: 'x', async: true });
+      assert.match(textOf(r), /Too many background jobs are running \(limit 100\)/);
+      assert.equal(executor.calls.length, 0);
+    });
+
+    it('job labels are cut at 120 characters', () => {
+      assert.equal(jobLabel('a'.repeat(120)), 'a'.repeat(120));
+      assert.equal(jobLabel('a'.repeat(121)), `${'a'.repeat(117)}...`);
+    });
+  });
+});
