@@ -35,11 +35,23 @@ export interface Segment {
   opaque: boolean;
   /** True when argv0 or an argument that matters could not be read statically. */
   dynamic: boolean;
-  /** Byte range of the segment in the original command (for messages and the interceptor). */
+  /**
+   * Range of the segment in the original command as JavaScript string (UTF-16) indices, so
+   * `command.slice(start, end)` is its text. A segment found inside a re-parsed payload (`bash -c`,
+   * `eval`, a here-doc fed to a shell) carries the range of the command that holds the payload.
+   */
   start: number;
   end: number;
   /** The original source text of the segment. */
   source: string;
+  /** Wrapper words stripped in front of argv, as written (`sudo -u x`, `env A=1`, `timeout 5`). */
+  prefix?: string[];
+  /** A privilege wrapper (`sudo`, `doas`) was stripped: allow rules must name it. */
+  privileged?: boolean;
+  /** Indexes into argv of the words that were not static (`$f`, `$(…)`). */
+  dynamicArgs?: number[];
+  /** Why the segment is opaque, when it is. */
+  opaqueReason?: string;
 }
 
 export interface ShellAnalysis {

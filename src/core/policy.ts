@@ -1,0 +1,144 @@
+// The allow/prompt/deny policy over a shell analysis.
+//
+// - Rules are tried in order and the first whose glob matches a text decides that text
+//   (see ruleGlob.ts for exactly what `*` matches).
+// - Each segment is decided on its normalised text. Deny and prompt rules also see the segment as
+//   written (wrappers kept, quotes as typed) and the whole command, so `sudo *` → deny still bites
+//   after `sudo` was stripped for matching.
+// - The command is allowed only when EVERY segment is allowed by some allow rule and nothing below
+//   raises it. A segment behind `sudo`/`doas` is allowed only by a rule that names the wrapper.
+// - Floors to prompt: an uncertain analysis, an opaque segment, a critical pattern, a path operand
+//   or redirect target outside the workspace (or not resolvable), and an output redirection to a
+//   file under an allow rule without `allowRedirects`. With no rules everything prompts.
+// - Deny beats everything; a deny rule therefore also overrides a critical pattern.
+import type { DecisionKind, PolicyDecision, PolicyRule, Segment, SegmentDecision, ShellAnalysis, Verdict } from './contracts';
+import { findCritical } from './criticalPatterns';
+import { REASON } from './policyReasons';
+import { writesFile } from './redirectTargets';
+import { globMatches, normalizeCommandText } from './ruleGlob';
+import { findExternalPath } from './workspaceScope';
+
+export interface PolicyContext {
+  cwd: string;
+  workspaceRoots: string[];
+}
+
+const SEVERITY: Readonly<Record<Verdict, number>> = { allow: 0, prompt: 1, deny: 2 };
+
+/** Among prompts, the reason shown is the most specific one. */
+const PROMPT_PRIORITY: readonly DecisionKind[] = [
+  'critical', 'uncertain', 'opaque', 'rule', 'external_directory', 'redirect', 'default',
+];
+
+interface Outcome {
+  decision: Verdict;
+  kind: DecisionKind;
+  rule: PolicyRule | null;
+  reason: string;
+  segmentIndex?: number;
+}
+
+function firstMatch(rules: readonly PolicyRule[], text: string): PolicyRule | null {
+  if (!text) return null;
+  for (const rule of rules) if (globMatches(rule.match, text)) return rule;
+  return null;
+}
+
+function better(a: Outcome, b: Outcome | undefined): boolean {
+  if (!b) return true;
+  if (SEVERITY[a.decision] !== SEVERITY[b.decision]) return SEVERITY[a.decision] > SEVERITY[b.decision];
+  if (a.decision !== 'prompt') return false;
+  return PROMPT_PRIORITY.indexOf(a.kind) < PROMPT_PRIORITY.indexOf(b.kind);
+}
+
+function shownText(seg: Segment): string {
+  return seg.text || seg.source;
+}
+
+/** Texts of the segment as written, for deny/prompt rules: wrappers kept, quoting as typed. */
+function writtenForms(seg: Segment): string[] {
+  const forms = new Set<string>();
+  if (seg.prefix?.length) forms.add(normalizeCommandText([...seg.prefix, ...seg.argv].join(' ')));
+  forms.add(normalizeCommandText(seg.source));
+  forms.delete(seg.text);
+  forms.delete('');
+  return [...forms];
+}
+
+function decideSegment(seg: Segment, index: number, rules: readonly PolicyRule[], ctx: PolicyContext): { outcome: Outcome; rule: PolicyRule | null } {
+  const text = shownText(seg);
+  const withWrappers = seg.prefix?.length ? normalizeCommandText([...seg.prefix, ...seg.argv].join(' ')) : seg.text;
+  const textRule = firstMatch(rules, seg.text);
+  // Behind sudo/doas only a rule that names the wrapper may allow; the bare text may still deny.
+  let rule: PolicyRule | null = seg.privileged ? firstMatch(rules, withWrappers) : textRule;
+  const escalations = seg.privileged ? [textRule] : [];
+  for (const form of writtenForms(seg)) escalations.push(firstMatch(rules, form));
+  for (const r of escalations) {
+    if (r && r.approval !== 'allow' && (!rule || SEVERITY[r.approval] > SEVERITY[rule.approval])) rule = r;
+  }
+
+  const outcomes: Outcome[] = [];
+  if (rule) {
+    outcomes.push({ decision: rule.approval, kind: 'rule', rule, reason: REASON.segmentRule(text, index, rule.approval, rule.match), segmentIndex: index });
+  } else {
+    outcomes.push({ decision: 'prompt', kind: 'default', rule: null, reason: REASON.noRule(text, index), segmentIndex: index });
+  }
+  const prompt = (kind: DecisionKind, reason: string): void => {
+    outcomes.push({ decision: 'prompt', kind, rule: null, reason, segmentIndex: index });
+  };
+  const critical = findCritical([seg.text, withWrappers]);
+  if (critical) prompt('critical', REASON.critical(critical.text, critical.pattern.name));
+  if (seg.opaque) prompt('opaque', REASON.opaque(text, index, seg.opaqueReason ?? 'runs code the analysis cannot see'));
+  const external = findExternalPath(seg, ctx.cwd, ctx.workspaceRoots);
+  if (external?.kind === 'outside') prompt('external_directory', REASON.outside(text, index, external.word, external.resolved));
+  if (external?.kind === 'unresolved') prompt('external_directory', REASON.unresolved(text, index, external.word));
+  if (rule?.approval === 'allow' && !rule.allowRedirects) {
+    const write = seg.redirects.find(writesFile);
+    if (write) prompt('redirect', REASON.redirect(text, index, write.target ?? '…', rule.match));
+  }
+
+  let best: Outcome | undefined;
+  for (const o of outcomes) if (better(o, best)) best = o;
+  return { outcome: best ?? outcomes[0], rule };
+}
+
+export function decide(analysis: ShellAnalysis, rules: PolicyRule[], ctx: PolicyContext): PolicyDecision {
+  const usable = rules.filter((r) => r.match.trim() !== '');
+  const segments: SegmentDecision[] = [];
+  const candidates: Outcome[] = [];
+  const allowMatches: string[] = [];
+
+  analysis.segments.forEach((seg, k) => {
+    const { outcome, rule } = decideSegment(seg, k + 1, usable, ctx);
+    segments.push({ segment: seg, decision: outcome.decision, rule });
+    candidates.push(outcome);
+    if (outcome.decision === 'allow' && rule && !allowMatches.includes(rule.match)) allowMatches.push(rule.match);
+  });
+
+  const whole = normalizeCommandText(analysis.command);
+  const wholeRule = firstMatch(usable, whole);
+  if (wholeRule && wholeRule.approval !== 'allow') {
+    candidates.push({ decision: wholeRule.approval, kind: 'rule', rule: wholeRule, reason: REASON.commandRule(whole, wholeRule.approval, wholeRule.match) });
+  }
+  const critical = findCritical([analysis.command]);
+  if (critical) candidates.push({ decision: 'prompt', kind: 'critical', rule: null, reason: REASON.critical(critical.text, critical.pattern.name) });
+  if (analysis.uncertain || analysis.segments.length === 0) {
+    candidates.push({ decision: 'prompt', kind: 'uncertain', rule: null, reason: REASON.uncertain(analysis.uncertainReason ?? 'no command found') });
+  }
+
+  let best: Outcome | undefined;
+  for (const c of candidates) if (better(c, best)) best = c;
+  const chosen = best as Outcome; // never empty: no segments means the uncertain candidate
+  if (chosen.decision === 'allow' && analysis.segments.length > 1) chosen.reason = REASON.allowEvery(allowMatches);
+
+  const decision: PolicyDecision = {
+    decision: chosen.decision,
+    rule: chosen.kind === 'rule' ? chosen.rule : null,
+    kind: chosen.kind,
+    reason: chosen.reason,
+    segments,
+    uncertain: analysis.uncertain,
+  };
+  if (chosen.segmentIndex !== undefined) decision.segmentIndex = chosen.segmentIndex;
+  return decision;
+}

@@ -1,0 +1,47 @@
+// The shape of a rule list (`agentBash.patterns`, `explain --rules FILE`): oh-my-pi's
+// `bash.patterns` entries plus the optional `allowRedirects`. Unknown keys are errors so a typo
+// such as `allowRedirect` is reported instead of silently ignored.
+import { z } from 'zod';
+import type { PolicyRule } from './contracts';
+
+export const RULE_MESSAGES = {
+  notArray: 'expected a JSON array of rules',
+  notObject: 'a rule must be an object',
+  unknownKeys: (keys: readonly string[]) => `unknown key ${keys.map((k) => JSON.stringify(k)).join(', ')}`,
+  match: 'match must be a string',
+  matchEmpty: 'match must not be empty',
+  approval: 'approval must be "allow", "prompt" or "deny"',
+  allowRedirects: 'allowRedirects must be true or false',
+} as const;
+
+export const policyRuleSchema = z.strictObject(
+  {
+    match: z.string({ error: RULE_MESSAGES.match }).trim().min(1, { error: RULE_MESSAGES.matchEmpty }),
+    approval: z.enum(['allow', 'prompt', 'deny'], { error: RULE_MESSAGES.approval }),
+    allowRedirects: z.boolean({ error: RULE_MESSAGES.allowRedirects }).optional(),
+  },
+  { error: (iss) => (iss.code === 'unrecognized_keys' ? RULE_MESSAGES.unknownKeys(iss.keys) : RULE_MESSAGES.notObject) },
+);
+
+export const policyRulesSchema = z.array(policyRuleSchema, { error: RULE_MESSAGES.notArray });
+
+/** `[2].approval: approval must be …`: the first problem, located. */
+function formatIssue(issue: z.core.$ZodIssue): string {
+  const where = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
+  return where ? `${where.replace(/^\./, '')}: ${issue.message}` : issue.message;
+}
+
+export type RulesParse = { ok: true; rules: PolicyRule[] } | { ok: false; message: string };
+
+export function parsePolicyRules(value: unknown): RulesParse {
+  const result = policyRulesSchema.safeParse(value);
+  if (result.success) {
+    const rules = result.data.map((r): PolicyRule => {
+      const rule: PolicyRule = { match: r.match, approval: r.approval };
+      if (r.allowRedirects !== undefined) rule.allowRedirects = r.allowRedirects;
+      return rule;
+    });
+    return { ok: true, rules };
+  }
+  return { ok: false, message: formatIssue(result.error.issues[0]) };
+}

@@ -1,0 +1,604 @@
+// Shell analysis with tree-sitter-bash: lists every simple command a line would run, including the
+// ones nested in substitutions, bodies and re-parsed payloads (`bash -c`, `eval`, here-docs fed to a
+// shell), normalised for matching. It fails closed: anything it cannot read with certainty marks
+// the analysis `uncertain` (a parse error, a dynamic command name, a raw-text construct where
+// tree-sitter and bash disagree, or no command at all), and the policy never allows that.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+// `import = require` (not `import {}`) so esbuild resolves the package's CommonJS build: its ES
+// module build reads `import.meta.url`, which is empty in the CJS bundle.
+import TreeSitter = require('web-tree-sitter');
+import type { Redirect, Segment, ShellAnalysis, ShellAnalyzer } from './contracts';
+import { LruCache } from './lruCache';
+import { isCodeLoadingAssignment, normalizeWords, OPAQUE, type Word } from './shellNormalize';
+
+type SyntaxNode = TreeSitter.Node;
+const { Language, Parser } = TreeSitter;
+
+export const PARSER_WASM = 'web-tree-sitter.wasm';
+export const BASH_WASM = 'tree-sitter-bash.wasm';
+const CACHE_SIZE = 500;
+/** `bash -c "eval 'sh -c …'"` nests; past this depth we stop and say so. */
+const MAX_DEPTH = 8;
+/** Wall-clock budget for one parse; a hit makes the analysis uncertain rather than slow. */
+const PARSE_BUDGET_MS = 100;
+
+/** Why an analysis is uncertain. Tests assert these texts. */
+export const UNCERTAIN = {
+  empty: 'empty command',
+  noCommand: 'no command found',
+  syntax: (offset: number) => `syntax error at offset ${offset}`,
+  deadline: 'parse took too long',
+  tooDeep: 'commands nested too deeply',
+  dynamicName: (name: string) => `command name \`${name}\` is not static`,
+  lineSeparator: 'carriage return or Unicode line separator outside a here-document',
+  continuationInWord: 'line continuation inside a word',
+  promptExpansion: 'parameter transformation `${…@…}`',
+  heredocBacktick: 'backtick inside an unquoted here-document',
+  nested: (where: string, reason: string) => `${where}: ${reason}`,
+} as const;
+
+// ---- Raw-text red flags (where tree-sitter and bash read the same text differently) ----
+
+function redFlag(text: string): string | undefined {
+  if (/[\r\u2028\u2029\u0085\0]/.test(text)) return UNCERTAIN.lineSeparator;
+  // bash joins `r\<newline>m` into `rm`; tree-sitter reads two words. A continuation after
+  // whitespace (`cmd \<newline>  --flag`) is read the same by both.
+  if (/[^\s]\\\n/.test(text)) return UNCERTAIN.continuationInWord;
+  if (/\$\{[^}]*@[A-Za-z]\}/.test(text)) return UNCERTAIN.promptExpansion;
+  return undefined;
+}
+
+// ---- Static text of words ----
+
+function unescapeUnquoted(raw: string): string {
+  return raw.replace(/\\\n/g, '').replace(/\\(.)/gs, '$1');
+}
+
+function unescapeDoubleQuoted(raw: string): string {
+  return raw.replace(/\\\n/g, '').replace(/\\([$`"\\])/g, '$1');
+}
+
+/** Unquoted `* ? [` or a brace expansion (`{a,b}`, `{1..3}`): bash may turn the word into other words. */
+function isExpandable(raw: string): boolean {
+  let inBrace = -1;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (c === '\\') {
+      i++;
+      continue;
+    }
+    if (c === '*' || c === '?' || c === '[') return true;
+    if (c === '{') inBrace = i;
+    else if (c === '}' && inBrace >= 0) {
+      const inner = raw.slice(inBrace + 1, i);
+      if (inner.includes(',') || inner.includes('..')) return true;
+      inBrace = -1;
+    }
+  }
+  return false;
+}
+
+const ANSI_C_ESCAPES: Readonly<Record<string, string>> = {
+  n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v',
+  '\\': '\\', "'": "'", '"': '"', '?': '?',
+};
+
+function decodeAnsiC(body: string): string {
+  return body.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs, (m, e: string) => {
+    if (/^[xuU]/.test(e)) return String.fromCodePoint(parseInt(e.slice(1), 16));
+    if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8));
+    if (e.startsWith('c')) return String.fromCharCode(e.charCodeAt(1) & 31);
+    return ANSI_C_ESCAPES[e] ?? m;
+  });
+}
+
+interface Walk {
+  src: string;
+  depth: number;
+  segments: Segment[];
+  uncertainReason?: string;
+}
+
+function markUncertain(w: Walk, reason: string): void {
+  if (w.uncertainReason === undefined) w.uncertainReason = reason;
+}
+
+function wordOf(node: SyntaxNode, w: Walk): Word {
+  const raw = w.src.slice(node.startIndex, node.endIndex);
+  switch (node.type) {
+    case 'word':
+      return { text: unescapeUnquoted(raw), dynamic: false, expandable: isExpandable(raw) };
+    case 'number':
+      return { text: raw, dynamic: false, expandable: false };
+    case 'raw_string':
+      return { text: raw.slice(1, -1), dynamic: false, expandable: false };
+    case 'ansi_c_string':
+      return { text: decodeAnsiC(raw.slice(2, -1)), dynamic: false, expandable: false };
+    case 'string':
+      return joinParts(node, w, node.startIndex + 1, node.endIndex - 1, true);
+    case 'translated_string': {
+      const inner = node.namedChildren.find((c) => c?.type === 'string');
+      return inner ? wordOf(inner, w) : { text: raw, dynamic: true, expandable: false };
+    }
+    case 'concatenation':
+      return joinParts(node, w, node.startIndex, node.endIndex, false);
+    default:
+      return { text: raw, dynamic: true, expandable: false };
+  }
+}
+
+/** Joins a string's or concatenation's parts, keeping the source text between named children. */
+function joinParts(node: SyntaxNode, w: Walk, from: number, to: number, quoted: boolean): Word {
+  let text = '';
+  let dynamic = false;
+  let expandable = false;
+  let pos = from;
+  const gap = (end: number): void => {
+    if (end <= pos) return;
+    const raw = w.src.slice(pos, end);
+    text += quoted ? unescapeDoubleQuoted(raw) : unescapeUnquoted(raw);
+    if (!quoted && isExpandable(raw)) expandable = true;
+  };
+  for (const child of node.namedChildren) {
+    if (!child || child.startIndex < from || child.endIndex > to) continue;
+    gap(child.startIndex);
+    if (child.type === 'string_content') {
+      text += unescapeDoubleQuoted(w.src.slice(child.startIndex, child.endIndex));
+    } else {
+      const part = wordOf(child, w);
+      text += part.text;
+      dynamic ||= part.dynamic;
+      expandable ||= part.expandable;
+    }
+    pos = child.endIndex;
+  }
+  gap(to);
+  // `"$"` alone is a literal dollar, but a `$` token before other text can start an expansion
+  // tree-sitter did not see (`"$\<newline>(…)"`): the red-flag scan covers that case.
+  return { text, dynamic, expandable };
+}
+
+// ---- Redirects ----
+
+interface ParsedRedirect {
+  redirect: Redirect;
+  /** Dynamic target (`> $OUT`). */
+  dynamic: boolean;
+  /** Here-doc or here-string text fed to the command's stdin. */
+  stdinText?: string;
+  /** The stdin text contains expansions done by the outer shell. */
+  stdinDynamic?: boolean;
+}
+
+const STATEMENT_TYPES: ReadonlySet<string> = new Set([
+  'program', 'list', 'compound_statement', 'subshell', 'do_group', 'if_statement', 'elif_clause',
+  'else_clause', 'while_statement', 'for_statement', 'c_style_for_statement', 'case_statement',
+  'case_item', 'function_definition', 'negated_command', 'test_command', 'variable_assignments',
+]);
+
+interface Ctx {
+  redirects: ParsedRedirect[];
+  consumesPipe: boolean;
+  /** Redirects that tree-sitter hung on a whole list or pipeline but bash applies to its last command. */
+  tail?: { start: number; end: number; redirects: ParsedRedirect[] };
+}
+
+const FRESH: Ctx = { redirects: [], consumesPipe: false };
+
+function operatorOf(node: SyntaxNode): string {
+  let op = '';
+  for (const child of node.children) {
+    if (!child) continue;
+    if (!child.isNamed) op += child.type;
+    else if (op) break;
+  }
+  return op;
+}
+
+/**
+ * Parses one redirect node. Here-doc redirects can also carry the rest of the line in tree-sitter
+ * (`cat <<EOF | sh`, `sh <<EOF > out`); those pieces come back as extra redirects and follow-ups.
+ */
+function parseRedirect(node: SyntaxNode, w: Walk, out: ParsedRedirect[], followUps: SyntaxNode[]): void {
+  if (node.type === 'file_redirect') {
+    const fd = node.childForFieldName('descriptor');
+    const dests = node.childrenForFieldName('destination').filter((d): d is SyntaxNode => d !== null);
+    const words = dests.map((d) => wordOf(d, w));
+    const redirect: Redirect = { op: operatorOf(node) };
+    if (fd) redirect.fd = fd.text;
+    const dynamic = words.some((x) => x.dynamic);
+    if (words.length > 0 && !dynamic) redirect.target = words.map((x) => x.text).join(' ');
+    out.push({ redirect, dynamic });
+    for (const d of dests) descend(d, w);
+    return;
+  }
+  if (node.type === 'herestring_redirect') {
+    const value = node.namedChildren.find((c) => c !== null);
+    const word = value ? wordOf(value, w) : { text: '', dynamic: false, expandable: false };
+    const redirect: Redirect = { op: '<<<' };
+    if (!word.dynamic) redirect.target = word.text;
+    out.push({ redirect, dynamic: word.dynamic, stdinText: word.text, stdinDynamic: word.dynamic });
+    if (value) descend(value, w);
+    return;
+  }
+  if (node.type === 'heredoc_redirect') {
+    let op = '<<';
+    let delimiter = '';
+    let body: SyntaxNode | undefined;
+    const extra: ParsedRedirect[] = [];
+    for (const child of node.children) {
+      if (!child) continue;
+      if (!child.isNamed) {
+        if (child.type === '<<' || child.type === '<<-') op = child.type;
+        continue;
+      }
+      switch (child.type) {
+        case 'heredoc_start':
+          delimiter = child.text;
+          break;
+        case 'heredoc_body':
+          body = child;
+          break;
+        case 'heredoc_end':
+          break;
+        case 'file_redirect':
+        case 'herestring_redirect':
+          parseRedirect(child, w, extra, followUps);
+          break;
+        default:
+          followUps.push(child);
+      }
+    }
+    const quoted = /['"\\]/.test(delimiter);
+    let text = body ? w.src.slice(body.startIndex, body.endIndex) : '';
+    if (op === '<<-') text = text.replace(/^\t+/gm, '');
+    const bodyDynamic = !quoted && /[$`]/.test(text);
+    if (!quoted && text.includes('`')) markUncertain(w, UNCERTAIN.heredocBacktick);
+    if (body && !quoted) descend(body, w);
+    out.push({ redirect: { op, target: delimiter.replace(/['"\\]/g, '') }, dynamic: false, stdinText: text, stdinDynamic: bodyDynamic });
+    out.push(...extra);
+  }
+}
+
+// ---- The walk ----
+
+/** Finds substitutions inside word-level nodes and walks their commands. */
+function descend(node: SyntaxNode, w: Walk): void {
+  const t = node.type;
+  if (t === 'command_substitution' || t === 'process_substitution') {
+    for (const child of node.namedChildren) if (child) visit(child, w, FRESH);
+    return;
+  }
+  if (node.childCount === 0) return;
+  // Only nodes whose text can hold a substitution are worth descending into.
+  if (!/[$`<>]/.test(w.src.slice(node.startIndex, node.endIndex))) return;
+  for (const child of node.namedChildren) if (child) descend(child, w);
+}
+
+function visit(node: SyntaxNode, w: Walk, ctx: Ctx): void {
+  const tail = ctx.tail;
+  if (tail && node.startIndex === tail.start && node.endIndex === tail.end && node.type !== 'list' && node.type !== 'pipeline') {
+    ctx = { redirects: [...ctx.redirects, ...tail.redirects], consumesPipe: ctx.consumesPipe };
+  }
+  switch (node.type) {
+    case 'command':
+      visitCommand(node, w, ctx);
+      return;
+    case 'redirected_statement':
+      visitRedirected(node, w, ctx);
+      return;
+    case 'pipeline': {
+      let first = true;
+      for (const child of node.namedChildren) {
+        if (!child) continue;
+        visit(child, w, first ? ctx : { ...ctx, consumesPipe: true });
+        first = false;
+      }
+      return;
+    }
+    case 'declaration_command':
+    case 'unset_command':
+      visitDeclaration(node, w, ctx);
+      return;
+    case 'variable_assignment':
+      visitAssignment(node, w, ctx);
+      return;
+    case 'comment':
+      return;
+    default:
+      if (STATEMENT_TYPES.has(node.type)) {
+        for (const child of node.namedChildren) if (child) visit(child, w, ctx);
+      } else {
+        descend(node, w);
+      }
+  }
+}
+
+function visitRedirected(node: SyntaxNode, w: Walk, ctx: Ctx): void {
+  const redirects: ParsedRedirect[] = [];
+  const followUps: SyntaxNode[] = [];
+  let body: SyntaxNode | null = null;
+  for (let i = 0; i < node.childCount; i++) {
+    const child = node.child(i);
+    if (!child || !child.isNamed) continue;
+    if (node.fieldNameForChild(i) === 'body') body = child;
+    else parseRedirect(child, w, redirects, followUps);
+  }
+  if (body && (body.type === 'list' || body.type === 'pipeline')) {
+    // `a && b > f` and `a | b > f` redirect only `b`, though tree-sitter attaches `> f` to the list.
+    let last: SyntaxNode = body;
+    while (last.type === 'list' || last.type === 'pipeline') {
+      const children = last.namedChildren.filter((c): c is SyntaxNode => c !== null && c.type !== 'comment');
+      const next = children[children.length - 1];
+      if (!next) break;
+      last = next;
+    }
+    visit(body, w, { ...ctx, tail: { start: last.startIndex, end: last.endIndex, redirects } });
+  } else {
+    const inner: Ctx = { ...ctx, redirects: [...ctx.redirects, ...redirects] };
+    if (body) visit(body, w, inner);
+    else pushSegment(w, node, [], [], inner, []);
+  }
+  for (const f of followUps) {
+    if (f.type === 'pipeline') {
+      for (const stage of f.namedChildren) if (stage) visit(stage, w, { ...ctx, consumesPipe: true });
+    } else {
+      visit(f, w, ctx);
+    }
+  }
+}
+
+function visitCommand(node: SyntaxNode, w: Walk, ctx: Ctx): void {
+  const words: Word[] = [];
+  const assignments: string[] = [];
+  const own: ParsedRedirect[] = [];
+  const followUps: SyntaxNode[] = [];
+  const nested: SyntaxNode[] = [];
+  for (let i = 0; i < node.childCount; i++) {
+    const child = node.child(i);
+    if (!child || !child.isNamed) continue;
+    const field = node.fieldNameForChild(i);
+    if (field === 'name') {
+      const inner = child.namedChild(0) ?? child;
+      words.push(wordOf(inner, w));
+      nested.push(inner);
+    } else if (field === 'argument') {
+      words.push(wordOf(child, w));
+      nested.push(child);
+    } else if (field === 'redirect') {
+      parseRedirect(child, w, own, followUps);
+    } else if (child.type === 'variable_assignment') {
+      assignments.push(w.src.slice(child.startIndex, child.endIndex));
+      nested.push(child);
+    } else {
+      nested.push(child);
+    }
+  }
+  const inner: Ctx = { ...ctx, redirects: [...ctx.redirects, ...own] };
+  pushSegment(w, node, words, assignments, inner, nested);
+  for (const f of followUps) visit(f, w, ctx);
+}
+
+function visitDeclaration(node: SyntaxNode, w: Walk, ctx: Ctx): void {
+  const words: Word[] = [];
+  const assignments: string[] = [];
+  for (const child of node.children) {
+    if (!child) continue;
+    if (!child.isNamed) {
+      // The keyword (`export`, `local`, `declare`, `unset`, …) is an anonymous token.
+      if (/^[a-z]+$/.test(child.type)) words.push({ text: child.type, dynamic: false, expandable: false });
+      continue;
+    }
+    const text = w.src.slice(child.startIndex, child.endIndex);
+    if (child.type === 'variable_assignment') {
+      assignments.push(text);
+      words.push({ text, dynamic: /[$`]/.test(text), expandable: false });
+    } else {
+      words.push(wordOf(child, w));
+    }
+  }
+  const seg = pushSegment(w, node, words, [], ctx, node.namedChildren.filter((c): c is SyntaxNode => c !== null));
+  const risky = assignments.map(isCodeLoadingAssignment).find((n) => n !== undefined);
+  if (risky && words[0]?.text !== 'local' && !seg.opaque) {
+    seg.opaque = true;
+    seg.opaqueReason = OPAQUE.codeLoadingVar(risky);
+  }
+}
+
+/** A bare `NAME=value` statement only matters when NAME changes which code later commands load. */
+function visitAssignment(node: SyntaxNode, w: Walk, ctx: Ctx): void {
+  const text = w.src.slice(node.startIndex, node.endIndex);
+  const risky = isCodeLoadingAssignment(text);
+  if (risky) {
+    const seg = pushSegment(w, node, [], [text], ctx, [node]);
+    seg.opaque = true;
+    seg.opaqueReason = OPAQUE.codeLoadingVar(risky);
+  } else {
+    descend(node, w);
+  }
+}
+
+function collapse(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function isOutputRedirect(r: ParsedRedirect): boolean {
+  return r.redirect.op.includes('>');
+}
+
+function pushSegment(w: Walk, node: SyntaxNode, words: Word[], assignments: string[], ctx: Ctx, nested: SyntaxNode[]): Segment {
+  const norm = normalizeWords(words);
+  const source = w.src.slice(node.startIndex, node.endIndex);
+  const seg: Segment = {
+    text: collapse(norm.argv.join(' ')),
+    argv: norm.argv,
+    assignments: [...assignments, ...norm.wrapperAssignments],
+    redirects: ctx.redirects.map((r) => r.redirect),
+    consumesPipe: ctx.consumesPipe,
+    opaque: false,
+    dynamic: false,
+    start: node.startIndex,
+    end: node.endIndex,
+    source,
+  };
+  if (norm.prefix.length > 0) seg.prefix = norm.prefix;
+  if (norm.privileged) seg.privileged = true;
+  const dynamicArgs = norm.argvDynamic.flatMap((d, k) => (d ? [k] : []));
+  if (dynamicArgs.length > 0) seg.dynamicArgs = dynamicArgs;
+  if (dynamicArgs.length > 0 || ctx.redirects.some((r) => r.dynamic && isOutputRedirect(r))) seg.dynamic = true;
+  const head = words[norm.prefix.length];
+  if (head && (head.dynamic || head.expandable)) markUncertain(w, UNCERTAIN.dynamicName(head.text));
+
+  let opaqueReason = norm.opaqueReason;
+  const risky = seg.assignments.map(isCodeLoadingAssignment).find((n) => n !== undefined);
+  if (!opaqueReason && risky) opaqueReason = OPAQUE.codeLoadingVar(risky);
+
+  let payload = norm.payload;
+  if (!opaqueReason && norm.readsProgramFromStdin) {
+    const stdin = [...ctx.redirects].reverse().find((r) => r.stdinText !== undefined || r.redirect.op === '<');
+    const name = norm.argv[0];
+    if (norm.readsProgramFromStdin === 'shell' && stdin?.stdinText !== undefined && !ctx.consumesPipe) {
+      if (stdin.stdinDynamic) opaqueReason = OPAQUE.dynamicPayload(name);
+      // Parsed even when dynamic, so a deny rule still sees the commands that are written out.
+      payload = { kind: 'stdin', text: stdin.stdinText };
+    } else {
+      opaqueReason = OPAQUE.programFromStdin(name);
+    }
+  }
+  if (opaqueReason) {
+    seg.opaque = true;
+    seg.opaqueReason = opaqueReason;
+  }
+  w.segments.push(seg);
+  for (const n of nested) descend(n, w);
+  if (payload) analyzePayload(w, seg, payload.kind, payload.text);
+  return seg;
+}
+
+function analyzePayload(w: Walk, outer: Segment, kind: string, text: string): void {
+  if (w.depth + 1 > MAX_DEPTH) {
+    markUncertain(w, UNCERTAIN.tooDeep);
+    return;
+  }
+  const inner = runWalk(text, w.depth + 1);
+  for (const seg of inner.segments) {
+    // Nested positions are relative to the payload; report the outer command's range instead.
+    seg.start = outer.start;
+    seg.end = outer.end;
+    w.segments.push(seg);
+  }
+  if (inner.uncertainReason !== undefined) markUncertain(w, UNCERTAIN.nested(`${outer.argv[0]} ${kind === 'shell -c' ? '-c' : kind} payload`, inner.uncertainReason));
+}
+
+// ---- Parsing ----
+
+let parser: TreeSitter.Parser | undefined;
+
+function firstError(node: SyntaxNode): number {
+  if (node.isError || node.isMissing) return node.startIndex;
+  for (const child of node.children) {
+    if (child && child.hasError) return firstError(child);
+    if (child && child.isMissing) return child.startIndex;
+  }
+  return node.startIndex;
+}
+
+function runWalk(text: string, depth: number): Walk {
+  const w: Walk = { src: text, depth, segments: [] };
+  if (text.trim() === '') {
+    markUncertain(w, UNCERTAIN.empty);
+    return w;
+  }
+  const flag = redFlag(text);
+  if (flag) markUncertain(w, flag);
+  const p = parser;
+  if (!p) throw new Error('shell analyzer used before it was loaded');
+  const deadline = performance.now() + PARSE_BUDGET_MS;
+  const tree = p.parse(text, null, { progressCallback: () => performance.now() > deadline });
+  if (!tree) {
+    p.reset();
+    markUncertain(w, UNCERTAIN.deadline);
+    return w;
+  }
+  try {
+    const root = tree.rootNode;
+    if (root.hasError) markUncertain(w, UNCERTAIN.syntax(firstError(root)));
+    visit(root, w, FRESH);
+  } finally {
+    tree.delete();
+  }
+  if (w.segments.length === 0) markUncertain(w, UNCERTAIN.noCommand);
+  // Source order (a here-doc's substitutions are found before the command that reads them);
+  // the sort is stable, so a payload's commands stay right after the command that holds them.
+  w.segments.sort((a, b) => a.start - b.start);
+  return w;
+}
+
+function analyzeUncached(command: string): ShellAnalysis {
+  const w = runWalk(command, 0);
+  const analysis: ShellAnalysis = { command, segments: w.segments, uncertain: w.uncertainReason !== undefined };
+  if (w.uncertainReason !== undefined) analysis.uncertainReason = w.uncertainReason;
+  return deepFreeze(analysis);
+}
+
+/** Cached analyses are shared between callers, so they are frozen. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+// ---- Loading ----
+
+function wasmDirs(opts?: { wasmDir?: string }): { parserWasm: string; bashWasm: string } {
+  if (opts?.wasmDir) {
+    return { parserWasm: path.join(opts.wasmDir, PARSER_WASM), bashWasm: path.join(opts.wasmDir, BASH_WASM) };
+  }
+  // The esbuild bundle copies both files beside dist/extension.js and dist/cli.js.
+  const here = __dirname;
+  if (fs.existsSync(path.join(here, PARSER_WASM)) && fs.existsSync(path.join(here, BASH_WASM))) {
+    return { parserWasm: path.join(here, PARSER_WASM), bashWasm: path.join(here, BASH_WASM) };
+  }
+  return {
+    parserWasm: require.resolve(`web-tree-sitter/${PARSER_WASM}`),
+    bashWasm: require.resolve(`tree-sitter-bash/${BASH_WASM}`),
+  };
+}
+
+let loading: Promise<void> | undefined;
+
+function load(opts?: { wasmDir?: string }): Promise<void> {
+  if (!loading) {
+    const files = wasmDirs(opts);
+    loading = (async () => {
+      await Parser.init({ locateFile: () => files.parserWasm });
+      const language = await Language.load(files.bashWasm);
+      const p = new Parser();
+      p.setLanguage(language);
+      parser = p;
+    })();
+    // A failed load (missing wasm) may be retried with other options.
+    loading.catch(() => {
+      loading = undefined;
+    });
+  }
+  return loading;
+}
+
+/** Loads the grammar once per process; every analyzer shares it and keeps its own cache. */
+export async function createShellAnalyzer(opts?: { wasmDir?: string }): Promise<ShellAnalyzer> {
+  await load(opts);
+  const cache = new LruCache<string, ShellAnalysis>(CACHE_SIZE);
+  return {
+    analyze(command: string): ShellAnalysis {
+      const hit = cache.get(command);
+      if (hit) return hit;
+      const analysis = analyzeUncached(command);
+      cache.set(command, analysis);
+      return analysis;
+    },
+  };
+}
