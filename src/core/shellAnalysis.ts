@@ -133,12 +133,15 @@ function joinParts(node: SyntaxNode, w: Walk, from: number, to: number, quoted: 
   let text = '';
   let dynamic = false;
   let expandable = false;
+  // The unquoted source with quoted parts blanked out: a brace can span parts (`r{m,}` is four
+  // tree-sitter words), so expansion is judged on the whole word.
+  let globView = '';
   let pos = from;
   const gap = (end: number): void => {
     if (end <= pos) return;
     const raw = w.src.slice(pos, end);
     text += quoted ? unescapeDoubleQuoted(raw) : unescapeUnquoted(raw);
-    if (!quoted && isExpandable(raw)) expandable = true;
+    globView += raw;
   };
   for (const child of node.namedChildren) {
     if (!child || child.startIndex < from || child.endIndex > to) continue;
@@ -150,10 +153,12 @@ function joinParts(node: SyntaxNode, w: Walk, from: number, to: number, quoted: 
       text += part.text;
       dynamic ||= part.dynamic;
       expandable ||= part.expandable;
+      globView += child.type === 'word' ? w.src.slice(child.startIndex, child.endIndex) : '_';
     }
     pos = child.endIndex;
   }
   gap(to);
+  if (!quoted && isExpandable(globView)) expandable = true;
   // `"$"` alone is a literal dollar, but a `$` token before other text can start an expansion
   // tree-sitter did not see (`"$\<newline>(…)"`): the red-flag scan covers that case.
   return { text, dynamic, expandable };
@@ -182,6 +187,8 @@ interface Ctx {
   consumesPipe: boolean;
   /** Redirects that tree-sitter hung on a whole list or pipeline but bash applies to its last command. */
   tail?: { start: number; end: number; redirects: ParsedRedirect[] };
+  /** The node that really is the next pipeline stage when tree-sitter misnests `a | b |& c && d`. */
+  pipeHead?: { start: number; end: number };
 }
 
 const FRESH: Ctx = { redirects: [], consumesPipe: false };
@@ -281,6 +288,10 @@ function visit(node: SyntaxNode, w: Walk, ctx: Ctx): void {
   if (tail && node.startIndex === tail.start && node.endIndex === tail.end && node.type !== 'list' && node.type !== 'pipeline') {
     ctx = { redirects: [...ctx.redirects, ...tail.redirects], consumesPipe: ctx.consumesPipe };
   }
+  const head = ctx.pipeHead;
+  if (head && node.startIndex === head.start && node.endIndex === head.end) {
+    ctx = { ...ctx, consumesPipe: true, pipeHead: undefined };
+  }
   switch (node.type) {
     case 'command':
       visitCommand(node, w, ctx);
@@ -292,7 +303,14 @@ function visit(node: SyntaxNode, w: Walk, ctx: Ctx): void {
       let first = true;
       for (const child of node.namedChildren) {
         if (!child) continue;
-        visit(child, w, first ? ctx : { ...ctx, consumesPipe: true });
+        if (first) visit(child, w, ctx);
+        else if (child.type === 'list') {
+          // tree-sitter reads `a | b |& c && d` as `a | (b |& c && d)`; bash pipes into the list's
+          // first element only.
+          let lead: SyntaxNode = child;
+          while (lead.type === 'list' && lead.namedChild(0)) lead = lead.namedChild(0) as SyntaxNode;
+          visit(child, w, { ...ctx, consumesPipe: false, pipeHead: { start: lead.startIndex, end: lead.endIndex } });
+        } else visit(child, w, { ...ctx, consumesPipe: true });
         first = false;
       }
       return;
