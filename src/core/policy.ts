@@ -65,21 +65,33 @@ function writtenForms(seg: Segment): string[] {
   return [...forms];
 }
 
+interface Match {
+  rule: PolicyRule;
+  /** The text the rule matched (the segment, or the segment as written). */
+  text: string;
+}
+
+function matchOn(rules: readonly PolicyRule[], text: string): Match | null {
+  const rule = firstMatch(rules, text);
+  return rule ? { rule, text } : null;
+}
+
 function decideSegment(seg: Segment, index: number, rules: readonly PolicyRule[], ctx: PolicyContext): { outcome: Outcome; rule: PolicyRule | null } {
   const text = shownText(seg);
   const withWrappers = seg.prefix?.length ? normalizeCommandText([...seg.prefix, ...seg.argv].join(' ')) : seg.text;
-  const textRule = firstMatch(rules, seg.text);
+  const textMatch = matchOn(rules, seg.text);
   // Behind sudo/doas only a rule that names the wrapper may allow; the bare text may still deny.
-  let rule: PolicyRule | null = seg.privileged ? firstMatch(rules, withWrappers) : textRule;
-  const escalations = seg.privileged ? [textRule] : [];
-  for (const form of writtenForms(seg)) escalations.push(firstMatch(rules, form));
-  for (const r of escalations) {
-    if (r && r.approval !== 'allow' && (!rule || SEVERITY[r.approval] > SEVERITY[rule.approval])) rule = r;
+  let match: Match | null = seg.privileged ? matchOn(rules, withWrappers) : textMatch;
+  const escalations = seg.privileged ? [textMatch] : [];
+  for (const form of writtenForms(seg)) escalations.push(matchOn(rules, form));
+  for (const m of escalations) {
+    if (m && m.rule.approval !== 'allow' && (!match || SEVERITY[m.rule.approval] > SEVERITY[match.rule.approval])) match = m;
   }
+  const rule = match?.rule ?? null;
 
   const outcomes: Outcome[] = [];
-  if (rule) {
-    outcomes.push({ decision: rule.approval, kind: 'rule', rule, reason: REASON.segmentRule(text, index, rule.approval, rule.match), segmentIndex: index });
+  if (match && rule) {
+    outcomes.push({ decision: rule.approval, kind: 'rule', rule, reason: REASON.segmentRule(match.text || text, index, rule.approval, rule.match), segmentIndex: index });
   } else {
     outcomes.push({ decision: 'prompt', kind: 'default', rule: null, reason: REASON.noRule(text, index), segmentIndex: index });
   }

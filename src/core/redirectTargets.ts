@@ -13,6 +13,7 @@ export function isHereText(r: Redirect): boolean {
 
 /** `2>&1`, `>&2`, `<&3`, `>&-`: points one descriptor at another. */
 export function isFdDuplication(r: Redirect): boolean {
+  if (r.op === '>&-' || r.op === '<&-') return true; // closes a descriptor
   return (r.op === '>&' || r.op === '<&') && r.target !== undefined && /^(\d+|-|\d+-)$/.test(r.target);
 }
 
