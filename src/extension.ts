@@ -1,37 +1,111 @@
+// activate(): read settings, build the services once, register every caller adapter (commands, LM
+// tool, ACP client), and return the public API.
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import * as vscode from 'vscode';
-import { VsCodeTerminalBridge } from './vscode/terminalBridge';
+import { FileArtifactStore } from './core/artifacts';
+import { buildNonInteractiveEnv } from './core/nonInteractiveEnv';
+import { BashPipeline } from './core/pipeline';
+import { createShellAnalyzer } from './core/shellAnalysis';
+import { BashJobManager } from './exec/jobManager';
+import { NodePtyExecutor } from './exec/ptyExecutor';
+import { registerAcp } from './vscode/acpCommands';
+import { createApi, type AgentBashApi } from './vscode/api';
+import { ArtifactContentProvider, ARTIFACT_SCHEME } from './vscode/artifactProvider';
+import { DialogApprover } from './vscode/approvalDialog';
+import { registerCommands } from './vscode/commands';
+import { CommandLog } from './vscode/commandLog';
+import { ExecutorHolder } from './vscode/executorHolder';
+import { JobsStatusItem } from './vscode/jobsView';
+import { registerLmTool } from './vscode/lmTool';
+import { ModalPrompter } from './vscode/modalPrompter';
+import { TerminalPtyExecutor } from './vscode/ptyTerminal';
+import type { AgentBashServices } from './vscode/services';
+import { SessionCwd } from './vscode/sessionCwd';
+import { SettingsStore } from './vscode/settings';
 import { resolveShell } from './vscode/shellSettings';
-import { exitLine } from './vscode/bridgeTerminal';
-import type { CreateTerminalParams, TerminalHandle } from './core/contracts';
+import { VsCodeTerminalBridge } from './vscode/terminalBridge';
 
-export interface AgentBashApi {
-  createTerminal(params: CreateTerminalParams): Promise<TerminalHandle>;
-}
+export type { AgentBashApi } from './vscode/api';
 
-export function activate(context: vscode.ExtensionContext): AgentBashApi {
-  const workspaceCwd = () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? process.cwd();
+let shutdown: (() => Promise<void>) | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<AgentBashApi> {
+  const sessionId = `vscode-${randomUUID().slice(0, 8)}`;
+  const log = vscode.window.createOutputChannel('Agent Bash', { log: true });
+  const settings = new SettingsStore();
+  const workspaceRoots = () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+  const workspaceCwd = () => workspaceRoots()[0] ?? process.cwd();
+  const cwd = new SessionCwd(workspaceCwd);
+  const shell = () => resolveShell(settings.current().shell);
+
+  const analyzer = await createShellAnalyzer({ wasmDir: path.join(context.extensionPath, 'dist') });
+  const prompter = new ModalPrompter();
+  const approver = new DialogApprover(prompter, (rules, scope) => settings.addRules(rules, scope));
+  const artifacts = new FileArtifactStore(path.join(context.globalStorageUri.fsPath, 'artifacts', sessionId));
+  const executors = new ExecutorHolder(settings);
+  const jobs = new BashJobManager(() => settings.current().asyncMaxJobs);
   const bridge = new VsCodeTerminalBridge({
-    shell: () => resolveShell({}),
-    baseEnv: () => process.env,
-    defaultCwd: workspaceCwd,
+    shell,
+    baseEnv: () => buildNonInteractiveEnv(process.env),
+    defaultCwd: () => cwd.get(),
+    reveal: () => settings.get<boolean>('terminal.reveal') !== false,
   });
-  context.subscriptions.push(bridge);
+  const pty = new TerminalPtyExecutor(new NodePtyExecutor({}));
+  const pipeline = new BashPipeline({
+    settings: () => settings.current(),
+    analyzer,
+    approver,
+    artifacts,
+    bridge,
+    executor: executors.executor,
+    pty,
+    jobs,
+    // The interceptor is opt-in; a user who turns it on has the tools its rules name.
+    toolAvailable: () => true,
+    sessionCwd: () => cwd.get(),
+    workspaceRoots,
+    sessionId,
+    bridgeShell: () => {
+      const s = shell();
+      return { command: s.path, args: s.args };
+    },
+    bridgePollIntervalMs: 250,
+  });
+  const commandLog = new CommandLog(log);
+  const tracked = commandLog.wrap(pipeline);
+  const services: AgentBashServices = {
+    bridge,
+    pipeline: tracked,
+    approver,
+    prompter,
+    settings: () => settings.current(),
+    log,
+    workspaceCwd: () => cwd.get(),
+    workspaceRoots,
+  };
 
+  const jobsStatus = new JobsStatusItem(jobs);
   context.subscriptions.push(
-    vscode.commands.registerCommand('agentBash.run', async (commandArg?: string) => {
-      const command =
-        typeof commandArg === 'string'
-          ? commandArg
-          : await vscode.window.showInputBox({ prompt: 'Command to run', placeHolder: 'npm test' });
-      if (!command) return undefined;
-      const term = await bridge.createTerminal({ command, cwd: workspaceCwd() });
-      const status = await term.waitForExit();
-      void vscode.window.showInformationMessage(`Agent Bash: \`${command}\` ${exitLine(status)}`);
-      return status;
-    }),
+    log,
+    settings,
+    bridge,
+    jobsStatus,
+    commandLog,
+    vscode.workspace.registerTextDocumentContentProvider(ARTIFACT_SCHEME, new ArtifactContentProvider(artifacts)),
+    registerLmTool(services),
   );
+  registerCommands(context, { ...services, tracked, jobs, artifacts, executors, commandLog, sessionId, cwd });
+  registerAcp(context, services);
 
-  return { createTerminal: (params) => bridge.createTerminal(params) };
+  shutdown = async () => {
+    await Promise.allSettled([bridge.disposeAsync(), jobs.dispose(), executors.dispose()]);
+  };
+  log.info(`Agent Bash active (session ${sessionId}, shell ${shell().path})`);
+  return createApi({ services, tracked, jobs, executors, commandLog, sessionId, cwd });
 }
 
-export function deactivate(): void {}
+export async function deactivate(): Promise<void> {
+  await shutdown?.();
+  shutdown = undefined;
+}

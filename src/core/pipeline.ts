@@ -96,6 +96,8 @@ export interface BashRunOptions {
   onUpdate?: UpdateListener;
   /** Persistent-shell key (default: the session id). */
   sessionKey?: string;
+  /** Answers prompt-level decisions for this call instead of `deps.approver` (a caller that asked already). */
+  approver?: Approver;
 }
 
 interface Prepared {
@@ -146,7 +148,7 @@ export class BashPipeline {
       if (decision.decision === 'deny') throw new ToolError(commandDeniedMessage(decision.reason));
       if (decision.decision === 'prompt') {
         if (signal?.aborted) throw new ToolAbortError(COMMAND_ABORTED);
-        const answer = await deps.approver.approve({ command: raw, cwd: policyCwd, decision }, signal);
+        const answer = await (opts.approver ?? deps.approver).approve({ command: raw, cwd: policyCwd, decision }, signal);
         // 'always': the approver already persisted the new rules; this call proceeds like 'allow'.
         if (answer.kind === 'deny') throw new ToolError(userDeniedMessage(decision.reason));
       }

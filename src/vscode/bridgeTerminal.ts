@@ -2,9 +2,10 @@
 // Pseudoterminal, with the ACP contract on top (tail of `outputByteLimit` bytes, exit status, kill,
 // release). The process's own exit event is the truth for the exit status: shell integration and
 // `Terminal.exitStatus` lose signals and early exits (spec acp-and-vscode-api.md §5).
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import * as vscode from 'vscode';
 import { ByteTail } from '../core/byteTail';
+import { killProcessTree, signalGroup, spawnInGroup } from '../exec/processTree';
 import type {
   CreateTerminalParams,
   OutputSinkLike,
@@ -91,12 +92,7 @@ export class BridgeTerminal implements TerminalHandle {
     });
     if (opts.show) this.terminal.show(true);
 
-    this.child = spawn(file, args, {
-      cwd: params.cwd ?? opts.defaultCwd,
-      env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    this.child = spawnInGroup(file, args, { cwd: params.cwd ?? opts.defaultCwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     this.pid = this.child.pid;
     this.child.stdout?.on('data', (b: Buffer) => this.onData(b));
     this.child.stderr?.on('data', (b: Buffer) => this.onData(b));
@@ -136,7 +132,7 @@ export class BridgeTerminal implements TerminalHandle {
 
   kill(): Promise<void> {
     if (this.exitStatus || this.child.pid === undefined) return Promise.resolve();
-    this.killing ??= killProcessGroup(this.child.pid, this.exited, KILL_GRACE_MS);
+    this.killing ??= killProcessTree(this.child, { graceMs: KILL_GRACE_MS });
     return this.killing;
   }
 
@@ -146,11 +142,7 @@ export class BridgeTerminal implements TerminalHandle {
     if (this.child.pid !== undefined) {
       if (this.exitStatus === null) await this.kill();
       // Background children the command left in its group go too: nothing outlives a release.
-      try {
-        process.kill(-this.child.pid, 'SIGKILL');
-      } catch {
-        // the group is already empty
-      }
+      signalGroup(this.child.pid, 'SIGKILL');
     }
     clearTimeout(this.flushTimer);
     this.terminal.dispose();
@@ -259,24 +251,3 @@ function spawnErrorText(file: string, err: NodeJS.ErrnoException): string {
   return `${file}: ${err.message}`;
 }
 
-/** TERM to the whole group, KILL after the grace unless the exit event came first. */
-async function killProcessGroup(pid: number, exited: Promise<unknown>, graceMs: number): Promise<void> {
-  const signal = (sig: NodeJS.Signals) => {
-    try {
-      process.kill(-pid, sig);
-    } catch {
-      // group already gone
-    }
-  };
-  signal('SIGTERM');
-  let timer: NodeJS.Timeout | undefined;
-  const graceOver = new Promise<boolean>((r) => {
-    timer = setTimeout(() => r(false), graceMs);
-  });
-  const exitedInTime = await Promise.race([exited.then(() => true), graceOver]);
-  clearTimeout(timer);
-  if (!exitedInTime) {
-    signal('SIGKILL');
-    await exited;
-  }
-}

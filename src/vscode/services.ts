@@ -6,7 +6,10 @@ import type { VsCodeTerminalBridge } from './terminalBridge';
 
 /** The part of the core pipeline the adapters use. */
 export interface PipelineLike {
-  run(rawInput: unknown, opts?: { signal?: AbortSignal; onUpdate?: UpdateListener; sessionKey?: string }): Promise<ToolResult>;
+  run(
+    rawInput: unknown,
+    opts?: { signal?: AbortSignal; onUpdate?: UpdateListener; sessionKey?: string; approver?: Approver },
+  ): Promise<ToolResult>;
   explain(command: string, cwd?: string): PolicyDecision;
 }
 

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { activateApi, EXTENSION_ID } from './testApi';
+import { activateApi, answerDialogs, EXTENSION_ID } from './testApi';
 
 describe('foundation', () => {
   it('activates the extension', async () => {
@@ -15,6 +15,7 @@ describe('foundation', () => {
 
   it('runs printf and exit 3 in a Pseudoterminal terminal and sees output and exit code', async () => {
     const api = await activateApi();
+    await answerDialogs('Allow once');
     const term = await api.createTerminal({ command: "printf 'a\\nb\\n'; exit 3" });
     const status = await term.waitForExit();
     assert.deepEqual(status, { exitCode: 3, signal: null });
@@ -39,8 +40,10 @@ describe('foundation', () => {
     assert.match(output, /hi\r\n/);
   });
 
-  it('Run Agent Bash returns the exit code of the command it ran', async () => {
-    const status = await vscode.commands.executeCommand('agentBash.run', 'exit 4');
-    assert.deepEqual(status, { exitCode: 4, signal: null });
+  it('Run Agent Bash returns the result of the command it ran', async () => {
+    await answerDialogs('Allow once');
+    const result = await vscode.commands.executeCommand<{ details: { exitCode?: number }; isError?: boolean }>('agentBash.run', 'exit 4');
+    assert.equal(result?.details.exitCode, 4);
+    assert.equal(result?.isError, true);
   });
 });

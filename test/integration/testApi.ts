@@ -10,6 +10,18 @@ export async function activateApi(): Promise<AgentBashApi> {
   return ext.activate();
 }
 
+/** The test hooks (present because the harness sets AGENT_BASH_TEST_MODE=1). */
+export async function testing(): Promise<NonNullable<AgentBashApi['testing']>> {
+  const api = await activateApi();
+  if (!api.testing) throw new Error('api.testing missing: AGENT_BASH_TEST_MODE is not 1');
+  return api.testing;
+}
+
+/** Answers every approval dialog with `button` (VS Code refuses real modals in test mode). */
+export async function answerDialogs(button: string | undefined): Promise<void> {
+  (await testing()).services.prompter.setResponder(() => button);
+}
+
 export function workspaceDir(): string {
   const folder = vscode.workspace.workspaceFolders?.[0];
   if (!folder) throw new Error('no workspace folder open');

@@ -1,0 +1,71 @@
+// The public API returned from activate(), typed by the shipped api/agent-bash.d.ts (this file must
+// satisfy it, so the two cannot drift). In test mode it also carries the services for the suites.
+import type * as vscode from 'vscode';
+import type { BangResult, AgentBashApi as PublicApi } from '../../api/agent-bash';
+import type { JobManager, ToolResult } from '../core/contracts';
+import * as vscodeApi from 'vscode';
+import type { CommandLog } from './commandLog';
+import type { ExecutorHolder } from './executorHolder';
+import type { AgentBashServices, PipelineLike } from './services';
+import type { SessionCwd } from './sessionCwd';
+import { checkTerminalPolicy } from './terminalPolicy';
+
+export interface TestingHooks {
+  services: AgentBashServices;
+  jobs: JobManager;
+  executors: ExecutorHolder;
+  cwd: SessionCwd;
+  sessionId: string;
+}
+
+export interface AgentBashApi extends PublicApi {
+  /** Present only when AGENT_BASH_TEST_MODE=1 (the integration suites). */
+  testing?: TestingHooks;
+}
+
+export interface ApiDeps {
+  services: AgentBashServices;
+  tracked: PipelineLike & { runFrom(source: string, ...args: Parameters<PipelineLike['run']>): Promise<ToolResult> };
+  jobs: JobManager;
+  executors: ExecutorHolder;
+  commandLog: CommandLog;
+  sessionId: string;
+  cwd: SessionCwd;
+}
+
+export function createApi(deps: ApiDeps): AgentBashApi {
+  const { services } = deps;
+  const api: AgentBashApi = {
+    runBash: (input, options) =>
+      deps.tracked.runFrom('api', input, {
+        ...(options?.signal ? { signal: options.signal } : {}),
+        ...(options?.onUpdate ? { onUpdate: options.onUpdate } : {}),
+      }),
+    createTerminal: async (params) => {
+      await checkTerminalPolicy(services, params);
+      return services.bridge.createTerminal(params, { owner: 'api' });
+    },
+    runBang: (command) => Promise.resolve(vscodeApi.commands.executeCommand<BangResult | undefined>('agentBash.runBang', command)),
+    explain: (command, cwd) => {
+      const d = services.pipeline.explain(command, cwd);
+      return {
+        decision: d.decision,
+        rule: d.rule,
+        reason: d.reason,
+        uncertain: d.uncertain,
+        segments: d.segments.map((s) => ({
+          text: s.segment.text,
+          argv: s.segment.argv,
+          decision: s.decision,
+          rule: s.rule,
+          opaque: s.segment.opaque,
+        })),
+      };
+    },
+    onDidRunCommand: deps.commandLog.onDidRunCommand as vscode.Event<Parameters<Parameters<PublicApi['onDidRunCommand']>[0]>[0]>,
+  };
+  if (process.env.AGENT_BASH_TEST_MODE === '1') {
+    api.testing = { services, jobs: deps.jobs, executors: deps.executors, cwd: deps.cwd, sessionId: deps.sessionId };
+  }
+  return api;
+}

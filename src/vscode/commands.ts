@@ -1,0 +1,206 @@
+// The command palette: Run Agent Bash, Run Bang Command, Show Jobs, Open Artifact, Explain Policy
+// Decision. Each command also takes an argument so scripts and tests can drive it without UI.
+import * as vscode from 'vscode';
+import type { ArtifactStore, JobManager, PolicyDecision, ToolResult } from '../core/contracts';
+import { bangMessageText, runBang, type BangResult } from '../exec/bang';
+import { openArtifact } from './artifactProvider';
+import type { CommandLog } from './commandLog';
+import type { ExecutorHolder } from './executorHolder';
+import { showJobsPick } from './jobsView';
+import type { AgentBashServices, PipelineLike } from './services';
+import { SessionCwd } from './sessionCwd';
+
+const HISTORY_KEY = 'agentBash.history';
+const HISTORY_MAX = 50;
+/** Foreground runs longer than this get a progress notification with Cancel. */
+const PROGRESS_AFTER_MS = 1000;
+export const SHOW_OUTPUT_BUTTON = 'Show Output';
+
+export interface CommandDeps extends AgentBashServices {
+  tracked: PipelineLike & { runFrom(source: string, ...args: Parameters<PipelineLike['run']>): Promise<ToolResult> };
+  jobs: JobManager;
+  artifacts: ArtifactStore;
+  executors: ExecutorHolder;
+  commandLog: CommandLog;
+  sessionId: string;
+  cwd: SessionCwd;
+}
+
+/** The one-line outcome shown after Run Agent Bash. */
+export function resultMessage(command: string, result: ToolResult): string {
+  const d = result.details;
+  const head = `Agent Bash: \`${oneLine(command)}\``;
+  if (d.timedOut) return `${head} [timed out after ${d.timeoutSeconds ?? '?'} s]`;
+  if (d.async) return `${head} [running as job ${d.async.jobId}]`;
+  if (d.exitCode !== undefined) return `${head} [exit code ${d.exitCode}]`;
+  if (result.isError) return `${head} was not run or failed: ${firstLine(result.content[0]?.text ?? '')}`;
+  return `${head} [exit code 0]`;
+}
+
+export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
+  const reg = (id: string, fn: (...args: never[]) => unknown) => context.subscriptions.push(vscode.commands.registerCommand(id, fn));
+  reg('agentBash.run', (arg?: unknown) => runAgentBash(context, deps, arg));
+  reg('agentBash.runBang', (arg?: unknown) => runBangCommand(deps, arg));
+  reg('agentBash.showJobs', () => showJobsPick(deps.jobs));
+  reg('agentBash.openArtifact', (arg?: unknown) => openArtifactCommand(deps, arg));
+  reg('agentBash.explain', (arg?: unknown) => explainCommand(deps, arg));
+}
+
+async function runAgentBash(context: vscode.ExtensionContext, deps: CommandDeps, arg: unknown): Promise<ToolResult | undefined> {
+  let input: Record<string, unknown>;
+  if (typeof arg === 'string') input = { command: arg };
+  else if (arg && typeof arg === 'object') input = { ...(arg as Record<string, unknown>) };
+  else {
+    const command = await pickCommand(context.globalState.get<string[]>(HISTORY_KEY) ?? []);
+    if (!command) return undefined;
+    input = { command };
+  }
+  const command = String(input.command ?? '');
+  if (command.trim()) {
+    const history = (context.globalState.get<string[]>(HISTORY_KEY) ?? []).filter((c) => c !== command);
+    await context.globalState.update(HISTORY_KEY, [command, ...history].slice(0, HISTORY_MAX));
+  }
+  const controller = new AbortController();
+  const running = deps.tracked.runFrom('palette', input, { signal: controller.signal });
+  const timer = setTimeout(() => {
+    void vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Agent Bash: ${oneLine(command)}`, cancellable: true },
+      (_progress, token) => {
+        token.onCancellationRequested(() => controller.abort());
+        return running;
+      },
+    );
+  }, PROGRESS_AFTER_MS);
+  const result = await running.finally(() => clearTimeout(timer));
+  const message = resultMessage(command, result);
+  const show = result.isError ? vscode.window.showErrorMessage : vscode.window.showInformationMessage;
+  void show(message, SHOW_OUTPUT_BUTTON).then(async (choice) => {
+    if (choice !== SHOW_OUTPUT_BUTTON) return;
+    if (result.details.artifactId) await openArtifact(result.details.artifactId);
+    else await showText(result.content.map((c) => c.text).join('\n'));
+  });
+  return result;
+}
+
+async function runBangCommand(deps: CommandDeps, arg: unknown): Promise<BangResult | undefined> {
+  const command =
+    typeof arg === 'string' ? arg : await vscode.window.showInputBox({ prompt: 'Your command (runs as you, no approval)', placeHolder: 'git status' });
+  if (!command) return undefined;
+  const view = new vscode.EventEmitter<string>();
+  let opened = false;
+  let pending = `\x1b[1m$ ${command}\x1b[0m\r\n`;
+  const write = (text: string) => {
+    const t = text.replace(/\r?\n/g, '\r\n');
+    if (opened) view.fire(t);
+    else pending += t;
+  };
+  const controller = new AbortController();
+  const terminal = vscode.window.createTerminal({
+    name: `Agent Bash: !${oneLine(command)}`,
+    pty: {
+      onDidWrite: view.event,
+      open: () => {
+        opened = true;
+        view.fire(pending);
+        pending = '';
+      },
+      close: () => controller.abort(),
+      handleInput: (data: string) => {
+        if (data === '\x03') controller.abort();
+      },
+    },
+  });
+  terminal.show(true);
+  const settings = deps.settings();
+  const result = await runBang(command, {
+    cwd: deps.cwd.get(),
+    signal: controller.signal,
+    onChunk: write,
+    maxTimeout: settings.maxTimeout,
+    executor: deps.executors.executor,
+    sessionKey: `${deps.sessionId}:bang`,
+    headBytes: settings.artifactHeadBytes * 1024,
+    maxColumns: settings.outputMaxColumns,
+  });
+  if (result.newCwd) deps.cwd.set(result.newCwd);
+  write(`\n\x1b[2m${result.cancelled ? '[cancelled]' : result.timedOut ? '[timed out]' : `[exit code ${result.exitCode ?? '?'}]`}\x1b[0m\n`);
+  deps.log.info(`! ${oneLine(command)} · exit=${result.exitCode ?? '-'} · cwd=${deps.cwd.get()}${result.cancelled ? ' · cancelled' : ''}`);
+  deps.log.debug(bangMessageText(result));
+  return result;
+}
+
+async function openArtifactCommand(deps: CommandDeps, arg: unknown): Promise<void> {
+  const known = deps.commandLog.artifactIds();
+  const id =
+    typeof arg === 'string'
+      ? arg.replace(/^artifact:\/\//, '')
+      : known.length
+        ? await vscode.window.showQuickPick([...known].reverse(), { title: 'Agent Bash: open artifact' })
+        : await vscode.window.showInputBox({ prompt: 'Artifact id (artifact://<id>)' });
+  if (!id) return;
+  if (!deps.artifacts.pathOf(id)) {
+    void vscode.window.showErrorMessage(`Agent Bash: unknown artifact ${id}`);
+    return;
+  }
+  await openArtifact(id);
+}
+
+async function explainCommand(deps: CommandDeps, arg: unknown): Promise<PolicyDecision | undefined> {
+  const command = typeof arg === 'string' ? arg : await vscode.window.showInputBox({ prompt: 'Command to explain (nothing runs)' });
+  if (!command) return undefined;
+  const decision = deps.pipeline.explain(command);
+  if (typeof arg !== 'string') {
+    const items: vscode.QuickPickItem[] = [
+      { label: `${icon(decision.decision)} ${decision.decision.toUpperCase()}`, detail: decision.reason },
+      ...decision.segments.map((s, i) => ({
+        label: `${icon(s.decision)} ${i + 1}. ${s.segment.text}`,
+        description: [s.rule ? `rule \`${s.rule.match}\`` : 'no rule', s.segment.opaque ? 'opaque' : '', s.segment.redirects.length ? 'redirects' : '']
+          .filter(Boolean)
+          .join(' · '),
+      })),
+    ];
+    void vscode.window.showQuickPick(items, { title: `Agent Bash policy: ${oneLine(command)}` });
+  }
+  return decision;
+}
+
+async function pickCommand(history: string[]): Promise<string | undefined> {
+  const pick = vscode.window.createQuickPick();
+  pick.title = 'Run Agent Bash';
+  pick.placeholder = 'Command to run (through the policy, in a terminal)';
+  pick.items = history.map((label) => ({ label }));
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = (value: string | undefined) => {
+      if (done) return;
+      done = true;
+      resolve(value);
+      pick.dispose();
+    };
+    pick.onDidAccept(() => finish(pick.selectedItems[0]?.label ?? (pick.value.trim() || undefined)));
+    pick.onDidChangeValue((value) => {
+      // A typed command is its own first item, so Enter runs what was typed.
+      pick.items = [...(value.trim() ? [{ label: value }] : []), ...history.filter((h) => h !== value).map((label) => ({ label }))];
+    });
+    pick.onDidHide(() => finish(undefined));
+    pick.show();
+  });
+}
+
+async function showText(text: string): Promise<void> {
+  const doc = await vscode.workspace.openTextDocument({ content: text, language: 'log' });
+  await vscode.window.showTextDocument(doc, { preview: true });
+}
+
+function icon(verdict: string): string {
+  return verdict === 'allow' ? '$(pass)' : verdict === 'deny' ? '$(error)' : '$(question)';
+}
+
+function oneLine(command: string): string {
+  const line = command.replace(/\s+/g, ' ').trim();
+  return line.length > 60 ? `${line.slice(0, 59)}…` : line;
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0] ?? '';
+}

@@ -1,0 +1,45 @@
+// One LocalExecutor for the session whose shell follows the settings: when `agentBash.shell.*` or
+// `agentBash.direnv` change, the next call gets a fresh executor and the old one is disposed (its
+// persistent shells killed), so changes apply without a reload.
+import type { ExecRequest, ExecResult, LocalExecutor } from '../core/contracts';
+import { LocalShellExecutor } from '../exec/localExecutor';
+import type { SettingsStore } from './settings';
+
+export class ExecutorHolder {
+  private current: { key: string; executor: LocalShellExecutor } | undefined;
+  private readonly retired = new Set<Promise<void>>();
+
+  constructor(private readonly settings: SettingsStore) {}
+
+  /** A stable executor object that always delegates to the one matching the current settings. */
+  readonly executor: LocalExecutor = {
+    run: (req: ExecRequest): Promise<ExecResult> => this.get().run(req),
+    dispose: () => this.dispose(),
+  };
+
+  get(): LocalShellExecutor {
+    const s = this.settings.current();
+    const key = JSON.stringify([s.shell.path ?? '', s.shell.args ?? [], s.direnv]);
+    if (this.current?.key !== key) {
+      if (this.current) {
+        const done = this.current.executor.dispose().finally(() => this.retired.delete(done));
+        this.retired.add(done);
+      }
+      this.current = {
+        key,
+        executor: new LocalShellExecutor({
+          ...(s.shell.path ? { shellPath: s.shell.path } : {}),
+          ...(s.shell.path && s.shell.args ? { shellArgs: s.shell.args } : {}),
+          direnv: s.direnv,
+        }),
+      };
+    }
+    return this.current.executor;
+  }
+
+  async dispose(): Promise<void> {
+    const cur = this.current;
+    this.current = undefined;
+    await Promise.allSettled([cur?.executor.dispose(), ...this.retired]);
+  }
+}

@@ -1,0 +1,58 @@
+// The Language Model Tool `agent_bash` for chat agent panels (Copilot agent mode and others). VS Code
+// asks the user through its own confirmation UI for prompt-level commands (prepareInvocation), so
+// invoke() runs them pre-approved; a denied command is never offered for confirmation and comes back
+// as the pipeline's error text.
+import * as vscode from 'vscode';
+import type { Approver, ToolResult } from '../core/contracts';
+import type { AgentBashServices } from './services';
+
+export const LM_TOOL_NAME = 'agent_bash';
+
+interface ToolInput {
+  command?: unknown;
+  cwd?: unknown;
+}
+
+const PRE_APPROVED: Approver = { approve: async () => ({ kind: 'allow' }) };
+
+export function resultText(result: ToolResult): string {
+  return result.content.map((c) => c.text).join('\n');
+}
+
+export function registerLmTool(services: AgentBashServices): vscode.Disposable {
+  if (!vscode.lm?.registerTool) return new vscode.Disposable(() => undefined);
+  return vscode.lm.registerTool<ToolInput>(LM_TOOL_NAME, {
+    prepareInvocation(options) {
+      const command = typeof options.input.command === 'string' ? options.input.command : '';
+      const cwd = typeof options.input.cwd === 'string' ? options.input.cwd : undefined;
+      const decision = command ? services.pipeline.explain(command, cwd) : undefined;
+      if (decision?.decision === 'prompt') {
+        return {
+          invocationMessage: `Running \`${oneLine(command)}\``,
+          confirmationMessages: {
+            title: 'Agent Bash: run this command?',
+            message: new vscode.MarkdownString(
+              `\`\`\`sh\n${command}\n\`\`\`\n\nWorking directory: \`${cwd ?? services.workspaceCwd()}\`\n\n${decision.reason}`,
+            ),
+          },
+        };
+      }
+      return { invocationMessage: command ? `Running \`${oneLine(command)}\`` : 'Running a command' };
+    },
+    async invoke(options, token) {
+      const controller = new AbortController();
+      const sub = token.onCancellationRequested(() => controller.abort());
+      try {
+        const result = await services.pipeline.run(options.input, { signal: controller.signal, approver: PRE_APPROVED });
+        return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(resultText(result))]);
+      } finally {
+        sub.dispose();
+      }
+    },
+  });
+}
+
+function oneLine(command: string): string {
+  const line = command.replace(/\s+/g, ' ').trim();
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
