@@ -1,0 +1,131 @@
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+// Runs the bundled CLI (`npm run build` first, as `npm run test:unit` does).
+const ROOT = path.resolve(__dirname, '../../../..');
+const CLI = path.join(ROOT, 'dist', 'cli.js');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function explain(args: string[], cwd = ROOT): Run {
+  const r = spawnSync(process.execPath, [CLI, 'explain', ...args], { cwd, encoding: 'utf8', timeout: 20_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const USAGE = 'usage: agent-bash explain [--rules FILE] [--cwd DIR] [--workspace DIR]... -- COMMAND';
+
+describe('cli/explain', () => {
+  let dir: string;
+  let rulesFile: string;
+  before(function () {
+    if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bash-explain-'));
+    rulesFile = path.join(dir, 'rules.json');
+    fs.writeFileSync(rulesFile, JSON.stringify([
+      { match: 'git status*', approval: 'allow' },
+      { match: 'ls *', approval: 'allow' },
+      { match: 'rm *', approval: 'deny' },
+    ]));
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('prints the decision object for an allowed compound command', () => {
+    const r = explain(['--rules', rulesFile, '--cwd', dir, '--', 'git status && ls -la']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), {
+      decision: 'allow',
+      rule: { match: 'git status*', approval: 'allow' },
+      reason: 'every segment matched an allow rule: `git status*`, `ls *`',
+      segments: [
+        { text: 'git status', argv: ['git', 'status'], decision: 'allow', opaque: false, redirects: [] },
+        { text: 'ls -la', argv: ['ls', '-la'], decision: 'allow', opaque: false, redirects: [] },
+      ],
+      uncertain: false,
+    });
+  });
+
+  it('denies with the rule and the segment, and joins words after --', () => {
+    const r = explain(['--rules', rulesFile, '--cwd', dir, '--', 'ls', '&&', 'sudo', '/bin/rm', '-rf', 'build']);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.equal(out.decision, 'deny');
+    assert.deepEqual(out.rule, { match: 'rm *', approval: 'deny' });
+    assert.equal(out.reason, '`rm -rf build` in segment 2 matched deny rule `rm *`');
+    assert.deepEqual(out.segments[1].argv, ['rm', '-rf', 'build']);
+  });
+
+  it('shows redirects, opaque segments and uncertainty', () => {
+    const redirect = JSON.parse(explain(['--rules', rulesFile, '--cwd', dir, '--', 'ls > out.txt 2>&1']).stdout);
+    assert.equal(redirect.decision, 'prompt');
+    assert.deepEqual(redirect.segments[0].redirects, [{ op: '>', target: 'out.txt' }, { op: '>&', fd: '2', target: '1' }]);
+    const opaque = JSON.parse(explain(['--rules', rulesFile, '--cwd', dir, '--', 'ls | xargs echo']).stdout);
+    assert.deepEqual(opaque.segments.map((s: { opaque: boolean }) => s.opaque), [false, true]);
+    const uncertain = JSON.parse(explain(['--cwd', dir, '--', '$cmd x']).stdout);
+    assert.equal(uncertain.uncertain, true);
+    assert.equal(uncertain.decision, 'prompt');
+  });
+
+  it('with no rules everything prompts', () => {
+    const r = explain(['--', 'ls']);
+    assert.equal(r.code, 0);
+    const out = JSON.parse(r.stdout);
+    assert.equal(out.decision, 'prompt');
+    assert.equal(out.rule, null);
+    assert.equal(out.reason, '`ls` in segment 1 matched no rule');
+  });
+
+  it('--workspace sets the roots, --cwd resolves relative paths', () => {
+    const all = path.join(dir, 'all.json');
+    fs.writeFileSync(all, JSON.stringify([{ match: '*', approval: 'allow' }]));
+    const sub = path.join(dir, 'sub');
+    fs.mkdirSync(sub, { recursive: true });
+    assert.equal(JSON.parse(explain(['--rules', all, '--cwd', sub, '--', 'cat ../x']).stdout).decision, 'prompt');
+    assert.equal(JSON.parse(explain(['--rules', all, '--cwd', sub, '--workspace', dir, '--', 'cat ../x']).stdout).decision, 'allow');
+    assert.equal(JSON.parse(explain([`--rules=${all}`, `--cwd=${sub}`, `--workspace=${dir}`, '--', 'cat ../x']).stdout).decision, 'allow');
+  });
+
+  describe('exit 2 with a message', () => {
+    const cases: Array<[string, () => string[], () => string]> = [
+      ['unknown option', () => ['--nope', '--', 'ls'], () => 'unknown option: --nope'],
+      ['missing --', () => ['ls'], () => 'unknown option: ls'],
+      ['no -- at all', () => [], () => 'missing `--` before the command'],
+      ['empty command', () => ['--'], () => 'empty command after `--`'],
+      ['missing value', () => ['--rules'], () => 'option --rules needs a value'],
+      ['value is --', () => ['--cwd', '--', 'ls'], () => 'option --cwd needs a value'],
+      ['twice', () => ['--cwd', '/', '--cwd', '/', '--', 'ls'], () => 'option --cwd given twice'],
+      ['bad cwd', () => ['--cwd', '/definitely/not/here', '--', 'ls'], () => '--cwd /definitely/not/here is not a directory'],
+      ['missing rules file', () => ['--rules', path.join(dir, 'none.json'), '--', 'ls'], () => `cannot read rules file ${path.join(dir, 'none.json')}: ENOENT`],
+    ];
+    for (const [name, args, message] of cases) {
+      it(name, () => {
+        const r = explain(args());
+        assert.equal(r.code, 2);
+        assert.equal(r.stdout, '');
+        assert.equal(r.stderr, `agent-bash explain: ${message()}\n${USAGE}\n`);
+      });
+    }
+
+    it('rules file that is not JSON', () => {
+      const bad = path.join(dir, 'bad.json');
+      fs.writeFileSync(bad, '[{');
+      const r = explain(['--rules', bad, '--', 'ls']);
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, new RegExp(`^agent-bash explain: rules file ${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not valid JSON: `));
+    });
+
+    it('rules file with an invalid rule', () => {
+      const bad = path.join(dir, 'invalid.json');
+      fs.writeFileSync(bad, JSON.stringify([{ match: 'ls *', approval: 'allow' }, { match: 'rm *', approval: 'block' }]));
+      const r = explain(['--rules', bad, '--', 'ls']);
+      assert.equal(r.code, 2);
+      assert.equal(r.stderr, `agent-bash explain: rules file ${bad}: [1].approval: approval must be "allow", "prompt" or "deny"\n${USAGE}\n`);
+    });
+  });
+});
