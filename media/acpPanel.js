@@ -1,0 +1,133 @@
+// Agent panel webview: renders the transcript the extension posts and sends prompts, Stop and terminal
+// reveals back. Text only ever goes in through textContent, never as HTML.
+(function () {
+  'use strict';
+  const vscode = acquireVsCodeApi();
+  const transcript = document.getElementById('transcript');
+  const statusLine = document.getElementById('status');
+  const form = document.getElementById('composer');
+  const prompt = document.getElementById('prompt');
+  const send = document.getElementById('send');
+  const stop = document.getElementById('stop');
+
+  /** index → element of each transcript item; terminalId → card state and elements. */
+  const itemEls = [];
+  const cards = new Map();
+  const cardEls = new Map();
+
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function nearBottom() {
+    return window.innerHeight + window.scrollY >= document.body.scrollHeight - 40;
+  }
+
+  function cardElement(terminalId) {
+    let card = cardEls.get(terminalId);
+    if (card) return card;
+    const root = el('button', 'terminal-card');
+    root.type = 'button';
+    root.title = 'Show this terminal';
+    const head = el('div', 'terminal-head');
+    const command = el('span', 'terminal-command', terminalId);
+    const exit = el('span', 'terminal-exit');
+    head.append(command, exit);
+    const output = el('pre', 'terminal-output');
+    root.append(head, output);
+    root.addEventListener('click', () => vscode.postMessage({ type: 'reveal', terminalId }));
+    card = { root, command, exit, output };
+    cardEls.set(terminalId, card);
+    paintCard(terminalId);
+    return card;
+  }
+
+  function paintCard(terminalId) {
+    const state = cards.get(terminalId);
+    const card = cardEls.get(terminalId);
+    if (!state || !card) return;
+    card.command.textContent = state.commandLine || state.terminalId;
+    card.exit.textContent = state.exit || 'running…';
+    card.root.classList.toggle('exited', Boolean(state.exit));
+    card.output.textContent = state.output;
+    card.output.scrollTop = card.output.scrollHeight;
+  }
+
+  function renderItem(index, item) {
+    const follow = nearBottom();
+    let node = itemEls[index];
+    if (!node) {
+      node = el('section', `item ${item.kind}`);
+      itemEls[index] = node;
+      transcript.append(node);
+    }
+    node.className = `item ${item.kind}`;
+    node.replaceChildren();
+    if (item.kind === 'tool') {
+      const head = el('div', 'tool-head');
+      head.append(el('span', `tool-status status-${item.status}`, item.status), el('span', 'tool-title', item.title));
+      node.append(head);
+      if (item.text) node.append(el('pre', 'tool-text', item.text));
+      for (const id of item.terminalIds) {
+        if (!cards.has(id)) cards.set(id, { terminalId: id, commandLine: '', output: '' });
+        node.append(cardElement(id).root);
+      }
+    } else {
+      node.append(el('div', 'text', item.text));
+    }
+    if (follow) window.scrollTo(0, document.body.scrollHeight);
+  }
+
+  function setBusy(busy) {
+    send.disabled = busy;
+    stop.disabled = !busy;
+    prompt.disabled = busy;
+    if (!busy) prompt.focus();
+  }
+
+  window.addEventListener('message', (event) => {
+    const message = event.data;
+    switch (message.type) {
+      case 'reset':
+        transcript.replaceChildren();
+        itemEls.length = 0;
+        cards.clear();
+        cardEls.clear();
+        for (const card of message.cards) cards.set(card.terminalId, card);
+        message.items.forEach((item, index) => renderItem(index, item));
+        setBusy(message.busy);
+        statusLine.textContent = message.status;
+        break;
+      case 'item':
+        renderItem(message.index, message.item);
+        break;
+      case 'card':
+        cards.set(message.card.terminalId, message.card);
+        paintCard(message.card.terminalId);
+        break;
+      case 'busy':
+        setBusy(message.busy);
+        break;
+      case 'status':
+        statusLine.textContent = message.text;
+        break;
+    }
+  });
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const text = prompt.value.trim();
+    if (!text) return;
+    prompt.value = '';
+    vscode.postMessage({ type: 'prompt', text });
+  });
+  prompt.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) form.requestSubmit();
+  });
+  stop.addEventListener('click', () => vscode.postMessage({ type: 'stop' }));
+
+  vscode.postMessage({ type: 'ready' });
+})();

@@ -1,0 +1,104 @@
+// `session/request_permission` as an editor dialog: the agent's options become buttons (their kinds,
+// not their ids, carry the meaning), a dismissed dialog or a cancelled turn answers `cancelled`, and an
+// "always" answer is remembered for this agent so the same kind of tool call is not asked again.
+import type { ModalQuestion } from '../vscode/modalPrompter';
+
+export type PermissionOptionKind = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
+
+export interface PermissionOptionLike {
+  optionId: string;
+  name: string;
+  kind: PermissionOptionKind;
+}
+
+export interface PermissionToolCall {
+  toolCallId: string;
+  title?: string | null;
+  kind?: string | null;
+  rawInput?: unknown;
+}
+
+export type PermissionOutcome = { outcome: 'selected'; optionId: string } | { outcome: 'cancelled' };
+
+export interface PermissionAsker {
+  ask(question: ModalQuestion, signal?: AbortSignal): Promise<string | undefined>;
+}
+
+export function permissionTitle(agentName: string, toolTitle: string): string {
+  return `${agentName} asks: ${toolTitle}`;
+}
+export const UNTITLED_TOOL_CALL = 'run a tool';
+
+const KIND_ORDER: PermissionOptionKind[] = ['allow_once', 'allow_always', 'reject_once', 'reject_always'];
+
+/** Button labels for the options, unique even when an agent names two options alike. */
+export function buttonLabels(options: PermissionOptionLike[]): string[] {
+  const seen = new Set<string>();
+  return options.map((o) => {
+    let label = o.name.trim() || o.kind;
+    if (seen.has(label)) label = `${label} (${o.kind})`;
+    seen.add(label);
+    return label;
+  });
+}
+
+export class PermissionHost {
+  /** Remembered "always" answers of this agent: tool-call key → the kind chosen. */
+  private readonly remembered = new Map<string, 'allow_always' | 'reject_always'>();
+
+  constructor(
+    private readonly agentName: string,
+    private readonly asker: PermissionAsker,
+  ) {}
+
+  async request(
+    toolCall: PermissionToolCall,
+    options: PermissionOptionLike[],
+    signal: AbortSignal,
+  ): Promise<PermissionOutcome> {
+    if (signal.aborted || options.length === 0) return { outcome: 'cancelled' };
+    const key = rememberKey(toolCall);
+    const kept = this.remembered.get(key);
+    if (kept) {
+      const option = options.find((o) => o.kind === kept) ?? options.find((o) => o.kind === onceOf(kept));
+      if (option) return { outcome: 'selected', optionId: option.optionId };
+    }
+
+    const ordered = [...options].sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind));
+    const labels = buttonLabels(ordered);
+    const question: ModalQuestion = {
+      message: permissionTitle(this.agentName, toolCall.title?.trim() || UNTITLED_TOOL_CALL),
+      detail: describeInput(toolCall),
+      buttons: labels,
+    };
+    // The test responder ignores the signal, so the cancel race lives here, not only in the prompter.
+    const answer = await Promise.race([
+      this.asker.ask(question, signal),
+      new Promise<undefined>((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true })),
+    ]);
+    if (signal.aborted || answer === undefined) return { outcome: 'cancelled' };
+    const chosen = ordered[labels.indexOf(answer)];
+    if (!chosen) return { outcome: 'cancelled' };
+    if (chosen.kind === 'allow_always' || chosen.kind === 'reject_always') this.remembered.set(key, chosen.kind);
+    return { outcome: 'selected', optionId: chosen.optionId };
+  }
+}
+
+function onceOf(kind: 'allow_always' | 'reject_always'): PermissionOptionKind {
+  return kind === 'allow_always' ? 'allow_once' : 'reject_once';
+}
+
+/** Same tool kind and title: a repeated command, or the same kind of edit, asks once. */
+function rememberKey(toolCall: PermissionToolCall): string {
+  return `${toolCall.kind ?? 'other'}\u0000${toolCall.title ?? ''}`;
+}
+
+function describeInput(toolCall: PermissionToolCall): string | undefined {
+  const input = toolCall.rawInput;
+  if (input === undefined || input === null) return toolCall.kind ? `Kind: ${toolCall.kind}` : undefined;
+  if (typeof input === 'object' && typeof (input as { command?: unknown }).command === 'string') {
+    return `Command: ${(input as { command: string }).command}`;
+  }
+  const text = JSON.stringify(input, null, 2);
+  return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
+}

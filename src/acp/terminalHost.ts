@@ -1,0 +1,163 @@
+// Serves an agent's `terminal/*` requests through the VS Code terminal bridge, with the policy in front
+// of `terminal/create`: deny answers with an error naming the rule, prompt asks the user first, and in
+// both refusals nothing runs. Ids are scoped to the agent that created them.
+import { RequestError } from '@agentclientprotocol/sdk';
+import type {
+  Approver,
+  CreateTerminalParams,
+  PolicyDecision,
+  TerminalExitStatus,
+  TerminalHandle,
+  TerminalOutput,
+} from '../core/contracts';
+import { policyCommandLine } from './policyCommand';
+
+/** JSON-RPC server-error code for a command the policy or the user refused. */
+export const COMMAND_DENIED_CODE = -32001;
+export const UNKNOWN_TERMINAL_CODE = -32002;
+export const NO_POLICY_REASON = 'no policy is loaded, so every agent command asks first';
+
+export function commandDeniedMessage(reason: string): string {
+  return `Command denied: ${reason}`;
+}
+export function userDeniedMessage(reason: string): string {
+  return `Command denied by the user: ${reason}`;
+}
+export function unknownTerminalMessage(id: string): string {
+  return `Unknown terminal id: ${id}`;
+}
+
+export interface AcpCreateTerminal {
+  command: string;
+  args?: string[] | null;
+  env?: Array<{ name: string; value: string }> | null;
+  cwd?: string | null;
+  outputByteLimit?: number | null;
+}
+
+export interface TerminalBridgeLike {
+  createTerminal(params: CreateTerminalParams, options?: { owner?: string }): Promise<TerminalHandle>;
+  releaseOwner(owner: string): Promise<void>;
+}
+
+export interface TerminalHostDeps {
+  bridge: TerminalBridgeLike;
+  /** The policy verdict, or undefined while no policy is available (then every command asks). */
+  explain(command: string, cwd: string): PolicyDecision | undefined;
+  approver: Approver;
+  /** Bridge owner key: every terminal of this agent is released under it. */
+  owner: string;
+  defaultCwd(): string;
+  log(message: string): void;
+  onCreated?(terminalId: string, handle: TerminalHandle, commandLine: string): void;
+}
+
+export class AcpTerminalHost {
+  private readonly live = new Map<string, TerminalHandle>();
+  private readonly released = new Set<string>();
+
+  constructor(private readonly deps: TerminalHostDeps) {}
+
+  async create(req: AcpCreateTerminal, signal: AbortSignal): Promise<{ terminalId: string }> {
+    const line = policyCommandLine(req);
+    const cwd = req.cwd ?? this.deps.defaultCwd();
+    const decision = this.deps.explain(line, cwd) ?? noPolicyDecision();
+    this.deps.log(`terminal/create ${JSON.stringify(line)} in ${cwd}: ${decision.decision} (${decision.reason})`);
+    if (decision.decision === 'deny') throw denied(commandDeniedMessage(decision.reason), decision);
+    if (decision.decision === 'prompt') {
+      const answer = await abortable(this.deps.approver.approve({ command: line, cwd, decision }, signal), signal);
+      if (answer.kind === 'deny') throw denied(userDeniedMessage(decision.reason), decision);
+    }
+    throwIfAborted(signal);
+
+    const params: CreateTerminalParams = { command: req.command };
+    if (req.args?.length) params.args = req.args;
+    if (req.env?.length) params.env = req.env;
+    if (req.cwd) params.cwd = req.cwd;
+    if (typeof req.outputByteLimit === 'number') params.outputByteLimit = req.outputByteLimit;
+    const handle = await this.deps.bridge.createTerminal(params, { owner: this.deps.owner });
+    if (signal.aborted) {
+      // The agent gave up on this create and will never learn the id: nothing may keep running for it.
+      await handle.release();
+      throwIfAborted(signal);
+    }
+    this.live.set(handle.terminalId, handle);
+    this.deps.onCreated?.(handle.terminalId, handle, line);
+    return { terminalId: handle.terminalId };
+  }
+
+  output(terminalId: string): Promise<TerminalOutput> {
+    return this.lookup(terminalId).currentOutput();
+  }
+
+  async waitForExit(terminalId: string, signal: AbortSignal): Promise<TerminalExitStatus> {
+    return abortable(this.lookup(terminalId).waitForExit(), signal);
+  }
+
+  async kill(terminalId: string): Promise<void> {
+    await this.lookup(terminalId).kill();
+  }
+
+  /** Idempotent: releasing an id twice (or one this agent never had) is not an error. */
+  async release(terminalId: string): Promise<void> {
+    const handle = this.live.get(terminalId);
+    if (!handle) return;
+    this.live.delete(terminalId);
+    this.released.add(terminalId);
+    await handle.release();
+  }
+
+  /** Kills and releases every terminal this agent created. */
+  async releaseAll(): Promise<void> {
+    const handles = [...this.live.entries()];
+    this.live.clear();
+    for (const [id] of handles) this.released.add(id);
+    await Promise.allSettled(handles.map(([, h]) => h.release()));
+    await this.deps.bridge.releaseOwner(this.deps.owner);
+  }
+
+  get liveIds(): string[] {
+    return [...this.live.keys()];
+  }
+
+  private lookup(terminalId: string): TerminalHandle {
+    const handle = this.live.get(terminalId);
+    if (!handle) throw new RequestError(UNKNOWN_TERMINAL_CODE, unknownTerminalMessage(terminalId), { terminalId });
+    return handle;
+  }
+}
+
+function noPolicyDecision(): PolicyDecision {
+  return { decision: 'prompt', rule: null, kind: 'default', reason: NO_POLICY_REASON, segments: [], uncertain: true };
+}
+
+function denied(message: string, decision: PolicyDecision): RequestError {
+  return new RequestError(COMMAND_DENIED_CODE, message, {
+    decision: decision.decision,
+    rule: decision.rule?.match ?? null,
+    reason: decision.reason,
+  });
+}
+
+function throwIfAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw RequestError.requestCancelled();
+}
+
+/** Settles with `promise`, or rejects with -32800 once `signal` aborts (`$/cancel_request`). */
+export function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(RequestError.requestCancelled());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(RequestError.requestCancelled());
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
