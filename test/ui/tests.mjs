@@ -41,19 +41,47 @@ async function waitFor(predicate, timeoutMs, what) {
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 }
 
+/** Waits for the modal dialog, checks it names the command, and clicks a button by its label. */
+async function answerDialog(page, expectText, button, shotPath) {
+  const dialog = page.locator('.monaco-dialog-box');
+  await dialog.waitFor({ state: 'visible', timeout: 20000 });
+  const text = await dialog.innerText();
+  assert.ok(text.includes('Agent Bash: run this command?'), `dialog title missing in: ${text}`);
+  assert.ok(text.includes(expectText), `dialog does not show ${expectText}: ${text}`);
+  assert.ok(text.includes('Why you are asked:'), `dialog has no reason: ${text}`);
+  if (shotPath) await page.screenshot({ path: shotPath });
+  await dialog.locator('.dialog-buttons .monaco-button', { hasText: button }).first().click();
+  await dialog.waitFor({ state: 'hidden', timeout: 10000 });
+}
+
+async function announced(page, text) {
+  // Information and error messages are announced through the workbench's aria alert region.
+  await page.locator('.monaco-alert', { hasText: text }).first().waitFor({ state: 'attached', timeout: 15000 });
+}
+
 export const uiTests = [
   {
-    name: 'palette lists Run Agent Bash and it runs a command in a terminal',
+    name: 'Run Agent Bash from the palette, Allow once in the real dialog, the command runs',
     async run({ page, workspace, shotsDir }) {
       await runFromPalette(page, 'Agent Bash: Run Agent Bash');
-      await typeIntoInputBox(page, 'echo palette-ok > ui-palette.txt');
-      const marker = path.join(workspace, 'ui-palette.txt');
-      await waitFor(() => existsSync(marker), 20000, 'ui-palette.txt');
+      await typeIntoInputBox(page, 'echo palette-ok > ui-allowed.txt');
+      await answerDialog(page, 'Command: echo palette-ok > ui-allowed.txt', 'Allow once', path.join(shotsDir, 'approval-dialog.png'));
+      const marker = path.join(workspace, 'ui-allowed.txt');
+      await waitFor(() => existsSync(marker), 20000, 'ui-allowed.txt');
       assert.equal(readFileSync(marker, 'utf8'), 'palette-ok\n');
-      // The information message is announced through the workbench's aria alert region.
-      await page.locator('.monaco-alert', { hasText: 'Agent Bash: `echo palette-ok > ui-palette.txt` [exit code 0]' })
-        .first().waitFor({ state: 'attached', timeout: 10000 });
+      await announced(page, 'Agent Bash: `echo palette-ok > ui-allowed.txt` [exit code 0]');
       await page.screenshot({ path: path.join(shotsDir, 'run-agent-bash.png') });
+    },
+  },
+  {
+    name: 'Run Agent Bash from the palette, Deny in the real dialog, the command does not run',
+    async run({ page, workspace }) {
+      await runFromPalette(page, 'Agent Bash: Run Agent Bash');
+      await typeIntoInputBox(page, 'touch ui-denied.txt');
+      await answerDialog(page, 'Command: touch ui-denied.txt', 'Deny');
+      await announced(page, 'Agent Bash: `touch ui-denied.txt` was not run or failed: Command denied by the user');
+      await new Promise((r) => setTimeout(r, 1000));
+      assert.equal(existsSync(path.join(workspace, 'ui-denied.txt')), false, 'the denied command ran');
     },
   },
 ];
