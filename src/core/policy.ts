@@ -15,7 +15,7 @@ import type { DecisionKind, PolicyDecision, PolicyRule, Segment, SegmentDecision
 import { findCritical } from './criticalPatterns';
 import { REASON } from './policyReasons';
 import { writesFile } from './redirectTargets';
-import { globMatches, normalizeCommandText } from './ruleGlob';
+import { compileRules, normalizeCommandText, type CompiledRules } from './ruleGlob';
 import { findExternalPath } from './workspaceScope';
 
 export interface PolicyContext {
@@ -38,10 +38,20 @@ interface Outcome {
   segmentIndex?: number;
 }
 
-function firstMatch(rules: readonly PolicyRule[], text: string): PolicyRule | null {
-  if (!text) return null;
-  for (const rule of rules) if (globMatches(rule.match, text)) return rule;
-  return null;
+/** First-match lookups for one decision, memoised per text (a text can be asked for several times). */
+class RuleLookup {
+  private readonly memo = new Map<string, PolicyRule | null>();
+  constructor(private readonly compiled: CompiledRules<PolicyRule>) {}
+
+  first(text: string): PolicyRule | null {
+    if (!text) return null;
+    let rule = this.memo.get(text);
+    if (rule === undefined) {
+      rule = this.compiled.first(text);
+      this.memo.set(text, rule);
+    }
+    return rule;
+  }
 }
 
 function better(a: Outcome, b: Outcome | undefined): boolean {
@@ -71,12 +81,12 @@ interface Match {
   text: string;
 }
 
-function matchOn(rules: readonly PolicyRule[], text: string): Match | null {
-  const rule = firstMatch(rules, text);
+function matchOn(rules: RuleLookup, text: string): Match | null {
+  const rule = rules.first(text);
   return rule ? { rule, text } : null;
 }
 
-function decideSegment(seg: Segment, index: number, rules: readonly PolicyRule[], ctx: PolicyContext): { outcome: Outcome; rule: PolicyRule | null } {
+function decideSegment(seg: Segment, index: number, rules: RuleLookup, ctx: PolicyContext): { outcome: Outcome; rule: PolicyRule | null } {
   const text = shownText(seg);
   const withWrappers = seg.prefix?.length ? normalizeCommandText([...seg.prefix, ...seg.argv].join(' ')) : seg.text;
   const textMatch = matchOn(rules, seg.text);
@@ -115,7 +125,7 @@ function decideSegment(seg: Segment, index: number, rules: readonly PolicyRule[]
 }
 
 export function decide(analysis: ShellAnalysis, rules: PolicyRule[], ctx: PolicyContext): PolicyDecision {
-  const usable = rules.filter((r) => r.match.trim() !== '');
+  const usable = new RuleLookup(compileRules(rules));
   const segments: SegmentDecision[] = [];
   const candidates: Outcome[] = [];
   const allowMatches: string[] = [];
@@ -128,7 +138,7 @@ export function decide(analysis: ShellAnalysis, rules: PolicyRule[], ctx: Policy
   });
 
   const whole = normalizeCommandText(analysis.command);
-  const wholeRule = firstMatch(usable, whole);
+  const wholeRule = usable.first(whole);
   if (wholeRule && wholeRule.approval !== 'allow') {
     candidates.push({ decision: wholeRule.approval, kind: 'rule', rule: wholeRule, reason: REASON.commandRule(whole, wholeRule.approval, wholeRule.match) });
   }

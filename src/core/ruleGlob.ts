@@ -131,3 +131,76 @@ export function globMatches(pattern: string, text: string): boolean {
 export function escapeGlob(text: string): string {
   return text.replace(/[\\*?[\]{}]/g, (m) => `\\${m}`);
 }
+
+export interface CompiledRules<R extends { match: string }> {
+  /** The first rule (in list order) whose pattern matches the normalised text, or null. */
+  first(text: string): R | null;
+}
+
+interface CompiledRule<R> {
+  rule: R;
+  order: number;
+  re: RegExp;
+  /** A literal every matching text contains: a cheap test before the regex. */
+  literal?: string;
+}
+
+/** The pattern's first word when it is plain literal text (so a matching text starts with it). */
+function literalHead(p: string): string | undefined {
+  const space = p.indexOf(' ');
+  const head = space < 0 ? p : p.slice(0, space);
+  return /[\\*?[\]{}]/.test(head) || head === '' ? undefined : head;
+}
+
+function requiredLiteral(p: string): string | undefined {
+  if (/[\\?[\]{}]/.test(p)) return undefined;
+  const body = p.endsWith(' *') ? p.slice(0, -2) : p;
+  let best = '';
+  for (const piece of body.split('*')) if (piece.length > best.length) best = piece;
+  return best || undefined;
+}
+
+const compiledSets = new WeakMap<object, { matches: string[]; set: CompiledRules<{ match: string }> }>();
+
+/**
+ * Compiles a rule list for first-match lookups. Rules whose first word is literal are indexed by
+ * it, so a text only meets the rules that could match its first word plus the rules that start
+ * with a wildcard; those are screened by a required literal before their regex runs. Memoised per
+ * list object and rebuilt when its patterns change.
+ */
+export function compileRules<R extends { match: string }>(rules: readonly R[]): CompiledRules<R> {
+  const hit = compiledSets.get(rules);
+  if (hit && hit.matches.length === rules.length && hit.matches.every((m, i) => m === rules[i].match)) {
+    return hit.set as CompiledRules<R>;
+  }
+  const byHead = new Map<string, CompiledRule<R>[]>();
+  const floating: CompiledRule<R>[] = [];
+  rules.forEach((rule, order) => {
+    const p = normalizeCommandText(rule.match);
+    if (p === '') return;
+    const compiled: CompiledRule<R> = { rule, order, re: globToRegExp(rule.match) };
+    const literal = requiredLiteral(p);
+    if (literal) compiled.literal = literal;
+    const head = literalHead(p);
+    if (head === undefined) floating.push(compiled);
+    else byHead.set(head, [...(byHead.get(head) ?? []), compiled]);
+  });
+  const test = (c: CompiledRule<R>, text: string): boolean => (!c.literal || text.includes(c.literal)) && c.re.test(text);
+  const set: CompiledRules<R> = {
+    first(text: string): R | null {
+      if (text === '') return null;
+      const space = text.indexOf(' ');
+      const headed = byHead.get(space < 0 ? text : text.slice(0, space)) ?? [];
+      // Merge the two ordered lists so list order decides.
+      let i = 0;
+      let j = 0;
+      while (i < headed.length || j < floating.length) {
+        const c = j >= floating.length || (i < headed.length && headed[i].order < floating[j].order) ? headed[i++] : floating[j++];
+        if (test(c, text)) return c.rule;
+      }
+      return null;
+    },
+  };
+  compiledSets.set(rules, { matches: rules.map((r) => r.match), set });
+  return set;
+}

@@ -5,7 +5,7 @@ import { CRITICAL_PATTERNS, findCritical } from '../../../src/core/criticalPatte
 import { decide } from '../../../src/core/policy';
 import { REASON } from '../../../src/core/policyReasons';
 import { parsePolicyRules } from '../../../src/core/policyRulesSchema';
-import { escapeGlob, globMatches } from '../../../src/core/ruleGlob';
+import { compileRules, escapeGlob, globMatches } from '../../../src/core/ruleGlob';
 import { createShellAnalyzer } from '../../../src/core/shellAnalysis';
 
 const WS = '/work/project';
@@ -53,6 +53,25 @@ describe('core/ruleGlob', () => {
     assert.equal(globMatches('  git   status  ', 'git status'), true);
     assert.equal(globMatches('*', ''), false);
     assert.equal(globMatches('', 'x'), false);
+  });
+
+  it('compileRules keeps list order across literal-headed and wildcard-headed rules', () => {
+    const rules = [
+      { match: 'git push *', approval: 'deny' },
+      { match: '*/bin/tool *', approval: 'prompt' },
+      { match: 'git *', approval: 'allow' },
+      { match: '*', approval: 'prompt' },
+    ];
+    const set = compileRules(rules);
+    assert.equal(set.first('git push origin'), rules[0]);
+    assert.equal(set.first('git status'), rules[2]);
+    assert.equal(set.first('git /usr/bin/tool'), rules[1]);
+    assert.equal(set.first('/usr/bin/tool'), rules[1]);
+    assert.equal(set.first('make'), rules[3]);
+    assert.equal(set.first(''), null);
+    assert.equal(compileRules(rules), set);
+    rules[3] = { match: 'mak?', approval: 'deny' };
+    assert.equal(compileRules(rules).first('make'), rules[3]);
   });
 
   it('escapeGlob makes a text match itself only', () => {
