@@ -103,6 +103,7 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   setsid: { flags: 'cfw', argFlags: '', long: ['ctty', 'fork', 'wait'] },
   ionice: { flags: 't', argFlags: 'cn', longArg: ['class', 'classdata'], notWrapper: 'pPu' },
   busybox: { flags: '', argFlags: '' },
+  chroot: { flags: '', argFlags: '', longArg: ['userspec', 'groups'], long: ['skip-chdir'], positional: 1, privileged: true },
 };
 
 export const SHELLS: ReadonlySet<string> = new Set([
@@ -342,6 +343,9 @@ function classify(words: Word[], out: NormalizedCommand): void {
     case 'watch':
     case 'coproc':
     case 'fc':
+    case 'script':
+    case 'at':
+    case 'batch':
       out.opaqueReason = OPAQUE.runner(name);
       return;
     case 'source':
@@ -383,9 +387,6 @@ function classify(words: Word[], out: NormalizedCommand): void {
       return;
     case 'enable':
       if (args.some((w) => w.text.startsWith('-') && w.text.includes('f'))) out.opaqueReason = OPAQUE.definesCode(name);
-      return;
-    case 'script':
-      if (args.some((w) => w.text === '-c' || w.text === '--command')) out.opaqueReason = OPAQUE.runner(name);
       return;
     case 'git': {
       // Global options come before the subcommand; `-c`/`--config-env` can set core.pager, core.fsmonitor, ….

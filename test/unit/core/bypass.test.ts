@@ -102,6 +102,10 @@ const TABLE: Array<[string, Exclude<Verdict, 'allow'>]> = [
   ['LD_PRELOAD=/tmp/x.so ls', 'prompt'],
   ["env -S 'rm -rf build'", 'prompt'],
   ['watch rm -rf build', 'prompt'],
+  ["script -qc 'rm -rf build' /dev/null", 'prompt'],
+  ["echo 'rm -rf build' | at now", 'prompt'],
+  ['chroot / rm -rf build', 'deny'],
+  ['ls > >(rm -rf build)', 'deny'],
 ];
 
 describe('core/policy bypass table', () => {
