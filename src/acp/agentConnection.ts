@@ -170,8 +170,13 @@ export class AcpAgentConnection {
   /** `session/cancel`: the agent stops the turn; pending permission questions answer `cancelled`. */
   async cancel(): Promise<void> {
     const connection = this.requireConnection();
-    this.turn.abort();
-    await connection.agent.notify(methods.agent.session.cancel, { sessionId: this.sessionId });
+    const turn = this.turn;
+    // The agent hears of the cancel before the `cancelled` answers, so it knows why they came.
+    try {
+      await connection.agent.notify(methods.agent.session.cancel, { sessionId: this.sessionId });
+    } finally {
+      turn.abort();
+    }
   }
 
   /** Idempotent. Kills the agent's process group and every terminal it created. */

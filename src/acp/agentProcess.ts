@@ -98,22 +98,24 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
 
 function readableOf(child: ChildProcess): ReadableStream<Uint8Array> {
   const out = child.stdout;
+  // Once the reader cancelled (the SDK closing the connection), late pipe events must not touch the controller.
+  let done = false;
   return new ReadableStream<Uint8Array>({
     start(controller) {
       if (!out) return controller.close();
-      let closed = false;
       const close = () => {
-        if (closed) return;
-        closed = true;
+        if (done) return;
+        done = true;
         controller.close();
       };
       out.on('data', (chunk: Buffer) => {
-        if (!closed) controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        if (!done) controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
       });
       out.once('end', close);
       out.once('close', close);
     },
     cancel() {
+      done = true;
       out?.destroy();
     },
   });
