@@ -2,7 +2,7 @@
 // the ACP host and the public API. Owns every BridgeTerminal it made: reaps those left unreleased after
 // exit, and kills them all on dispose.
 import { randomUUID } from 'node:crypto';
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import type { ClientBridge, CreateTerminalParams, TerminalHandle } from '../core/contracts';
 import { BridgeTerminal } from './bridgeTerminal';
 
@@ -32,6 +32,11 @@ export class VsCodeTerminalBridge implements ClientBridge, vscode.Disposable {
   private readonly terminals = new Map<string, BridgeTerminal>();
   private readonly owners = new Map<string, string>();
   private readonly reaper: NodeJS.Timeout;
+  // Pseudoterminal.close is not called for every way a terminal goes away (a programmatic dispose,
+  // some remote hosts); the close event is, so a closed terminal's process is killed either way.
+  private readonly closeSub = vscode.window.onDidCloseTerminal((closed) => {
+    for (const term of this.terminals.values()) if (term.terminal === closed) void term.release();
+  });
 
   constructor(private readonly opts: TerminalBridgeOptions) {
     const ttl = opts.releaseTtlMs ?? DEFAULT_RELEASE_TTL_MS;
@@ -84,6 +89,7 @@ export class VsCodeTerminalBridge implements ClientBridge, vscode.Disposable {
 
   async disposeAsync(): Promise<void> {
     clearInterval(this.reaper);
+    this.closeSub.dispose();
     await Promise.all([...this.terminals.values()].map((t) => t.release()));
   }
 

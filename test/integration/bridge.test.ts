@@ -1,0 +1,227 @@
+import * as assert from 'node:assert/strict';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import * as vscode from 'vscode';
+import type { PolicyRule, ToolResult } from '../../src/core/contracts';
+import { activateApi, alive, answerDialogs, testing, workspaceDir } from './testApi';
+
+async function setPatterns(rules: PolicyRule[] | undefined): Promise<void> {
+  await vscode.workspace.getConfiguration('agentBash').update('patterns', rules, vscode.ConfigurationTarget.Workspace);
+  const t = await testing();
+  const want = JSON.stringify(rules ?? []);
+  for (let i = 0; i < 100 && JSON.stringify(t.services.settings().patterns) !== want; i++) await sleep(20);
+  assert.equal(JSON.stringify(t.services.settings().patterns), want, 'settings did not pick up the new patterns');
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+function text(result: ToolResult): string {
+  return result.content.map((c) => c.text).join('\n');
+}
+
+async function waitUntil(pred: () => boolean, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+const ALLOW_ALL: PolicyRule[] = [{ match: '*', approval: 'allow', allowRedirects: true }];
+
+describe('bridge: agent commands in VS Code terminals', () => {
+  before(async () => {
+    await setPatterns(ALLOW_ALL);
+    await answerDialogs(undefined);
+  });
+  after(async () => {
+    await setPatterns(undefined);
+  });
+
+  it('runs printf through a VS Code terminal and returns its output with the terminal id', async () => {
+    const api = await activateApi();
+    const updates: ToolResult[] = [];
+    const result = await api.runBash({ command: "printf 'x\\ny\\n'" }, { onUpdate: (u) => updates.push(u) });
+    assert.equal(result.isError, undefined);
+    assert.match(text(result), /^x\ny\n\n\nWall time: \d+\.\d\d seconds$/);
+    const id = result.details.terminalId;
+    assert.match(id ?? '', /^term_[0-9a-f]{8}$/);
+    assert.equal(updates[0]?.details.terminalId, id, 'the first update must carry the terminal id');
+    assert.deepEqual(updates[0]?.content, []);
+  });
+
+  it('maps exit 3 to exitCode 3 and an error result', async () => {
+    const api = await activateApi();
+    const result = await api.runBash({ command: 'echo before; exit 3' });
+    assert.equal(result.details.exitCode, 3);
+    assert.equal(result.isError, true);
+    assert.match(text(result), /^before\n\n\nWall time: [\d.]+ seconds\n\nCommand exited with code 3$/);
+  });
+
+  it('maps kill -9 $$ to 137', async () => {
+    const api = await activateApi();
+    const result = await api.runBash({ command: 'kill -9 $$' });
+    assert.equal(result.details.exitCode, 137);
+    assert.match(text(result), /Command exited with code 137$/);
+  });
+
+  it('a 1 s timeout on sleep 30 kills the whole process group', async () => {
+    const api = await activateApi();
+    const dir = workspaceDir();
+    const pidFile = path.join(dir, 'timeout.pids');
+    rmSync(pidFile, { force: true });
+    const started = Date.now();
+    const result = await api.runBash({ command: `sleep 30 & echo $! > ${pidFile}; echo $$ >> ${pidFile}; wait`, timeout: 1 });
+    const elapsed = Date.now() - started;
+    assert.equal(result.details.timedOut, true);
+    assert.equal(result.isError, true);
+    assert.match(text(result), /\[Command timed out after 1 seconds\]/);
+    assert.ok(elapsed < 6000, `timeout took ${elapsed} ms`);
+    const pids = readFileSync(pidFile, 'utf8').trim().split('\n').map(Number);
+    assert.equal(pids.length, 2);
+    await waitUntil(() => pids.every((p) => !alive(p)), 3000, `pids ${pids} to die`);
+  });
+
+  it('keeps the last outputByteLimit bytes, cut at a UTF-8 boundary', async () => {
+    const api = await activateApi();
+    // 'X' (1 byte) + 'é' (2 bytes) + 9 digits = 12 bytes; the last 10 start inside 'é'.
+    const term = await api.createTerminal({ command: "printf 'X\\xc3\\xa9123456789'", outputByteLimit: 10 });
+    await term.waitForExit();
+    const out = await term.currentOutput();
+    assert.equal(out.output, '123456789');
+    assert.equal(out.truncated, true);
+    assert.deepEqual(out.exitStatus, { exitCode: 0, signal: null });
+    await term.release();
+  });
+
+  it('spills 5 MiB of output complete to the artifact', async () => {
+    const api = await activateApi();
+    const result = await api.runBash({ command: 'yes 0123456789abcdef | head -c 5242880' });
+    const id = result.details.artifactId;
+    assert.ok(id, `no artifact id in ${JSON.stringify(result.details)}`);
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.from({ scheme: 'agent-bash-artifact', path: `/${id}.log` }));
+    const body = doc.getText();
+    assert.equal(Buffer.byteLength(body), 5242880);
+    assert.equal(body.slice(0, 34), '0123456789abcdef\n0123456789abcdef\n');
+    assert.ok(Buffer.byteLength(text(result)) < 60 * 1024, 'inline text must stay bounded');
+    assert.match(text(result), new RegExp(`artifact://${id}`));
+  });
+
+  it('release kills a running command and disposes its terminal', async () => {
+    const api = await activateApi();
+    const term = await api.createTerminal({ command: 'sleep', args: ['30'] });
+    const name = 'Agent Bash: 30';
+    await waitUntil(() => vscode.window.terminals.some((t) => t.name === name), 3000, 'the terminal to appear');
+    const t = await testing();
+    const bt = t.services.bridge.list().find((b) => b.terminalId === term.terminalId);
+    const pid = bt?.pid;
+    assert.ok(pid);
+    await term.release();
+    await term.release();
+    assert.equal(alive(pid), false);
+    await waitUntil(() => !vscode.window.terminals.some((tt) => tt.name === name), 3000, 'the terminal to close');
+    assert.throws(() => t.services.bridge.get(term.terminalId), { message: `Unknown terminal id: ${term.terminalId}` });
+  });
+
+  it('closing a running terminal kills its process', async () => {
+    const api = await activateApi();
+    const term = await api.createTerminal({ command: 'sleep 31' });
+    const t = await testing();
+    const bt = t.services.bridge.list().find((b) => b.terminalId === term.terminalId);
+    assert.ok(bt?.pid);
+    const exit = term.waitForExit();
+    bt.terminal.dispose();
+    const status = await exit;
+    assert.equal(status.exitCode, null);
+    assert.equal(status.signal, 'SIGTERM');
+    assert.equal(alive(bt.pid), false);
+  });
+
+  it('kill() ends a command with SIGTERM and the terminal shows it', async () => {
+    const api = await activateApi();
+    const term = await api.createTerminal({ command: 'sleep 32' });
+    await sleep(100);
+    await term.kill();
+    assert.deepEqual(await term.waitForExit(), { exitCode: null, signal: 'SIGTERM' });
+    await term.release();
+  });
+
+  it('runs 20 commands at once with no cross-talk', async () => {
+    const api = await activateApi();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => api.runBash({ command: `echo start-${i}; sleep 0.2; echo end-${i}` })),
+    );
+    results.forEach((r, i) => assert.match(text(r), new RegExp(`^start-${i}\\nend-${i}\\n\\n\\nWall time`)));
+  });
+});
+
+describe('policy and approvals in VS Code', () => {
+  afterEach(async () => {
+    await setPatterns(undefined);
+    await answerDialogs(undefined);
+  });
+
+  it('a denied command leaves no side effect', async () => {
+    await setPatterns([{ match: 'touch *', approval: 'deny' }]);
+    const api = await activateApi();
+    const marker = path.join(workspaceDir(), 'denied-marker.txt');
+    const result = await api.runBash({ command: `echo ok && touch ${marker}` });
+    assert.equal(result.isError, true);
+    assert.match(text(result), /^Command denied: `touch .*denied-marker\.txt` in segment 2 matched deny rule `touch \*`/);
+    await sleep(300);
+    assert.equal(existsSync(marker), false);
+  });
+
+  it('Allow once runs a prompted command', async () => {
+    const t = await testing();
+    await answerDialogs('Allow once');
+    const marker = path.join(workspaceDir(), 'allowed-once.txt');
+    const result = await (await activateApi()).runBash({ command: `touch ${marker}` });
+    assert.equal(result.isError, undefined, text(result));
+    assert.equal(existsSync(marker), true);
+    assert.equal(t.services.prompter.asked.length, 1);
+    assert.equal(t.services.prompter.asked[0].message, 'Agent Bash: run this command?');
+    assert.ok(t.services.prompter.asked[0].detail?.startsWith(`Command: touch ${marker}\nWorking directory: `));
+    rmSync(marker);
+  });
+
+  it('Deny (and dismissing) runs nothing', async () => {
+    const api = await activateApi();
+    for (const answer of ['Deny', undefined]) {
+      await answerDialogs(answer);
+      const marker = path.join(workspaceDir(), `denied-${answer ?? 'dismissed'}.txt`);
+      const result = await api.runBash({ command: `touch ${marker}` });
+      assert.equal(result.isError, true);
+      assert.match(text(result), /^Command denied by the user: /);
+      assert.equal(existsSync(marker), false);
+    }
+  });
+
+  it('Always allow… saves a rule at a safe arity and stops asking', async () => {
+    const t = await testing();
+    const answers = ['Always allow…', 'Save to Workspace Settings'];
+    t.services.prompter.setResponder(() => answers.shift());
+    const api = await activateApi();
+    const first = await api.runBash({ command: 'git status --short' });
+    assert.equal(first.details.decision?.decision, 'prompt', text(first));
+    assert.doesNotMatch(text(first), /Command denied/);
+    const saved = vscode.workspace.getConfiguration('agentBash').inspect<PolicyRule[]>('patterns')?.workspaceValue;
+    assert.deepEqual(saved, [{ match: 'git status *', approval: 'allow' }]);
+    t.services.prompter.setResponder(() => 'Deny');
+    const second = await api.runBash({ command: 'git status' });
+    assert.equal(second.details.decision?.decision, 'allow', text(second));
+    assert.equal(t.services.prompter.asked.length, 0, 'asked again after Always allow');
+  });
+
+  it('a settings change alters the decision live', async () => {
+    const api = await activateApi();
+    await setPatterns([{ match: 'echo *', approval: 'allow' }]);
+    assert.equal(api.explain('echo hi').decision, 'allow');
+    await setPatterns([{ match: 'echo *', approval: 'deny' }]);
+    assert.equal(api.explain('echo hi').decision, 'deny');
+    const result = await api.runBash({ command: 'echo hi' });
+    assert.match(text(result), /^Command denied: /);
+  });
+});
