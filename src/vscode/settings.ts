@@ -2,6 +2,7 @@
 // effect without a reload: callers ask `current()` per command.
 import * as vscode from 'vscode';
 import type { BashSettings, InterceptorRule, PolicyRule, Verdict } from '../core/contracts';
+import { DEFAULT_INTERCEPTOR_RULES } from '../core/interceptor';
 
 const SECTION = 'agentBash';
 const VERDICTS = new Set<Verdict>(['allow', 'prompt', 'deny']);
@@ -37,7 +38,8 @@ export function readSettings(config: vscode.WorkspaceConfiguration = vscode.work
     patterns: readRules(config.get('patterns')),
     interceptor: {
       enabled: config.get<boolean>('interceptor.enabled') === true,
-      patterns: readInterceptorRules(config.get('interceptor.patterns')),
+      // The user's rules first, then the built-in ones (which only fire when their tool exists).
+      patterns: [...readInterceptorRules(config.get('interceptor.patterns')), ...DEFAULT_INTERCEPTOR_RULES],
     },
     maxTimeout: num('maxTimeout', 0),
     asyncEnabled: config.get<boolean>('async.enabled') !== false,

@@ -1,0 +1,49 @@
+import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { bashInputJsonSchema } from '../../src/core/input';
+
+const pkg = JSON.parse(readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8'));
+
+describe('manifest (package.json)', () => {
+  it('declares the agent_bash tool with the input schema generated from the zod schema', () => {
+    const tool = pkg.contributes.languageModelTools.find((t: { name: string }) => t.name === 'agent_bash');
+    assert.deepEqual(tool.inputSchema, bashInputJsonSchema({ asyncEnabled: true }), 'run `npm run gen:schema`');
+    assert.match(tool.modelDescription, /50 KiB/);
+    assert.match(tool.modelDescription, /default 300, clamped to 1-3600/);
+  });
+
+  it('contributes a setting for every knob, visible in the Settings UI', () => {
+    const keys = Object.keys(pkg.contributes.configuration.properties).sort();
+    assert.deepEqual(keys, [
+      'agentBash.acp.agents',
+      'agentBash.artifactHeadBytes',
+      'agentBash.async.enabled',
+      'agentBash.async.maxJobs',
+      'agentBash.autoBackground.enabled',
+      'agentBash.autoBackground.thresholdMs',
+      'agentBash.direnv',
+      'agentBash.interceptor.enabled',
+      'agentBash.interceptor.patterns',
+      'agentBash.maxTimeout',
+      'agentBash.outputMaxColumns',
+      'agentBash.patterns',
+      'agentBash.shell.args',
+      'agentBash.shell.path',
+      'agentBash.terminal.reveal',
+    ]);
+    for (const key of keys) {
+      const prop = pkg.contributes.configuration.properties[key];
+      assert.ok(prop.description || prop.markdownDescription, `${key} has no description`);
+      assert.ok('default' in prop, `${key} has no default`);
+    }
+  });
+
+  it('activates on its own commands and tool, never on *', () => {
+    assert.ok(!pkg.activationEvents.includes('*'));
+    assert.deepEqual(pkg.extensionKind, ['workspace']);
+    assert.equal(pkg.engines.vscode, '^1.95.0');
+    const titles = pkg.contributes.commands.map((c: { command: string; title: string }) => `${c.command}=${c.title}`);
+    assert.ok(titles.includes('agentBash.run=Run Agent Bash'));
+  });
+});
