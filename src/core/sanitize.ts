@@ -4,9 +4,9 @@
 
 /**
  * Anything that could need work: C0 (any, since `\r` also goes), DEL, C1, U+FFFD and surrogate halves
- * (a lone one is ill-formed). `\t` and `\n` are excluded so that ordinary text takes the fast path.
+ * (in `u` mode a well-formed pair is one code point and does not match; a lone half does). `\t` and `\n` are excluded so that ordinary text takes the fast path.
  */
-const NEEDS_SANITIZE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffd\ud800-\udfff]/;
+const NEEDS_SANITIZE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffd\ud800-\udfff]/u;
 
 /**
  * ANSI/ECMA-48 sequences, tried in this order:
@@ -22,7 +22,7 @@ const ANSI_SEQUENCE =
 const CONTROL_CHARS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 
 /** U+FFFD and unpaired surrogate halves (the latter become U+FFFD in UTF-8 anyway, then go too). */
-const REPLACEMENT_AND_LONE_SURROGATES = /\ufffd|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const REPLACEMENT_AND_LONE_SURROGATES = /[\ufffd\ud800-\udfff]/gu;
 
 /** An escape sequence that a chunk boundary cut off (see `ESCAPE_CARRY_MAX_BYTES`). */
 const INCOMPLETE_ESCAPE_AT_END = /(?:\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b\n]*|[ -/]*)?|\x9b[0-?]*[ -/]*)$/;

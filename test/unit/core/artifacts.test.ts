@@ -1,0 +1,49 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { artifactFileName, artifactUrl, FileArtifactStore } from '../../../src/core/artifacts';
+
+describe('FileArtifactStore', () => {
+  let tmp: string;
+  beforeEach(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bash-artifacts-'));
+  });
+  afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it('allocates short increasing ids with <id>.<kind>.log paths, creating the directory', () => {
+    const dir = path.join(tmp, 'nested', 'artifacts');
+    const store = new FileArtifactStore(dir);
+    assert.equal(store.dir, dir);
+    assert.deepEqual(store.allocate('bash'), { id: '1', path: path.join(dir, '1.bash.log') });
+    assert.deepEqual(store.allocate('bash'), { id: '2', path: path.join(dir, '2.bash.log') });
+    assert.ok(fs.statSync(dir).isDirectory());
+    assert.equal(fs.existsSync(path.join(dir, '1.bash.log')), false, 'the file is created lazily by its writer');
+  });
+
+  it('saves text as a new artifact and resolves ids to paths', async () => {
+    const store = new FileArtifactStore(tmp);
+    store.allocate('bash');
+    const id = await store.save('bash-original', 'full text 日本\n');
+    assert.equal(id, '2');
+    assert.equal(store.pathOf('2'), path.join(tmp, '2.bash-original.log'));
+    assert.equal(fs.readFileSync(path.join(tmp, '2.bash-original.log'), 'utf8'), 'full text 日本\n');
+    assert.equal(store.pathOf('99'), undefined);
+    assert.equal(store.pathOf('../etc/passwd'), undefined);
+  });
+
+  it('continues after ids already in a reused directory and finds their files', async () => {
+    const first = new FileArtifactStore(tmp);
+    await first.save('bash', 'one');
+    await first.save('bash', 'two');
+    const second = new FileArtifactStore(tmp);
+    assert.equal(second.pathOf('1'), path.join(tmp, '1.bash.log'));
+    assert.equal(second.allocate('bash').id, '3');
+  });
+
+  it('keeps kinds to one safe word in file names', () => {
+    assert.equal(artifactFileName('4', 'bash original/../x'), '4.bash_original_x.log');
+    assert.equal(artifactFileName('5', ''), '5.output.log');
+    assert.equal(artifactUrl('7'), 'artifact://7');
+  });
+});
