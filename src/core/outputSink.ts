@@ -174,7 +174,8 @@ export class OutputSink implements OutputSinkLike {
 
   // ---- onChunk throttle ----
   private pendingText: string[] = [];
-  private pendingTextBytes = 0;
+  /** UTF-16 length of `pendingText`: a cheap stand-in for its size. */
+  private pendingTextLength = 0;
   private lastEmit = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
 
@@ -269,11 +270,8 @@ export class OutputSink implements OutputSinkLike {
     this.finalized = true;
     const carry = this.carry;
     this.carry = EMPTY;
+    // Also resolves a held CR (as a newline) when the carry is empty.
     this.decode(carry, true);
-    if (this.heldCR) {
-      this.heldCR = false;
-      this.lines(NEWLINE_BYTES, true);
-    }
     if (this.pending.length > 0) this.lines(EMPTY, true);
     this.clearTimer();
     this.emitText();
@@ -491,14 +489,14 @@ export class OutputSink implements OutputSinkLike {
 
   private queueText(text: string): void {
     this.pendingText.push(text);
-    this.pendingTextBytes += text.length;
+    this.pendingTextLength += text.length;
   }
 
   private flushTextIfDue(): void {
     if (!this.onChunk || this.pendingText.length === 0) return;
     const now = Date.now();
     const wait = this.throttleMs - (now - this.lastEmit);
-    if (wait <= 0 || this.pendingTextBytes >= CHUNK_PENDING_MAX_BYTES) {
+    if (wait <= 0 || this.pendingTextLength >= CHUNK_PENDING_MAX_BYTES) {
       this.clearTimer();
       this.emitText();
       return;
@@ -517,7 +515,7 @@ export class OutputSink implements OutputSinkLike {
     if (!this.onChunk || this.pendingText.length === 0) return;
     const text = this.pendingText.length === 1 ? this.pendingText[0] : this.pendingText.join('');
     this.pendingText = [];
-    this.pendingTextBytes = 0;
+    this.pendingTextLength = 0;
     this.lastEmit = Date.now();
     this.onChunk(text);
   }

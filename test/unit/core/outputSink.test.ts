@@ -124,8 +124,10 @@ describe('OutputSink', () => {
       assert.equal((await run([Buffer.from('a\ufffdb')])).output, 'ab');
     });
 
-    it('accepts decoded strings as well as bytes', async () => {
+    it('accepts decoded strings, Buffers and plain Uint8Array views (with an offset)', async () => {
       assert.equal((await run(['日本', Buffer.from('語\n')])).output, '日本語\n');
+      const backing = new Uint8Array(Buffer.from('xx日本語yy'));
+      assert.equal((await run([new Uint8Array(backing.buffer, 2, 4), new Uint8Array(backing.buffer, 6, 5)])).output, '日本語');
     });
   });
 
