@@ -51,7 +51,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     defaultCwd: () => cwd.get(),
     reveal: () => settings.get<boolean>('terminal.reveal') !== false,
   });
-  const pty = new TerminalPtyExecutor(new NodePtyExecutor({}));
+  const pty = new TerminalPtyExecutor(() => {
+    const s = settings.current().shell;
+    return new NodePtyExecutor({ ...(s.path ? { shellPath: s.path } : {}), shellArgs: s.args ?? ['-c'] });
+  });
   const pipeline = new BashPipeline({
     settings: () => settings.current(),
     analyzer,

@@ -29,7 +29,9 @@ export class ExecutorHolder {
         key,
         executor: new LocalShellExecutor({
           ...(s.shell.path ? { shellPath: s.shell.path } : {}),
-          ...(s.shell.path && s.shell.args ? { shellArgs: s.shell.args } : {}),
+          // The extension host's environment is already the user's login environment; a login shell
+          // per command would only re-run profiles (slow, and a stuck profile would hang every call).
+          shellArgs: s.shell.args ?? ['-c'],
           direnv: s.direnv,
         }),
       };

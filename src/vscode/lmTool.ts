@@ -43,7 +43,10 @@ export function registerLmTool(services: AgentBashServices): vscode.Disposable {
       const controller = new AbortController();
       const sub = token.onCancellationRequested(() => controller.abort());
       try {
-        const result = await services.pipeline.run(options.input, { signal: controller.signal, approver: PRE_APPROVED });
+        // Inside a chat request VS Code already asked the user (prepareInvocation's confirmation);
+        // a call with no invocation token (another extension) goes through our own approval dialog.
+        const approved = options.toolInvocationToken !== undefined ? { approver: PRE_APPROVED } : {};
+        const result = await services.pipeline.run(options.input, { signal: controller.signal, ...approved });
         return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(resultText(result))]);
       } finally {
         sub.dispose();

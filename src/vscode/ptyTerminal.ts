@@ -6,7 +6,8 @@ import type { PtyExecutor, PtyRequest, PtySession } from '../core/contracts';
 const ESC = '\x1b';
 
 export class TerminalPtyExecutor implements PtyExecutor {
-  constructor(private readonly inner: PtyExecutor) {}
+  /** `inner` is asked per run, so shell settings apply without a reload. */
+  constructor(private readonly inner: () => PtyExecutor) {}
 
   start(req: PtyRequest): PtySession {
     const writeEmitter = new vscode.EventEmitter<string>();
@@ -39,7 +40,7 @@ export class TerminalPtyExecutor implements PtyExecutor {
       if (opened) writeEmitter.fire(data);
       else backlog += data;
     };
-    session = this.inner.start({
+    session = this.inner().start({
       ...req,
       onData: (data) => {
         show(data);
