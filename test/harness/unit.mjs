@@ -4,6 +4,10 @@ import { readdirSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve('out/test/unit');
+// Tests kill shells mid-run on purpose. A login shell killed while its profile runs can leave stale
+// locks behind (pyenv's rehash lock makes every later login shell wait 60 s), so the suite runs shells
+// without `-l`; the login default itself is covered by shellConfig's unit tests.
+process.env.AGENT_BASH_NO_LOGIN ??= '1';
 const grep = process.env.UNIT_GREP;
 
 function collect(dir) {
