@@ -69,7 +69,7 @@ export class AcpPanel implements vscode.Disposable {
       panel.webview.onDidReceiveMessage((m: PanelInbound) => void this.handleMessage(m)),
       // Closing the panel is how the user ends the agent: its process and terminals go with it.
       panel.onDidDispose(() => {
-        this.dispose();
+        this.cleanup();
         void connection.disconnect('the panel was closed');
       }),
     );
@@ -151,13 +151,17 @@ export class AcpPanel implements vscode.Disposable {
     return true;
   }
 
+  /** Closes the panel, which (like the user closing it) disconnects the agent. */
   dispose(): void {
+    this.panel.dispose();
+  }
+
+  private cleanup(): void {
     if (this.disposed) return;
     this.disposed = true;
     clearTimeout(this.flushTimer);
     for (const u of this.unsubscribers) u();
     for (const d of this.disposables) d.dispose();
-    this.panel.dispose();
   }
 
   private track(e: TerminalCreatedEvent): void {

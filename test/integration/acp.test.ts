@@ -15,7 +15,8 @@ import {
   userDeniedMessage,
 } from '../../src/acp/terminalHost';
 import { ALLOW_ONCE, APPROVAL_TITLE, DENY } from '../../src/vscode/approvalDialog';
-import { CONNECT_ACP_COMMAND, type AcpAgentHandle } from '../../src/vscode/acpCommands';
+import { invalidAgentConfigMessage } from '../../src/acp/agentConfig';
+import { CONNECT_ACP_COMMAND, unknownAgentMessage, type AcpAgentHandle } from '../../src/vscode/acpCommands';
 import type { PromptResponder } from '../../src/vscode/modalPrompter';
 import type { AgentBashServices } from '../../src/vscode/services';
 import { activateApi, alive, workspaceDir } from './testApi';
@@ -112,6 +113,7 @@ describe('acp client', function () {
 
   afterEach(async () => {
     openListener?.dispose();
+    for (const h of handles) h.panel?.dispose();
     await Promise.all(handles.splice(0).map((h) => h.connection.disconnect('test finished')));
     services.prompter.setResponder(undefined);
     await setPatterns(undefined);
@@ -127,6 +129,37 @@ describe('acp client', function () {
     assert.equal(report.sessionCwd, workspaceDir());
     assert.equal(handle.connection.agentInfo?.name, 'acp-test-agent');
     assert.equal(handle.connection.sessionId, 'test-session-1');
+  });
+
+  it('connects an agent named in agentBash.acp.agents, and refuses an unknown name', async () => {
+    const config = vscode.workspace.getConfiguration('agentBash');
+    await config.update('acp.agents', [{ name: 'from-settings', command: process.execPath, args: [AGENT_SCRIPT] }], vscode.ConfigurationTarget.Workspace);
+    try {
+      const handle = await vscode.commands.executeCommand<AcpAgentHandle>(CONNECT_ACP_COMMAND, 'from-settings', { panel: false });
+      handles.push(handle);
+      assert.equal(handle.connection.name, 'from-settings');
+      assert.equal(handle.connection.isConnected, true);
+      await assert.rejects(
+        Promise.resolve(vscode.commands.executeCommand(CONNECT_ACP_COMMAND, 'nobody')),
+        (err: Error) => err.message === unknownAgentMessage('nobody'),
+      );
+      await assert.rejects(
+        Promise.resolve(vscode.commands.executeCommand(CONNECT_ACP_COMMAND, { name: 'x' })),
+        (err: Error) => err.message === invalidAgentConfigMessage('command: Invalid input: expected string, received undefined'),
+      );
+    } finally {
+      await config.update('acp.agents', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
+  it('closing the panel disconnects the agent and ends its process', async () => {
+    const handle = await connect();
+    const pid = handle.connection.pid as number;
+    assert.equal(alive(pid), true);
+    handle.panel?.dispose();
+    await until('the agent to disconnect', () => !handle.connection.isConnected);
+    await until('the agent process to end', () => !alive(pid));
+    assert.equal(handle.connection.closedReason, 'the panel was closed');
   });
 
   it('runs both command shapes in VS Code terminals: exact output, exit codes, tail limit, env, release', async () => {
@@ -157,9 +190,9 @@ describe('acp client', function () {
     assert.equal(errorOf(r.unknown).message, unknownTerminalMessage('no-such-terminal'));
     assert.deepEqual(services.prompter.asked, [], 'an allow rule must not ask');
 
-    const names = opened.map((t) => t.name);
-    assert.ok(names.includes("Agent Bash: printf 'argv-shape\\n'; pwd; exit 3"), `terminals opened: ${names.join(' | ')}`);
-    assert.ok(names.includes('Agent Bash: echo raw-$((6*7)); pwd; exit 5'), `terminals opened: ${names.join(' | ')}`);
+    // onDidOpenTerminal reaches the extension host asynchronously: wait for both names.
+    const wanted = ["Agent Bash: printf 'argv-shape\\n'; pwd; exit 3", 'Agent Bash: echo raw-$((6*7)); pwd; exit 5'];
+    await until(`terminals ${wanted.join(' and ')} to open`, () => wanted.every((n) => opened.some((t) => t.name === n)));
     await until('released terminals to close', () => opened.every((t) => !vscode.window.terminals.includes(t)));
     assert.deepEqual(handle.connection.terminals.liveIds, []);
 
