@@ -78,6 +78,12 @@ class PushedTail {
   private cut = false;
   constructor(private readonly limit: number) {}
   push(chunk: string): void {
+    if (chunk.length >= this.limit) {
+      // One chunk fills the window by itself: take its tail without building a longer string first.
+      this.buf = chunk;
+      this.compact();
+      return;
+    }
     this.buf += chunk;
     if (this.buf.length > this.limit * 2) this.compact();
   }
@@ -221,7 +227,8 @@ export async function runBridgeCommand(req: BridgeRunRequest): Promise<ToolResul
       lastEmit = Date.now();
       onUpdate?.({ content: [{ type: 'text', text: pushed.text() }], details: { terminalId } });
     };
-    if (handle.onOutput) {
+    // Pushed text feeds live updates, and stands in for the final output only when no sink holds it.
+    if (handle.onOutput && (onUpdate || !sink)) {
       unsubscribe = handle.onOutput((chunk) => {
         if (outcome) return;
         pushed.push(chunk);

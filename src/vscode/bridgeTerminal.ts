@@ -6,6 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import * as vscode from 'vscode';
 import { ByteTail } from '../core/byteTail';
 import { killProcessTree, signalGroup, spawnInGroup } from '../exec/processTree';
+import { TerminalView } from './terminalView';
 import type {
   CreateTerminalParams,
   OutputSinkLike,
@@ -14,9 +15,6 @@ import type {
   TerminalOutput,
 } from '../core/contracts';
 
-/** Pending terminal writes above this are elided in the view only (the tail and sinks keep all). */
-const MAX_PENDING_VIEW_CHARS = 256 * 1024;
-const VIEW_FLUSH_MS = 8;
 /** After the process exits, wait this long for pipes held by background children. */
 const DRAIN_IDLE_MS = 250;
 const DRAIN_MAX_MS = 2000;
@@ -49,11 +47,9 @@ export class BridgeTerminal implements TerminalHandle {
   private readonly writeEmitter = new vscode.EventEmitter<string>();
   private readonly listeners = new Set<(chunk: string) => void>();
   private readonly sinks: OutputSinkLike[] = [];
+  /** Only for pushed-output listeners; the terminal view decodes on its own, lazily. */
   private readonly decoder = new TextDecoder('utf-8');
-  private opened = false;
-  private pendingView = '';
-  private elidedViewChars = 0;
-  private flushTimer: NodeJS.Timeout | undefined;
+  private readonly view: TerminalView;
   private exitStatus: TerminalExitStatus | null = null;
   private readonly exited: Promise<TerminalExitStatus>;
   private released = false;
@@ -65,6 +61,7 @@ export class BridgeTerminal implements TerminalHandle {
     this.terminalId = opts.id;
     const { params } = opts;
     this.tail = new ByteTail(params.outputByteLimit ?? Number.MAX_SAFE_INTEGER);
+    this.view = new TerminalView(this.writeEmitter);
     const viaShell = needsShell(params);
     const file = viaShell ? opts.shell.path : params.command;
     const args = viaShell ? [...opts.shell.args, params.command] : (params.args ?? []);
@@ -73,10 +70,7 @@ export class BridgeTerminal implements TerminalHandle {
 
     const pty: vscode.Pseudoterminal = {
       onDidWrite: this.writeEmitter.event,
-      open: () => {
-        this.opened = true;
-        this.scheduleFlush();
-      },
+      open: () => this.view.open(),
       // The user closed the terminal: nothing it started may keep running.
       close: () => {
         void this.release();
@@ -144,7 +138,7 @@ export class BridgeTerminal implements TerminalHandle {
       // Background children the command left in its group go too: nothing outlives a release.
       signalGroup(this.child.pid, 'SIGKILL');
     }
-    clearTimeout(this.flushTimer);
+    this.view.dispose();
     this.terminal.dispose();
     this.writeEmitter.dispose();
     this.listeners.clear();
@@ -158,40 +152,10 @@ export class BridgeTerminal implements TerminalHandle {
   private onData(chunk: Buffer): void {
     this.tail.push(chunk);
     for (const sink of this.sinks) sink.push(chunk);
+    this.view.write(chunk);
+    if (this.listeners.size === 0) return;
     const text = this.decoder.decode(chunk, { stream: true });
-    if (!text) return;
-    for (const l of this.listeners) l(text);
-    this.queueView(text);
-  }
-
-  private queueView(text: string): void {
-    this.pendingView += text;
-    if (this.pendingView.length > MAX_PENDING_VIEW_CHARS) {
-      // A fast producer must not flood the renderer: keep the newest part for the live view.
-      const cut = this.pendingView.length - MAX_PENDING_VIEW_CHARS / 2;
-      this.elidedViewChars += cut;
-      this.pendingView = this.pendingView.slice(cut);
-    }
-    this.scheduleFlush();
-  }
-
-  private scheduleFlush(): void {
-    if (!this.opened || this.flushTimer || (!this.pendingView && !this.elidedViewChars)) return;
-    this.flushTimer = setTimeout(() => {
-      this.flushTimer = undefined;
-      this.flushView();
-    }, VIEW_FLUSH_MS);
-  }
-
-  private flushView(): void {
-    if (!this.opened || this.released) return;
-    let text = this.pendingView;
-    if (this.elidedViewChars) {
-      text = `\x1b[2m[… ${this.elidedViewChars} characters not drawn; the full output is kept]\x1b[0m\n${text}`;
-      this.elidedViewChars = 0;
-    }
-    this.pendingView = '';
-    if (text) this.writeEmitter.fire(text.replace(/\r?\n/g, '\r\n'));
+    if (text) for (const l of this.listeners) l(text);
   }
 
   /** Resolves once stdout/stderr closed, or were idle for DRAIN_IDLE_MS, or DRAIN_MAX_MS passed. */
@@ -228,10 +192,10 @@ export class BridgeTerminal implements TerminalHandle {
   private finish(status: TerminalExitStatus, resolve: (s: TerminalExitStatus) => void): void {
     if (this.exitStatus) return;
     const rest = this.decoder.decode();
-    if (rest) this.queueView(rest);
+    if (rest) for (const l of this.listeners) l(rest);
     this.exitStatus = status;
     this.exitedAt = Date.now();
-    this.queueView(`${this.pendingView.endsWith('\n') || this.pendingView === '' ? '' : '\n'}\x1b[2m${exitLine(status)}\x1b[0m\n`);
+    this.view.writeStatus(exitLine(status));
     resolve(status);
   }
 
