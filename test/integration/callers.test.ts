@@ -79,7 +79,7 @@ describe('callers: LM tool, API, PTY, jobs, bang', () => {
   it('the API refuses a terminal whose command the policy denies', async () => {
     const api = await activateApi();
     await assert.rejects(api.createTerminal({ command: '/bin/bash', args: ['-c', 'rm -rf ./x'] }), {
-      message: 'Agent Bash policy denied this command: `rm -rf ./x` in segment 1 matched deny rule `rm *`',
+      message: 'Command denied: `rm -rf ./x` in segment 1 matched deny rule `rm *`',
     });
   });
 
