@@ -7,6 +7,7 @@ import { FileArtifactStore } from './core/artifacts';
 import { buildNonInteractiveEnv } from './core/nonInteractiveEnv';
 import { BashPipeline } from './core/pipeline';
 import { createShellAnalyzer } from './core/shellAnalysis';
+import { applyDirenvPreflight } from './exec/direnv';
 import { BashJobManager } from './exec/jobManager';
 import { NodePtyExecutor } from './exec/ptyExecutor';
 import { registerAcp } from './vscode/acpCommands';
@@ -74,6 +75,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
       return { command: s.path, args: s.args };
     },
     bridgePollIntervalMs: 250,
+    preflight: async (input) => {
+      const out = await applyDirenvPreflight({ mode: settings.current().direnv, ...input });
+      return { ...input, command: out.command, ...(out.env ? { env: out.env } : {}) };
+    },
   });
   const commandLog = new CommandLog(log);
   const tracked = commandLog.wrap(pipeline);

@@ -89,6 +89,18 @@ export interface BashPipelineDeps {
   bridgePollIntervalMs?: number;
   /** Optional: how sinks are made (default `new OutputSink(opts)`). */
   createSink?: (opts: OutputSinkOptions) => OutputSinkLike;
+  /**
+   * Optional: environment preflight (direnv) for the bridge and PTY routes; the local executor runs
+   * its own. Returns the command (possibly with `unset -v …;` in front) and the env to use.
+   */
+  preflight?: (input: Preflight) => Promise<Preflight>;
+}
+
+export interface Preflight {
+  command: string;
+  cwd: string;
+  env?: Record<string, string>;
+  timeoutMs: number;
 }
 
 export interface BashRunOptions {
@@ -198,7 +210,9 @@ export class BashPipeline {
     const { deps } = this;
     const bridge = deps.bridge;
     if (async) return this.startJob(p, raw);
-    if (bridge?.capabilities.terminal && bridge.createTerminal && !pty) {
+    const useBridge = !!(bridge?.capabilities.terminal && bridge.createTerminal && !pty);
+    if ((useBridge || (pty && deps.pty)) && deps.preflight) p = await this.preflighted(p, deps.preflight);
+    if (bridge && useBridge) {
       const settings = deps.settings();
       return runBridgeCommand({
         bridge,
@@ -220,6 +234,13 @@ export class BashPipeline {
       p.notices.push(PTY_UNAVAILABLE_NOTICE);
     }
     return this.runLocal(p, opts);
+  }
+
+  private async preflighted(p: Prepared, preflight: NonNullable<BashPipelineDeps['preflight']>): Promise<Prepared> {
+    const out = await preflight({ command: p.command, cwd: p.cwd, ...(p.env ? { env: p.env } : {}), timeoutMs: p.timeout.timeoutMs });
+    const next: Prepared = { ...p, command: out.command };
+    if (out.env) next.env = out.env;
+    return next;
   }
 
   private async runLocal(p: Prepared, opts: BashRunOptions): Promise<ToolResult> {

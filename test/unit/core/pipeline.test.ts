@@ -413,6 +413,28 @@ describe('core/pipeline BashPipeline', () => {
       assert.equal(bridge.handle.releaseCount, 1);
     });
 
+    it('the preflight (direnv) shapes the bridge and PTY runs, never the local executor', async () => {
+      const seen: string[] = [];
+      const preflight = async (i: { command: string; cwd: string; env?: Record<string, string>; timeoutMs: number }) => {
+        seen.push(`${i.command}@${i.timeoutMs}`);
+        return { ...i, command: `unset -v OLD; ${i.command}`, env: { ...i.env, FROM_ENVRC: '1' } };
+      };
+      const bridge = new FakeClientBridge();
+      bridge.handle.exit.resolve({ exitCode: 0, signal: null });
+      await make({ bridge, bridgePollIntervalMs: 5, preflight }).run({ command: 'make', env: { A: 'b' }, timeout: 7 });
+      assert.deepEqual(bridge.created[0]!.args, ['-l', '-c', 'unset -v OLD; make']);
+      assert.deepEqual(bridge.created[0]!.env, [
+        { name: 'A', value: 'b' },
+        { name: 'FROM_ENVRC', value: '1' },
+      ]);
+      const pty = new FakePtyExecutor();
+      await make({ pty, preflight }).run({ command: 'top', pty: true });
+      assert.equal(pty.calls[0]!.command, 'unset -v OLD; top');
+      await make({ preflight }).run({ command: 'ls' });
+      assert.equal(executor.calls[0]!.command, 'ls');
+      assert.deepEqual(seen, ['make@7000', 'top@300000']);
+    });
+
     it('a bridge without the terminal capability is not used', async () => {
       const bridge = new FakeClientBridge();
       bridge.capabilities.terminal = false;
