@@ -100,6 +100,25 @@ describe('callers: LM tool, API, PTY, jobs, bang', () => {
     term.dispose();
   });
 
+  it('Esc in a pty terminal kills the program', async () => {
+    const api = await activateApi();
+    const started = Date.now();
+    const running = api.runBash({ command: 'sleep 30', pty: true, timeout: 60 });
+    let term: vscode.Terminal | undefined;
+    for (let i = 0; i < 100 && !term; i++) {
+      term = vscode.window.terminals.find((t) => t.name === 'Agent Bash (pty): sleep 30');
+      if (!term) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(term, 'no pty terminal');
+    await new Promise((r) => setTimeout(r, 300));
+    term.sendText('\x1b', false);
+    const result = await running;
+    assert.equal(result.isError, true);
+    assert.match(text(result), /Command aborted|Command cancelled/);
+    assert.ok(Date.now() - started < 10000, 'Esc did not stop the command');
+    term.dispose();
+  });
+
   it('async: true backgrounds a job and delivers its result on completion', async () => {
     const api = await activateApi();
     const t = await testing();
