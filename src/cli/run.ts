@@ -1,4 +1,213 @@
-export async function runMain(_args: string[]): Promise<number> {
-  process.stderr.write('agent-bash run: not built yet\n');
-  return 2;
+// `agent-bash run [--rules FILE] [--cwd DIR] [--timeout S] [--pty] [--yes] -- COMMAND`: the whole
+// pipeline (policy, cd rewrite, URLs, timeout, local or PTY execution, result text) outside VS Code.
+// stdout carries the result text exactly as the model would read it; the exit status is the
+// command's (137 for SIGKILL). A timeout prints its notice and exits 1, never 124, so scripts can
+// tell "the command said 124" from "we stopped it". A prompt decision is refused unless `--yes`.
+// Nothing started here outlives the process: every shell is killed on exit and on SIGTERM/SIGINT.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { ApprovalAnswer, ApprovalRequest, Approver, BashSettings, PolicyRule, ToolResult } from '../core/contracts';
+import { FileArtifactStore } from '../core/artifacts';
+import { DEFAULT_INTERCEPTOR_RULES } from '../core/interceptor';
+import { BashPipeline } from '../core/pipeline';
+import { parsePolicyRules } from '../core/policyRulesSchema';
+import { createShellAnalyzer } from '../core/shellAnalysis';
+import { LocalShellExecutor } from '../exec/localExecutor';
+import { NodePtyExecutor } from '../exec/ptyExecutor';
+import { signalNumber } from '../exec/processTree';
+
+export const RUN_USAGE = 'usage: agent-bash run [--rules FILE] [--cwd DIR] [--timeout S] [--pty] [--yes] -- COMMAND';
+
+/** Every message `run` writes to stderr. Tests assert these. */
+export const RUN_MESSAGES = {
+  missingSeparator: 'missing `--` before the command',
+  emptyCommand: 'empty command after `--`',
+  unknownOption: (opt: string) => `unknown option: ${opt}`,
+  missingValue: (opt: string) => `option ${opt} needs a value`,
+  repeated: (opt: string) => `option ${opt} given twice`,
+  badCwd: (dir: string) => `--cwd ${dir} is not a directory`,
+  badTimeout: (value: string) => `--timeout ${value} is not a number of seconds`,
+  unreadableRules: (file: string, why: string) => `cannot read rules file ${file}: ${why}`,
+  rulesNotJson: (file: string, why: string) => `rules file ${file} is not valid JSON: ${why}`,
+  rulesInvalid: (file: string, why: string) => `rules file ${file}: ${why}`,
+  needsApproval: (reason: string) => `refused: this command needs approval (${reason}); rerun with --yes to approve it`,
+  artifact: (file: string) => `full output: ${file}`,
+} as const;
+
+/** Exit status for a result without an exit code that is still an error (timeout, refusal, block). */
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+
+class UsageError extends Error {}
+
+interface RunArgs {
+  rulesFile?: string;
+  cwd?: string;
+  timeout?: number;
+  pty: boolean;
+  yes: boolean;
+  command: string;
+}
+
+const VALUE_OPTIONS = new Set(['--rules', '--cwd', '--timeout']);
+const FLAG_OPTIONS = new Set(['--pty', '--yes']);
+
+export function parseRunArgs(args: string[]): RunArgs {
+  const out: RunArgs = { pty: false, yes: false, command: '' };
+  const seen = new Set<string>();
+  let i = 0;
+  for (; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === '--') break;
+    const eq = arg.indexOf('=');
+    const name = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
+    if (!VALUE_OPTIONS.has(name) && !FLAG_OPTIONS.has(name)) throw new UsageError(RUN_MESSAGES.unknownOption(arg));
+    if (seen.has(name)) throw new UsageError(RUN_MESSAGES.repeated(name));
+    seen.add(name);
+    if (FLAG_OPTIONS.has(name)) {
+      if (eq > 0) throw new UsageError(RUN_MESSAGES.unknownOption(arg));
+      if (name === '--pty') out.pty = true;
+      else out.yes = true;
+      continue;
+    }
+    const value = eq > 0 ? arg.slice(eq + 1) : args[++i];
+    if (value === undefined || value === '' || value === '--') throw new UsageError(RUN_MESSAGES.missingValue(name));
+    if (name === '--rules') out.rulesFile = value;
+    else if (name === '--cwd') out.cwd = value;
+    else {
+      const seconds = Number(value);
+      if (!Number.isFinite(seconds) || seconds < 0) throw new UsageError(RUN_MESSAGES.badTimeout(value));
+      out.timeout = seconds;
+    }
+  }
+  if (i >= args.length) throw new UsageError(RUN_MESSAGES.missingSeparator);
+  out.command = args.slice(i + 1).join(' ');
+  if (out.command.trim() === '') throw new UsageError(RUN_MESSAGES.emptyCommand);
+  return out;
+}
+
+function readRules(file: string): PolicyRule[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    const why = err instanceof Error ? ((err as NodeJS.ErrnoException).code ?? err.message) : String(err);
+    throw new UsageError(RUN_MESSAGES.unreadableRules(file, why));
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(RUN_MESSAGES.rulesNotJson(file, err instanceof Error ? err.message : String(err)));
+  }
+  const parsed = parsePolicyRules(json);
+  if (!parsed.ok) throw new UsageError(RUN_MESSAGES.rulesInvalid(file, parsed.message));
+  return parsed.rules;
+}
+
+/** The settings of a command-line run: the extension's defaults, the given rules, no background jobs. */
+export function cliSettings(rules: PolicyRule[]): BashSettings {
+  return {
+    patterns: rules,
+    interceptor: { enabled: false, patterns: [...DEFAULT_INTERCEPTOR_RULES] },
+    maxTimeout: 0,
+    asyncEnabled: false,
+    asyncMaxJobs: 100,
+    autoBackground: { enabled: false, thresholdMs: 60_000 },
+    artifactHeadBytes: 20,
+    outputMaxColumns: 768,
+    shell: {},
+    direnv: 'auto',
+  };
+}
+
+/** The command's status; 1 for other errors (a timeout, a refusal, a block); 0 otherwise. */
+export function exitStatusOf(result: ToolResult): number {
+  if (result.details.exitCode !== undefined) return result.details.exitCode;
+  return result.isError ? EXIT_FAILURE : 0;
+}
+
+/** A prompt decision: refused with a message on stderr, or allowed with `--yes`. */
+class CliApprover implements Approver {
+  constructor(private readonly yes: boolean) {}
+
+  async approve(req: ApprovalRequest): Promise<ApprovalAnswer> {
+    if (this.yes) return { kind: 'allow' };
+    process.stderr.write(`agent-bash run: ${RUN_MESSAGES.needsApproval(req.decision.reason)}\n`);
+    return { kind: 'deny' };
+  }
+}
+
+export async function runMain(args: string[]): Promise<number> {
+  let parsed: RunArgs;
+  let rules: PolicyRule[] = [];
+  let cwd: string;
+  try {
+    parsed = parseRunArgs(args);
+    cwd = path.resolve(parsed.cwd ?? process.cwd());
+    if (!fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(RUN_MESSAGES.badCwd(parsed.cwd ?? cwd));
+    if (parsed.rulesFile !== undefined) rules = readRules(parsed.rulesFile);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`agent-bash run: ${err.message}\n${RUN_USAGE}\n`);
+    return EXIT_USAGE;
+  }
+
+  const artifactDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bash-run-'));
+  const settings = cliSettings(rules);
+  const executor = new LocalShellExecutor({ direnv: settings.direnv });
+  const pty = new NodePtyExecutor();
+  const controller = new AbortController();
+  let caught: NodeJS.Signals | undefined;
+
+  // First signal: cancel the run (the pipeline kills the command's group) and finish normally, so
+  // the cancelled result is still printed. A second one: kill everything now and leave.
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (caught) {
+      void Promise.allSettled([executor.dispose(), pty.dispose()]).then(() => process.exit(128 + (signalNumber(signal) ?? 1)));
+      return;
+    }
+    caught = signal;
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
+
+  try {
+    const pipeline = new BashPipeline({
+      settings: () => settings,
+      analyzer: await createShellAnalyzer(),
+      approver: new CliApprover(parsed.yes),
+      artifacts: new FileArtifactStore(artifactDir),
+      executor,
+      pty,
+      sessionCwd: () => cwd,
+      workspaceRoots: () => [cwd],
+      sessionId: `cli-${process.pid}`,
+    });
+    const input: Record<string, unknown> = { command: parsed.command };
+    if (parsed.timeout !== undefined) input.timeout = parsed.timeout;
+    if (parsed.pty) input.pty = true;
+    const result = await pipeline.run(input, { signal: controller.signal });
+    const text = result.content.map((c) => c.text).join('\n');
+    process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    const artifactId = result.details.artifactId;
+    const artifactPath = artifactId ? path.join(artifactDir, fs.readdirSync(artifactDir).find((n) => n.startsWith(`${artifactId}.`)) ?? '') : undefined;
+    if (artifactPath && fs.existsSync(artifactPath)) process.stderr.write(`agent-bash run: ${RUN_MESSAGES.artifact(artifactPath)}\n`);
+    if (caught) return 128 + (signalNumber(caught) ?? 1);
+    return exitStatusOf(result);
+  } finally {
+    await Promise.allSettled([executor.dispose(), pty.dispose()]);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    process.off('SIGHUP', onSignal);
+    // Keep the directory only when it holds something the user was pointed at.
+    try {
+      if (fs.readdirSync(artifactDir).length === 0) fs.rmdirSync(artifactDir);
+    } catch {
+      // Best effort: a leftover empty temp directory is harmless.
+    }
+  }
 }

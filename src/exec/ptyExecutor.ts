@@ -5,11 +5,12 @@
 //
 // The module is loaded lazily with `require`: a missing or broken native binary only fails PTY runs,
 // each with `PTY error: <msg>`, and never the extension's activation.
+import { randomBytes } from 'node:crypto';
 import type * as NodePty from '@lydell/node-pty';
 import type { ExecResult, OutputSummary, PtyExecutor, PtyRequest, PtySession } from '../core/contracts';
 import { groupAlive, killGroupAndWait, signalName } from './processTree';
 import { effectiveDeadlineMs, RunGuard } from './runControl';
-import { getShellConfig, withPrefix } from './shellConfig';
+import { getShellConfig, shellKind, withPrefix } from './shellConfig';
 
 export type NodePtyModule = typeof NodePty;
 
@@ -64,6 +65,60 @@ export class CrNormalizer {
     if (!this.heldCR) return '';
     this.heldCR = false;
     return '\n';
+  }
+}
+
+/**
+ * node-pty tears its reader down 200 ms after the child exits, so output still queued in the
+ * terminal when a busy host reads slowly is lost (the tail, which matters most). The command is
+ * therefore followed by an invisible OSC end marker and a `read` that holds the terminal open until
+ * we have seen the marker and answer with a newline. A command that exits the shell itself skips
+ * the handshake and falls back to the plain exit.
+ */
+export function ptyEndMarker(nonce: string): string {
+  return `\x1b]633;AgentBashEnd;${nonce}\x07`;
+}
+
+export function ptyCommandLine(command: string, nonce: string, shell: string): string {
+  const kind = shellKind(shell);
+  if (kind !== 'bash' && kind !== 'zsh' && kind !== 'sh') return command;
+  return (
+    `${command}\n__agent_bash_status=$?; printf '\\033]633;AgentBashEnd;%s\\007' '${nonce}'; ` +
+    'IFS= read -r __agent_bash_ack; exit "$__agent_bash_status"'
+  );
+}
+
+/** Finds the end marker in a string stream; text that may be its beginning is held back. */
+class MarkerScanner {
+  private held = '';
+  found = false;
+
+  constructor(private readonly marker: string) {}
+
+  /** The part of `data` that precedes the marker (all of it while the marker has not appeared). */
+  push(data: string): string {
+    if (this.found) return '';
+    const text = this.held + data;
+    this.held = '';
+    const at = text.indexOf(this.marker);
+    if (at >= 0) {
+      this.found = true;
+      return text.slice(0, at);
+    }
+    for (let k = Math.min(this.marker.length - 1, text.length); k > 0; k -= 1) {
+      if (this.marker.startsWith(text.slice(text.length - k))) {
+        this.held = text.slice(text.length - k);
+        return text.slice(0, text.length - k);
+      }
+    }
+    return text;
+  }
+
+  /** What was held back when the stream ended without the marker. */
+  flush(): string {
+    const rest = this.held;
+    this.held = '';
+    return rest;
   }
 }
 
@@ -150,7 +205,10 @@ class PtyRun implements PtySession {
       env.TERM = PTY_TERM;
       Object.assign(env, req.env ?? {});
 
-      const pty = nodePty.spawn(config.shell, [...config.args, withPrefix(req.command, config.prefix)], {
+      const nonce = randomBytes(12).toString('hex');
+      const scanner = new MarkerScanner(ptyEndMarker(nonce));
+      const line = ptyCommandLine(withPrefix(req.command, config.prefix), nonce, config.shell);
+      const pty = nodePty.spawn(config.shell, [...config.args, line], {
         name: PTY_TERM,
         cols: req.cols ?? DEFAULT_PTY_COLS,
         rows: req.rows ?? DEFAULT_PTY_ROWS,
@@ -160,9 +218,16 @@ class PtyRun implements PtySession {
       this.pty = pty;
 
       let accepting = true;
+      const deliver = (text: string): void => {
+        if (text === '') return;
+        req.onData?.(text);
+        if (accepting) sink.push(this.normalizer.push(text));
+      };
       const dataSub = pty.onData((data) => {
-        req.onData?.(data);
-        if (accepting) sink.push(this.normalizer.push(data));
+        if (scanner.found) return;
+        deliver(scanner.push(data));
+        // Everything the command wrote has been read: release the trailing `read`.
+        if (scanner.found) pty.write('\n');
       });
       const exited = new Promise<{ exitCode: number; signal?: number }>((resolve) => {
         const exitSub = pty.onExit((event) => {
@@ -183,6 +248,7 @@ class PtyRun implements PtySession {
       if (this.killing) await this.killing;
       // A background child left in the terminal's session dies with it: a PTY run leaves nothing.
       if (groupAlive(pty.pid)) await killGroupAndWait(pty.pid, Promise.resolve(), this.options.killGraceMs ?? 1000);
+      deliver(scanner.flush());
       if (accepting) sink.push(this.normalizer.flush());
       const name = event.signal && event.signal > 0 ? signalName(event.signal) : undefined;
       status = event.signal && event.signal > 0 ? { exitCode: 128 + event.signal, ...(name ? { signal: name } : {}) } : { exitCode: event.exitCode };

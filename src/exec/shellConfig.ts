@@ -29,7 +29,8 @@ export const SHELL_NOT_FOUND = (p: string): string => `Configured shell not foun
 
 /** The family of a shell path, by its basename (`/usr/local/bin/bash5` → bash). */
 export function shellKind(shellPath: string): ShellKind {
-  const base = path.basename(shellPath).toLowerCase().replace(/\.exe$/, '');
+  // Split on both separators: a Windows path must classify the same on any host.
+  const base = (shellPath.split(/[\\/]/).pop() ?? shellPath).toLowerCase().replace(/\.exe$/, '');
   if (base === 'cmd') return 'cmd';
   if (base.includes('bash')) return 'bash';
   if (base.includes('zsh')) return 'zsh';

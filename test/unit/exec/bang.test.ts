@@ -59,7 +59,9 @@ describe('exec: bang commands', function () {
   });
 
   it('uses the 300 s default through the clamp and times out under a global ceiling', async () => {
-    const r = await runBang('echo start; sleep 5', { cwd: tmp, maxTimeout: 1, userShell: '/bin/bash' });
+    // A shell without the login profile, so the 1 s deadline does not race profile loading.
+    const executor = new LocalShellExecutor({ direnv: 'off', shellArgs: ['-c'] });
+    const r = await runBang('echo start; sleep 5', { cwd: tmp, maxTimeout: 1, userShell: '/bin/bash', executor }).finally(() => executor.dispose());
     assert.equal(r.timedOut, true);
     assert.equal(r.cancelled, true);
     assert.equal(r.output, '[Command timed out after 1 seconds]\nstart\n');

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { buildNonInteractiveEnv, GIT_NEUTRAL_CONFIG, NON_INTERACTIVE_ENV } from '../../../src/core/nonInteractiveEnv';
 import { applyDirenvPreflight, direnvBudgetMs, findDirenv, mergeDirenv } from '../../../src/exec/direnv';
 import { LocalShellExecutor } from '../../../src/exec/localExecutor';
-import { FakeSink, liveDescendants, waitFor } from './helpers';
+import { FakeSink, processBaseline, waitFor } from './helpers';
 
 describe('exec: nonInteractiveEnv', () => {
   it('contains every §6.5 variable', () => {
@@ -82,7 +82,10 @@ describe('exec: direnv preflight', function () {
   let fakeBin: string;
   let marker: string;
 
+  let baseline: ReturnType<typeof processBaseline>;
+
   before(() => {
+    baseline = processBaseline();
     tmp = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-direnv-'));
     fakeBin = path.join(tmp, 'bin');
     marker = path.join(tmp, 'called');
@@ -96,7 +99,7 @@ describe('exec: direnv preflight', function () {
   });
   after(async () => {
     rmSync(tmp, { recursive: true, force: true });
-    assert.ok(await waitFor(() => liveDescendants().length === 0, 3000), JSON.stringify(liveDescendants()));
+    assert.ok(await waitFor(() => baseline.leftSince().length === 0, 3000), JSON.stringify(baseline.leftSince()));
   });
 
   const baseEnv = (): NodeJS.ProcessEnv => ({ ...process.env, PATH: `${fakeBin}:${process.env.PATH ?? ''}`, DROP_ME: 'present' });
@@ -160,7 +163,7 @@ describe('exec: direnv preflight', function () {
     });
     assert.ok(Date.now() - started < 2500, `took ${Date.now() - started} ms`);
     assert.equal(r.applied, false);
-    assert.ok(await waitFor(() => liveDescendants().length === 0, 2000));
+    assert.ok(await waitFor(() => baseline.leftSince().length === 0, 2000));
   });
 
   const realDirenv = findDirenv(process.env);

@@ -11,6 +11,9 @@ export class FakeSink implements OutputSinkLike {
   dumped = 0;
   pushesAfterDump = 0;
 
+  /** Called after every push (tests use it to act once some output has arrived). */
+  onPush: (() => void) | undefined;
+
   constructor(private readonly keep = true) {}
 
   push(chunk: Uint8Array | string): void {
@@ -18,6 +21,7 @@ export class FakeSink implements OutputSinkLike {
     if (this.dumped > 0) this.pushesAfterDump += 1;
     this.bytes += buf.length;
     if (this.keep) this.chunks.push(buf);
+    this.onPush?.();
   }
 
   buffer(): Buffer {
@@ -63,6 +67,16 @@ function stat(pid: number): Stat | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Records the test process's live descendants now; `leftSince()` then lists the ones that appeared
+ * after and are still running. Suites from other files may share this process, so a suite only
+ * answers for what it started.
+ */
+export function processBaseline(): { leftSince(): Stat[] } {
+  const before = new Set(liveDescendants().map((s) => s.pid));
+  return { leftSince: () => liveDescendants().filter((s) => !before.has(s.pid)) };
 }
 
 /** Running (not zombie) descendants of `root`, for the "nothing left behind" checks. */

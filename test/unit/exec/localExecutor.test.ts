@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { ExecRequest, ExecResult } from '../../../src/core/contracts';
 import { OutputSink } from '../../../src/core/outputSink';
 import { LocalShellExecutor } from '../../../src/exec/localExecutor';
-import { alive, FakeSink, liveDescendants, sleep, waitFor } from './helpers';
+import { alive, FakeSink, processBaseline, sleep, waitFor } from './helpers';
 
 let tmp: string;
 let executor: LocalShellExecutor;
@@ -18,7 +18,7 @@ function freshKey(): string {
 
 async function run(command: string, extra: Partial<ExecRequest> = {}): Promise<ExecResult & { sink: FakeSink }> {
   const sink = (extra.sink as FakeSink | undefined) ?? new FakeSink();
-  const result = await executor.run({ command, cwd: tmp, timeoutMs: 10_000, ...extra, sink });
+  const result = await executor.run({ command, cwd: tmp, timeoutMs: 20_000, ...extra, sink });
   return { ...result, sink };
 }
 
@@ -30,16 +30,21 @@ const MODES: Array<{ name: string; key: () => string | undefined }> = [
 describe('exec: LocalShellExecutor', function () {
   this.timeout(30_000);
 
+  let baseline: ReturnType<typeof processBaseline>;
+
   before(() => {
+    baseline = processBaseline();
     tmp = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-exec-'));
-    executor = new LocalShellExecutor({ direnv: 'off' });
+    // No login profile: this machine's profile takes up to a second under load, which would turn
+    // every deadline below into a race with shell startup. The login default has its own test.
+    executor = new LocalShellExecutor({ direnv: 'off', shellArgs: ['-c'] });
   });
 
   after(async () => {
     await executor.dispose();
     rmSync(tmp, { recursive: true, force: true });
-    const left = await waitFor(() => liveDescendants().length === 0, 3000);
-    assert.ok(left, `processes left behind: ${JSON.stringify(liveDescendants())}`);
+    const left = await waitFor(() => baseline.leftSince().length === 0, 3000);
+    assert.ok(left, `processes left behind: ${JSON.stringify(baseline.leftSince())}`);
   });
 
   for (const mode of MODES) {
@@ -115,8 +120,9 @@ describe('exec: LocalShellExecutor', function () {
 
       it('cancels through the AbortSignal', async () => {
         const controller = new AbortController();
-        setTimeout(() => controller.abort(), 300);
-        const r = await run('echo start; sleep 5', { sessionKey: mode.key(), signal: controller.signal });
+        const sink = new FakeSink();
+        sink.onPush = () => controller.abort();
+        const r = await run('echo start; sleep 5', { sessionKey: mode.key(), signal: controller.signal, sink });
         assert.equal(r.cancelled, true);
         assert.equal(r.timedOut, false);
         assert.equal(r.sink.notice, 'Command cancelled');
@@ -177,6 +183,23 @@ describe('exec: LocalShellExecutor', function () {
       });
     });
   }
+
+  it('runs a login shell by default, one-shot and persistent', async () => {
+    // The unit harness sets AGENT_BASH_NO_LOGIN for the whole suite; this test wants the default.
+    const baseEnv = { ...process.env };
+    delete baseEnv.AGENT_BASH_NO_LOGIN;
+    const own = new LocalShellExecutor({ direnv: 'off', baseEnv });
+    try {
+      for (const sessionKey of [undefined, 'login']) {
+        const sink = new FakeSink();
+        const r = await own.run({ command: 'shopt -q login_shell && echo login', cwd: tmp, timeoutMs: 20_000, sessionKey, sink });
+        assert.equal(r.exitCode, 0, `${sessionKey ?? 'one-shot'}: ${JSON.stringify(sink.text())} ${JSON.stringify(r)}`);
+        assert.equal(sink.text(), 'login\n');
+      }
+    } finally {
+      await own.dispose();
+    }
+  });
 
   describe('persistent sessions', () => {
     it('keeps exported variables within a session and isolates sessions', async () => {

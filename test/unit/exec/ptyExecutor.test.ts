@@ -4,21 +4,26 @@ import os from 'node:os';
 import path from 'node:path';
 import { OutputSink } from '../../../src/core/outputSink';
 import { CrNormalizer, NodePtyExecutor } from '../../../src/exec/ptyExecutor';
-import { alive, FakeSink, liveDescendants, sleep, waitFor } from './helpers';
+import { alive, FakeSink, processBaseline, sleep, waitFor } from './helpers';
 
 describe('exec: NodePtyExecutor', function () {
   this.timeout(20_000);
   let tmp: string;
-  const pty = new NodePtyExecutor();
+  // No login profile (it can take a second on a busy machine); the default login path is covered
+  // by the local executor's tests.
+  const pty = new NodePtyExecutor({ shellArgs: ['-c'] });
+
+  let baseline: ReturnType<typeof processBaseline>;
 
   before(() => {
+    baseline = processBaseline();
     tmp = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-pty-'));
   });
 
   after(async () => {
     await pty.dispose();
     rmSync(tmp, { recursive: true, force: true });
-    assert.ok(await waitFor(() => liveDescendants().length === 0, 3000), JSON.stringify(liveDescendants()));
+    assert.ok(await waitFor(() => baseline.leftSince().length === 0, 3000), JSON.stringify(baseline.leftSince()));
   });
 
   /** Resolves once the live view has shown `text`. */
@@ -32,7 +37,7 @@ describe('exec: NodePtyExecutor', function () {
     const session = pty.start({
       command: 'printf "ready\\n"; read x; echo "got $x"',
       cwd: tmp,
-      timeoutMs: 10_000,
+      timeoutMs: 20_000,
       sink,
       onData: (d) => live.push(d),
     });
@@ -52,7 +57,7 @@ describe('exec: NodePtyExecutor', function () {
     const session = pty.start({
       command: 'tput cols; read x; tput cols; stty size',
       cwd: tmp,
-      timeoutMs: 10_000,
+      timeoutMs: 20_000,
       cols: 100,
       rows: 30,
       sink,
@@ -108,15 +113,15 @@ describe('exec: NodePtyExecutor', function () {
   });
 
   it('reports exit codes and signals', async () => {
-    assert.equal((await pty.start({ command: 'exit 3', cwd: tmp, timeoutMs: 5000, sink: new FakeSink() }).result).exitCode, 3);
-    const killed = await pty.start({ command: 'kill -9 $$', cwd: tmp, timeoutMs: 5000, sink: new FakeSink() }).result;
+    assert.equal((await pty.start({ command: 'exit 3', cwd: tmp, timeoutMs: 20_000, sink: new FakeSink() }).result).exitCode, 3);
+    const killed = await pty.start({ command: 'kill -9 $$', cwd: tmp, timeoutMs: 20_000, sink: new FakeSink() }).result;
     assert.equal(killed.exitCode, 137);
     assert.equal(killed.signal, 'SIGKILL');
   });
 
   it('runs with TERM=xterm-256color and without the non-interactive hardening', async () => {
     const sink = new FakeSink();
-    await pty.start({ command: 'echo "$TERM ${CI:-no-ci} ${PAGER:-no-pager} $MINE"', cwd: tmp, timeoutMs: 5000, sink, env: { MINE: 'x' } }).result;
+    await pty.start({ command: 'echo "$TERM ${CI:-no-ci} ${PAGER:-no-pager} $MINE"', cwd: tmp, timeoutMs: 20_000, sink, env: { MINE: 'x' } }).result;
     const expectedPager = process.env.PAGER ?? 'no-pager';
     assert.equal(sink.text(), `xterm-256color no-ci ${expectedPager} x\n`);
   });
@@ -124,14 +129,14 @@ describe('exec: NodePtyExecutor', function () {
   it('normalises CR and CRLF into the sink and spills to the artifact', async () => {
     const artifactPath = path.join(tmp, 'pty.log');
     const sink = new OutputSink({ artifactPath, artifactId: '7' });
-    const result = await pty.start({ command: "printf 'a\\rb\\nc\\n'; seq 1 30000", cwd: tmp, timeoutMs: 10_000, sink }).result;
+    const result = await pty.start({ command: "printf 'a\\rb\\nc\\n'; seq 1 30000", cwd: tmp, timeoutMs: 20_000, sink }).result;
     sink.dispose();
     assert.equal(result.exitCode, 0);
     assert.equal(result.summary.artifactId, '7');
     const full = readFileSync(artifactPath, 'utf8');
     assert.ok(!full.includes('\r'));
     assert.ok(full.startsWith('a\nb\nc\n1\n2\n'), JSON.stringify(full.slice(0, 20)));
-    assert.ok(full.endsWith('29999\n30000\n'));
+    assert.ok(full.endsWith('29999\n30000\n'), JSON.stringify(full.slice(-60)));
   });
 
   it('reports a missing native module as `PTY error: <msg>`', async () => {
@@ -141,7 +146,7 @@ describe('exec: NodePtyExecutor', function () {
       },
     });
     const sink = new FakeSink();
-    const result = await broken.start({ command: 'echo hi', cwd: tmp, timeoutMs: 5000, sink }).result;
+    const result = await broken.start({ command: 'echo hi', cwd: tmp, timeoutMs: 20_000, sink }).result;
     assert.equal(result.exitCode, undefined);
     assert.equal(result.cancelled, false);
     assert.equal(sink.text(), "PTY error: Cannot find module '@lydell/node-pty'\n");
