@@ -19,7 +19,7 @@ import { invalidAgentConfigMessage } from '../../src/acp/agentConfig';
 import { CONNECT_ACP_COMMAND, unknownAgentMessage, type AcpAgentHandle } from '../../src/vscode/acpCommands';
 import type { PromptResponder } from '../../src/vscode/modalPrompter';
 import type { AgentBashServices } from '../../src/vscode/services';
-import { activateApi, alive, workspaceDir } from './testApi';
+import { activateApi, alive, setPatterns, workspaceDir } from './testApi';
 
 const AGENT_SCRIPT = path.join(__dirname, '..', 'fixtures', 'acpTestAgent.js');
 const AGENT_NAME = 'test-agent';
@@ -88,12 +88,6 @@ describe('acp client', function () {
   async function play<T>(handle: AcpAgentHandle, script: Record<string, unknown>): Promise<T> {
     const result = await handle.connection.prompt(JSON.stringify(script));
     return okOf(JSON.parse(result.text) as Attempt<T>);
-  }
-
-  async function setPatterns(rules: PolicyRule[] | undefined): Promise<void> {
-    await vscode.workspace.getConfiguration('agentBash').update('patterns', rules, vscode.ConfigurationTarget.Workspace);
-    const want = JSON.stringify(rules ?? []);
-    await until('the patterns setting to apply', () => JSON.stringify(services.settings().patterns) === want);
   }
 
   function respond(responder: PromptResponder): void {

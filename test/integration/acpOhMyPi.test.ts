@@ -8,11 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { SessionNotification } from '@agentclientprotocol/sdk';
-import type { PolicyRule } from '../../src/core/contracts';
 import { CONNECT_ACP_COMMAND, type AcpAgentHandle } from '../../src/vscode/acpCommands';
 import type { AgentBashServices } from '../../src/vscode/services';
 import { startFakeOpenAi, type FakeOpenAi } from '../fixtures/fakeOpenAi';
-import { activateApi, workspaceDir } from './testApi';
+import { activateApi, setPatterns, workspaceDir } from './testApi';
 
 const OMP_DIR = process.env.AGENT_BASH_OMP_DIR ?? '';
 
@@ -61,16 +60,6 @@ describe('acp oh-my-pi (real agent, opt-in)', function () {
     await fake?.close();
     if (services) await setPatterns(undefined);
   });
-
-  async function setPatterns(rules: PolicyRule[] | undefined): Promise<void> {
-    await vscode.workspace.getConfiguration('agentBash').update('patterns', rules, vscode.ConfigurationTarget.Workspace);
-    const want = JSON.stringify(rules ?? []);
-    const deadline = Date.now() + 5000;
-    while (JSON.stringify(services.settings().patterns) !== want) {
-      if (Date.now() > deadline) throw new Error('the patterns setting did not apply');
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
 
   async function turn(command: string, extra: Record<string, unknown> = {}) {
     assert.ok(handle);

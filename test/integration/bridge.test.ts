@@ -3,15 +3,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { PolicyRule, ToolResult } from '../../src/core/contracts';
-import { activateApi, alive, answerDialogs, testing, workspaceDir } from './testApi';
-
-async function setPatterns(rules: PolicyRule[] | undefined): Promise<void> {
-  await vscode.workspace.getConfiguration('agentBash').update('patterns', rules, vscode.ConfigurationTarget.Workspace);
-  const t = await testing();
-  const want = JSON.stringify(rules ?? []);
-  for (let i = 0; i < 100 && JSON.stringify(t.services.settings().patterns) !== want; i++) await sleep(20);
-  assert.equal(JSON.stringify(t.services.settings().patterns), want, 'settings did not pick up the new patterns');
-}
+import { activateApi, alive, answerDialogs, setPatterns, testing, workspaceDir } from './testApi';
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));

@@ -1,14 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { JobInfo, PolicyDecision, PolicyRule, ToolResult } from '../../src/core/contracts';
-import { activateApi, answerDialogs, testing, workspaceDir } from './testApi';
-
-async function setPatterns(rules: PolicyRule[] | undefined): Promise<void> {
-  await vscode.workspace.getConfiguration('agentBash').update('patterns', rules, vscode.ConfigurationTarget.Workspace);
-  const t = await testing();
-  const want = JSON.stringify(rules ?? []);
-  for (let i = 0; i < 100 && JSON.stringify(t.services.settings().patterns) !== want; i++) await new Promise((r) => setTimeout(r, 20));
-}
+import type { JobInfo, PolicyDecision, ToolResult } from '../../src/core/contracts';
+import { activateApi, answerDialogs, setPatterns, testing, workspaceDir } from './testApi';
 
 function text(r: ToolResult): string {
   return r.content.map((c) => c.text).join('\n');

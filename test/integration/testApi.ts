@@ -1,5 +1,6 @@
 // Shared helpers for the suites that run inside the VS Code extension host.
 import * as vscode from 'vscode';
+import type { PolicyRule } from '../../src/core/contracts';
 import type { AgentBashApi } from '../../src/extension';
 
 export const EXTENSION_ID = 'agent-bash.agent-bash';
@@ -35,5 +36,17 @@ export function alive(pid: number): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** Sets `agentBash.patterns` in the workspace and waits until the extension's settings reflect it. */
+export async function setPatterns(rules: PolicyRule[] | undefined): Promise<void> {
+  await vscode.workspace.getConfiguration('agentBash').update('patterns', rules, vscode.ConfigurationTarget.Workspace);
+  const t = await testing();
+  const want = JSON.stringify(rules ?? []);
+  const deadline = Date.now() + 5000;
+  while (JSON.stringify(t.services.settings().patterns) !== want) {
+    if (Date.now() > deadline) throw new Error(`agentBash.patterns did not apply: want ${want}`);
+    await new Promise((r) => setTimeout(r, 20));
   }
 }
