@@ -67,30 +67,39 @@ export async function run(): Promise<Row[]> {
     rows.push({ name: 'one-shot `bash -lc true` (median)', value: round(o), unit: 'ms', target: '' });
     rows.push({ name: 'per-call ratio persistent/one-shot', value: round(p / o, 3), unit: 'x', target: '<= 0.2', met: p / o <= 0.2 ? 'yes' : 'no' });
 
-    // ---- throughput ----
-    const baselineMs = await runShell(['-c', `${GENERATE} | cat > /dev/null`]);
+    // ---- throughput (best of two runs each: the machine is shared, a single run is noisy) ----
+    const baselineMs = Math.min(
+      await runShell(['-c', `${GENERATE} | cat > /dev/null`]),
+      await runShell(['-c', `${GENERATE} | cat > /dev/null`]),
+    );
     const baseline = GIB / 1e6 / (baselineMs / 1000);
     rows.push({ name: '1 GiB `cat` to /dev/null', value: round(baseline, 0), unit: 'MB/s', target: '' });
 
-    const counting = new CountingSink();
-    let started = process.hrtime.bigint();
-    const raw = await executor.run({ command: GENERATE, cwd: tmp, timeoutMs: 120_000, sessionKey: session, sink: counting });
-    let ms = Number(process.hrtime.bigint() - started) / 1e6;
-    if (raw.exitCode !== 0 || counting.bytes !== GIB) throw new Error(`executor run failed: exit ${raw.exitCode}, ${counting.bytes} bytes`);
+    let ms = Infinity;
+    for (let i = 0; i < 2; i++) {
+      const counting = new CountingSink();
+      const started = process.hrtime.bigint();
+      const raw = await executor.run({ command: GENERATE, cwd: tmp, timeoutMs: 120_000, sessionKey: session, sink: counting });
+      ms = Math.min(ms, Number(process.hrtime.bigint() - started) / 1e6);
+      if (raw.exitCode !== 0 || counting.bytes !== GIB) throw new Error(`executor run failed: exit ${raw.exitCode}, ${counting.bytes} bytes`);
+    }
     const rawRate = GIB / 1e6 / (ms / 1000);
     rows.push({ name: '1 GiB through the executor (counting sink)', value: round(rawRate, 0), unit: 'MB/s', target: '' });
     rows.push({ name: 'ratio executor/cat (counting sink)', value: round(rawRate / baseline, 3), unit: 'x', target: '>= 0.5', met: rawRate / baseline >= 0.5 ? 'yes' : 'no' });
 
-    const artifactPath = path.join(tmp, 'bench.log');
-    const sink = new OutputSink({ artifactPath, artifactId: '1' });
-    started = process.hrtime.bigint();
-    const full = await executor.run({ command: GENERATE, cwd: tmp, timeoutMs: 120_000, sessionKey: session, sink });
-    ms = Number(process.hrtime.bigint() - started) / 1e6;
-    sink.dispose();
-    if (full.exitCode !== 0 || full.summary.totalBytes !== GIB || statSync(artifactPath).size !== GIB) {
-      throw new Error(`sink run failed: exit ${full.exitCode}, ${full.summary.totalBytes} bytes`);
+    ms = Infinity;
+    for (let i = 0; i < 2; i++) {
+      const artifactPath = path.join(tmp, 'bench.log');
+      const sink = new OutputSink({ artifactPath, artifactId: '1' });
+      const started = process.hrtime.bigint();
+      const full = await executor.run({ command: GENERATE, cwd: tmp, timeoutMs: 120_000, sessionKey: session, sink });
+      ms = Math.min(ms, Number(process.hrtime.bigint() - started) / 1e6);
+      sink.dispose();
+      if (full.exitCode !== 0 || full.summary.totalBytes !== GIB || statSync(artifactPath).size !== GIB) {
+        throw new Error(`sink run failed: exit ${full.exitCode}, ${full.summary.totalBytes} bytes`);
+      }
+      rmSync(artifactPath, { force: true });
     }
-    rmSync(artifactPath, { force: true });
     const sinkRate = GIB / 1e6 / (ms / 1000);
     rows.push({ name: '1 GiB through the executor (OutputSink + artifact)', value: round(sinkRate, 0), unit: 'MB/s', target: '' });
     rows.push({ name: 'ratio executor/cat (OutputSink + artifact)', value: round(sinkRate / baseline, 3), unit: 'x', target: '>= 0.5', met: sinkRate / baseline >= 0.5 ? 'yes' : 'no' });
