@@ -28,13 +28,15 @@ if (!ok) {
   console.log('0 passed, 1 failed');
   process.exit(1);
 }
+// Setup first (Debian packages, Node 24, code-server): a failed setup fails the run, never skips a tier.
+const setupOk = step('setup', process.execPath, ['test/harness/setup.mjs']);
 const unitOk = step('unit tier', process.execPath, ['test/harness/unit.mjs']);
 const itOk = step('integration tier', process.execPath, ['test/harness/integration.mjs']);
 const uiOk = step('ui tier', process.execPath, ['test/harness/ui.mjs']);
 const tiers = [counts('unit-counts.json'), counts('integration-counts.json'), counts('ui-counts.json')];
 const passed = tiers.reduce((n, c) => n + c.passed, 0);
 const failed = tiers.reduce((n, c) => n + c.failed, 0);
-ok = unitOk && itOk && uiOk && failed === 0;
+ok = setupOk && unitOk && itOk && uiOk && failed === 0;
 console.log(`[test] wall time ${((Date.now() - started) / 1000).toFixed(1)} s`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(ok ? 0 : 1);

@@ -29,14 +29,18 @@ function ensureDebianPackages() {
   const missing = [];
   if (!existsSync(CHROMIUM_PATH)) missing.push('chromium');
   if (!existsSync('/usr/include/gssapi/gssapi.h') && !existsSync(path.join(CODE_SERVER_DIR, '.done'))) missing.push('libkrb5-dev');
-  if (missing.length === 0) return;
+  // Optional: with direnv the direnv preflight tests run against the real program instead of skipping.
+  const optional = existsSync('/usr/bin/direnv') ? [] : ['direnv'];
   if (!isRootOnDebian()) {
+    if (missing.length === 0) return;
     throw new Error(`setup failed: missing ${missing.join(' and ')}. Install with: sudo apt-get install -y ${missing.join(' ')}`);
   }
-  log(`apt-get install ${missing.join(' ')}`);
+  const install = [...missing, ...optional];
+  if (install.length === 0) return;
+  log(`apt-get install ${install.join(' ')}`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   run('apt-get', ['update', '-qq'], { env });
-  const ms = run('apt-get', ['install', '-y', '-qq', ...missing], { env });
+  const ms = run('apt-get', ['install', '-y', '-qq', ...install], { env });
   log(`apt-get took ${(ms / 1000).toFixed(1)} s`);
 }
 
@@ -64,8 +68,11 @@ function ensureCodeServer() {
   rmSync(CODE_SERVER_DIR, { recursive: true, force: true });
   mkdirSync(CODE_SERVER_DIR, { recursive: true });
   writeFileSync(path.join(CODE_SERVER_DIR, 'package.json'), '{"private":true}\n');
+  // Under `npm test` the outer npm (on Node 20) exports npm_config_* / npm_* variables; inherited, they
+  // make the inner npm report Node 20 in its user agent and code-server's postinstall refuses to run.
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
   const env = {
-    ...process.env,
+    ...inherited,
     PATH: `${path.dirname(NODE24_BIN)}:${process.env.PATH}`,
     npm_config_nodedir: NODE24_DIR,
     npm_config_update_notifier: 'false',
