@@ -5,26 +5,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { PolicyDecision } from '../core/contracts';
 import { decide } from '../core/policy';
-import { parsePolicyRules } from '../core/policyRulesSchema';
 import type { PolicyRule } from '../core/contracts';
 import { createShellAnalyzer } from '../core/shellAnalysis';
+import { CLI_MESSAGES, parseCliArgs, readRulesFile, UsageError } from './cliArgs';
 
 export const EXPLAIN_USAGE = 'usage: agent-bash explain [--rules FILE] [--cwd DIR] [--workspace DIR]... -- COMMAND';
 
 /** Every message `explain` exits 2 with. Tests assert these. */
-export const EXPLAIN_ERRORS = {
-  missingSeparator: 'missing `--` before the command',
-  emptyCommand: 'empty command after `--`',
-  unknownOption: (opt: string) => `unknown option: ${opt}`,
-  missingValue: (opt: string) => `option ${opt} needs a value`,
-  repeated: (opt: string) => `option ${opt} given twice`,
-  badCwd: (dir: string) => `--cwd ${dir} is not a directory`,
-  unreadableRules: (file: string, why: string) => `cannot read rules file ${file}: ${why}`,
-  rulesNotJson: (file: string, why: string) => `rules file ${file} is not valid JSON: ${why}`,
-  rulesInvalid: (file: string, why: string) => `rules file ${file}: ${why}`,
-} as const;
-
-class UsageError extends Error {}
+export const EXPLAIN_ERRORS = CLI_MESSAGES;
 
 interface ExplainArgs {
   rulesFile?: string;
@@ -34,49 +22,13 @@ interface ExplainArgs {
 }
 
 function parseArgs(args: string[]): ExplainArgs {
-  const out: ExplainArgs = { workspaces: [], command: '' };
-  let i = 0;
-  for (; i < args.length; i++) {
-    const arg = args[i];
-    if (arg === '--') break;
-    const eq = arg.indexOf('=');
-    const name = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
-    if (name !== '--rules' && name !== '--cwd' && name !== '--workspace') throw new UsageError(EXPLAIN_ERRORS.unknownOption(arg));
-    let value: string | undefined;
-    if (eq > 0 && arg.startsWith('--')) value = arg.slice(eq + 1);
-    else value = args[++i];
-    if (value === undefined || value === '' || value === '--') throw new UsageError(EXPLAIN_ERRORS.missingValue(name));
-    if (name === '--workspace') out.workspaces.push(value);
-    else if (name === '--rules') {
-      if (out.rulesFile !== undefined) throw new UsageError(EXPLAIN_ERRORS.repeated(name));
-      out.rulesFile = value;
-    } else {
-      if (out.cwd !== undefined) throw new UsageError(EXPLAIN_ERRORS.repeated(name));
-      out.cwd = value;
-    }
-  }
-  if (i >= args.length) throw new UsageError(EXPLAIN_ERRORS.missingSeparator);
-  out.command = args.slice(i + 1).join(' ');
-  if (out.command.trim() === '') throw new UsageError(EXPLAIN_ERRORS.emptyCommand);
+  const parsed = parseCliArgs(args, { values: ['--rules', '--cwd', '--workspace'], repeatable: ['--workspace'] });
+  const out: ExplainArgs = { workspaces: parsed.values.get('--workspace') ?? [], command: parsed.command };
+  const rules = parsed.values.get('--rules')?.[0];
+  const cwd = parsed.values.get('--cwd')?.[0];
+  if (rules !== undefined) out.rulesFile = rules;
+  if (cwd !== undefined) out.cwd = cwd;
   return out;
-}
-
-function readRules(file: string): PolicyRule[] {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new UsageError(EXPLAIN_ERRORS.unreadableRules(file, err instanceof Error ? (err as NodeJS.ErrnoException).code ?? err.message : String(err)));
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new UsageError(EXPLAIN_ERRORS.rulesNotJson(file, err instanceof Error ? err.message : String(err)));
-  }
-  const parsed = parsePolicyRules(json);
-  if (!parsed.ok) throw new UsageError(EXPLAIN_ERRORS.rulesInvalid(file, parsed.message));
-  return parsed.rules;
 }
 
 /** The JSON printed by `explain`. */
@@ -106,7 +58,7 @@ export async function explainMain(args: string[]): Promise<number> {
     if (parsed.cwd !== undefined && !fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
       throw new UsageError(EXPLAIN_ERRORS.badCwd(parsed.cwd));
     }
-    if (parsed.rulesFile !== undefined) rules = readRules(parsed.rulesFile);
+    if (parsed.rulesFile !== undefined) rules = readRulesFile(parsed.rulesFile);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     process.stderr.write(`agent-bash explain: ${err.message}\n${EXPLAIN_USAGE}\n`);

@@ -11,26 +11,18 @@ import type { ApprovalAnswer, ApprovalRequest, Approver, BashSettings, PolicyRul
 import { FileArtifactStore } from '../core/artifacts';
 import { DEFAULT_INTERCEPTOR_RULES } from '../core/interceptor';
 import { BashPipeline } from '../core/pipeline';
-import { parsePolicyRules } from '../core/policyRulesSchema';
 import { createShellAnalyzer } from '../core/shellAnalysis';
 import { LocalShellExecutor } from '../exec/localExecutor';
 import { NodePtyExecutor } from '../exec/ptyExecutor';
 import { signalNumber } from '../exec/processTree';
+import { CLI_MESSAGES, parseCliArgs, readRulesFile, UsageError } from './cliArgs';
 
 export const RUN_USAGE = 'usage: agent-bash run [--rules FILE] [--cwd DIR] [--timeout S] [--pty] [--yes] -- COMMAND';
 
 /** Every message `run` writes to stderr. Tests assert these. */
 export const RUN_MESSAGES = {
-  missingSeparator: 'missing `--` before the command',
-  emptyCommand: 'empty command after `--`',
-  unknownOption: (opt: string) => `unknown option: ${opt}`,
-  missingValue: (opt: string) => `option ${opt} needs a value`,
-  repeated: (opt: string) => `option ${opt} given twice`,
-  badCwd: (dir: string) => `--cwd ${dir} is not a directory`,
+  ...CLI_MESSAGES,
   badTimeout: (value: string) => `--timeout ${value} is not a number of seconds`,
-  unreadableRules: (file: string, why: string) => `cannot read rules file ${file}: ${why}`,
-  rulesNotJson: (file: string, why: string) => `rules file ${file} is not valid JSON: ${why}`,
-  rulesInvalid: (file: string, why: string) => `rules file ${file}: ${why}`,
   needsApproval: (reason: string) => `refused: this command needs approval (${reason}); rerun with --yes to approve it`,
   artifact: (file: string) => `full output: ${file}`,
 } as const;
@@ -38,8 +30,6 @@ export const RUN_MESSAGES = {
 /** Exit status for a result without an exit code that is still an error (timeout, refusal, block). */
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
-
-class UsageError extends Error {}
 
 interface RunArgs {
   rulesFile?: string;
@@ -50,60 +40,20 @@ interface RunArgs {
   command: string;
 }
 
-const VALUE_OPTIONS = new Set(['--rules', '--cwd', '--timeout']);
-const FLAG_OPTIONS = new Set(['--pty', '--yes']);
-
 export function parseRunArgs(args: string[]): RunArgs {
-  const out: RunArgs = { pty: false, yes: false, command: '' };
-  const seen = new Set<string>();
-  let i = 0;
-  for (; i < args.length; i++) {
-    const arg = args[i];
-    if (arg === '--') break;
-    const eq = arg.indexOf('=');
-    const name = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
-    if (!VALUE_OPTIONS.has(name) && !FLAG_OPTIONS.has(name)) throw new UsageError(RUN_MESSAGES.unknownOption(arg));
-    if (seen.has(name)) throw new UsageError(RUN_MESSAGES.repeated(name));
-    seen.add(name);
-    if (FLAG_OPTIONS.has(name)) {
-      if (eq > 0) throw new UsageError(RUN_MESSAGES.unknownOption(arg));
-      if (name === '--pty') out.pty = true;
-      else out.yes = true;
-      continue;
-    }
-    const value = eq > 0 ? arg.slice(eq + 1) : args[++i];
-    if (value === undefined || value === '' || value === '--') throw new UsageError(RUN_MESSAGES.missingValue(name));
-    if (name === '--rules') out.rulesFile = value;
-    else if (name === '--cwd') out.cwd = value;
-    else {
-      const seconds = Number(value);
-      if (!Number.isFinite(seconds) || seconds < 0) throw new UsageError(RUN_MESSAGES.badTimeout(value));
-      out.timeout = seconds;
-    }
+  const parsed = parseCliArgs(args, { values: ['--rules', '--cwd', '--timeout'], flags: ['--pty', '--yes'] });
+  const out: RunArgs = { pty: parsed.flags.has('--pty'), yes: parsed.flags.has('--yes'), command: parsed.command };
+  const rules = parsed.values.get('--rules')?.[0];
+  const cwd = parsed.values.get('--cwd')?.[0];
+  const timeout = parsed.values.get('--timeout')?.[0];
+  if (rules !== undefined) out.rulesFile = rules;
+  if (cwd !== undefined) out.cwd = cwd;
+  if (timeout !== undefined) {
+    const seconds = Number(timeout);
+    if (!Number.isFinite(seconds) || seconds < 0) throw new UsageError(RUN_MESSAGES.badTimeout(timeout));
+    out.timeout = seconds;
   }
-  if (i >= args.length) throw new UsageError(RUN_MESSAGES.missingSeparator);
-  out.command = args.slice(i + 1).join(' ');
-  if (out.command.trim() === '') throw new UsageError(RUN_MESSAGES.emptyCommand);
   return out;
-}
-
-function readRules(file: string): PolicyRule[] {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    const why = err instanceof Error ? ((err as NodeJS.ErrnoException).code ?? err.message) : String(err);
-    throw new UsageError(RUN_MESSAGES.unreadableRules(file, why));
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new UsageError(RUN_MESSAGES.rulesNotJson(file, err instanceof Error ? err.message : String(err)));
-  }
-  const parsed = parsePolicyRules(json);
-  if (!parsed.ok) throw new UsageError(RUN_MESSAGES.rulesInvalid(file, parsed.message));
-  return parsed.rules;
 }
 
 /** The settings of a command-line run: the extension's defaults, the given rules, no background jobs. */
@@ -147,7 +97,7 @@ export async function runMain(args: string[]): Promise<number> {
     parsed = parseRunArgs(args);
     cwd = path.resolve(parsed.cwd ?? process.cwd());
     if (!fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(RUN_MESSAGES.badCwd(parsed.cwd ?? cwd));
-    if (parsed.rulesFile !== undefined) rules = readRules(parsed.rulesFile);
+    if (parsed.rulesFile !== undefined) rules = readRulesFile(parsed.rulesFile);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     process.stderr.write(`agent-bash run: ${err.message}\n${RUN_USAGE}\n`);
