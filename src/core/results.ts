@@ -79,7 +79,9 @@ export interface CompletedResultArgs {
 export async function buildCompletedResult(args: CompletedResultArgs): Promise<ToolResult> {
   const { summary, exitCode, timeout } = args;
   const timedOut = args.timedOut === true;
-  const lines: string[] = [summary.output.length > 0 ? summary.output : NO_OUTPUT];
+  // The output's own final newline would read as an extra blank line before the notices.
+  const body = summary.output.endsWith('\n') ? summary.output.slice(0, -1) : summary.output;
+  const lines: string[] = [body.length > 0 ? body : NO_OUTPUT];
   lines.push('', wallTimeNotice(args.wallTimeMs), ...args.notices);
   if (exitCode !== undefined && exitCode !== 0) lines.push('', exitCodeLine(exitCode));
   if (timedOut) {

@@ -37,7 +37,7 @@ describe('bridge: agent commands in VS Code terminals', () => {
     const updates: ToolResult[] = [];
     const result = await api.runBash({ command: "printf 'x\\ny\\n'" }, { onUpdate: (u) => updates.push(u) });
     assert.equal(result.isError, undefined);
-    assert.match(text(result), /^x\ny\n\n\nWall time: \d+\.\d\d seconds$/);
+    assert.match(text(result), /^x\ny\n\nWall time: \d+\.\d\d seconds$/);
     const id = result.details.terminalId;
     assert.match(id ?? '', /^term_[0-9a-f]{8}$/);
     assert.equal(updates[0]?.details.terminalId, id, 'the first update must carry the terminal id');
@@ -49,7 +49,7 @@ describe('bridge: agent commands in VS Code terminals', () => {
     const result = await api.runBash({ command: 'echo before; exit 3' });
     assert.equal(result.details.exitCode, 3);
     assert.equal(result.isError, true);
-    assert.match(text(result), /^before\n\n\nWall time: [\d.]+ seconds\n\nCommand exited with code 3$/);
+    assert.match(text(result), /^before\n\nWall time: [\d.]+ seconds\n\nCommand exited with code 3$/);
   });
 
   it('maps kill -9 $$ to 137', async () => {
@@ -145,7 +145,7 @@ describe('bridge: agent commands in VS Code terminals', () => {
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) => api.runBash({ command: `echo start-${i}; sleep 0.2; echo end-${i}` })),
     );
-    results.forEach((r, i) => assert.match(text(r), new RegExp(`^start-${i}\\nend-${i}\\n\\n\\nWall time`)));
+    results.forEach((r, i) => assert.match(text(r), new RegExp(`^start-${i}\\nend-${i}\\n\\nWall time`)));
   });
 });
 

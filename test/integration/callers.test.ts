@@ -27,7 +27,7 @@ describe('callers: LM tool, API, PTY, jobs, bang', () => {
     await activateApi();
     await answerDialogs('Deny');
     const result = await vscode.lm.invokeTool('agent_bash', { input: { command: 'echo lm-ok' }, toolInvocationToken: undefined });
-    assert.match(partsText(result), /^lm-ok\n\n\nWall time: [\d.]+ seconds$/);
+    assert.match(partsText(result), /^lm-ok\n\nWall time: [\d.]+ seconds$/);
     assert.equal((await testing()).services.prompter.asked.length, 0);
   });
 

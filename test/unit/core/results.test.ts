@@ -136,7 +136,7 @@ describe('results', () => {
       const r = await buildCompletedResult({ summary: { ...s, artifactId: '5' }, exitCode: 0, notices: [], wallTimeMs: 10, timeout: T300 });
       assert.equal(
         textOf(r),
-        'l01\nl\n[…14ln elided…]\n17\nl18\nl19\nl20\n\n\nWall time: 0.01 seconds\n\n' +
+        'l01\nl\n[…14ln elided…]\n17\nl18\nl19\nl20\n\nWall time: 0.01 seconds\n\n' +
           '[Showing lines 1-4 and 19-21 of 21; 14 middle lines (60B) elided. Read artifact://5 for full output]',
       );
       assert.equal(r.details.artifactId, '5');
@@ -149,7 +149,7 @@ describe('results', () => {
       const s = await sink.dump();
       sink.dispose();
       const r = await buildCompletedResult({ summary: s, exitCode: 0, notices: [], wallTimeMs: 0, timeout: T300 });
-      assert.equal(textOf(r), '12345…\n\n\nWall time: 0.00 seconds\n\n[Some lines truncated to 8 chars]');
+      assert.equal(textOf(r), '12345…\n\nWall time: 0.00 seconds\n\n[Some lines truncated to 8 chars]');
       assert.deepEqual(r.details.meta, { limits: { columnTruncated: { maxColumn: 8 } } });
     });
 
