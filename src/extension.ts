@@ -21,6 +21,7 @@ import { JobsStatusItem } from './vscode/jobsView';
 import { registerLmTool } from './vscode/lmTool';
 import { ModalPrompter } from './vscode/modalPrompter';
 import { TerminalPtyExecutor } from './vscode/ptyTerminal';
+import { vscodeToolAvailable } from './vscode/toolAvailability';
 import type { AgentBashServices } from './vscode/services';
 import { SessionCwd } from './vscode/sessionCwd';
 import { SettingsStore } from './vscode/settings';
@@ -65,8 +66,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     executor: executors.executor,
     pty,
     jobs,
-    // The interceptor is opt-in; a user who turns it on has the tools its rules name.
-    toolAvailable: () => true,
+    toolAvailable: vscodeToolAvailable,
     sessionCwd: () => cwd.get(),
     workspaceRoots,
     sessionId,

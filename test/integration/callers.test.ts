@@ -45,6 +45,27 @@ describe('callers: LM tool, API, PTY, jobs, bang', () => {
     assert.equal((await testing()).services.prompter.asked.length, 0);
   });
 
+  it('with the interceptor on, cat still runs when no file-reading tool is registered', async () => {
+    const api = await activateApi();
+    const config = vscode.workspace.getConfiguration('agentBash');
+    await config.update('interceptor.enabled', true, vscode.ConfigurationTarget.Workspace);
+    await setPatterns([{ match: 'cat *', approval: 'allow' }]);
+    try {
+      const t = await testing();
+      assert.equal(t.services.settings().interceptor.enabled, true);
+      const result = await api.runBash({ command: 'cat README.txt' });
+      assert.match(text(result), /^Agent Bash integration workspace\n\nWall time/);
+    } finally {
+      await config.update('interceptor.enabled', undefined, vscode.ConfigurationTarget.Workspace);
+      await setPatterns([
+        { match: 'echo *', approval: 'allow' },
+        { match: 'read *', approval: 'allow' },
+        { match: 'sleep *', approval: 'allow' },
+        { match: 'rm *', approval: 'deny' },
+      ]);
+    }
+  });
+
   it('the API reports every run through onDidRunCommand', async () => {
     const api = await activateApi();
     const seen: string[] = [];
