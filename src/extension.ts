@@ -9,6 +9,7 @@ import { BashPipeline } from './core/pipeline';
 import { createShellAnalyzer } from './core/shellAnalysis';
 import { applyDirenvPreflight } from './exec/direnv';
 import { BashJobManager } from './exec/jobManager';
+import { killByEnv } from './exec/processTree';
 import { NodePtyExecutor } from './exec/ptyExecutor';
 import { registerAcp } from './vscode/acpCommands';
 import { createApi, type AgentBashApi } from './vscode/api';
@@ -20,6 +21,7 @@ import { ExecutorHolder } from './vscode/executorHolder';
 import { JobsStatusItem } from './vscode/jobsView';
 import { registerLmTool } from './vscode/lmTool';
 import { ModalPrompter } from './vscode/modalPrompter';
+import { SESSION_ENV } from './vscode/processMarks';
 import { TerminalPtyExecutor } from './vscode/ptyTerminal';
 import { vscodeToolAvailable } from './vscode/toolAvailability';
 import type { AgentBashServices } from './vscode/services';
@@ -34,6 +36,9 @@ let shutdown: (() => Promise<void>) | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<AgentBashApi> {
   const sessionId = `vscode-${randomUUID().slice(0, 8)}`;
+  // Every process Agent Bash starts carries this mark (inherited by all its descendants, orphans
+  // included), so what it started can be found and proven gone.
+  const processEnv = (): NodeJS.ProcessEnv => ({ ...process.env, [SESSION_ENV]: sessionId });
   const log = vscode.window.createOutputChannel('Agent Bash', { log: true });
   const settings = new SettingsStore();
   const workspaceRoots = () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
@@ -45,17 +50,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
   const prompter = new ModalPrompter();
   const approver = new DialogApprover(prompter, (rules, scope) => settings.addRules(rules, scope));
   const artifacts = new FileArtifactStore(path.join(context.globalStorageUri.fsPath, 'artifacts', sessionId));
-  const executors = new ExecutorHolder(settings);
+  const executors = new ExecutorHolder(settings, processEnv);
   const jobs = new BashJobManager(() => settings.current().asyncMaxJobs);
   const bridge = new VsCodeTerminalBridge({
     shell,
-    baseEnv: () => buildNonInteractiveEnv(process.env),
+    baseEnv: () => buildNonInteractiveEnv(processEnv()),
     defaultCwd: () => cwd.get(),
     reveal: () => settings.get<boolean>('terminal.reveal') !== false,
   });
   const pty = new TerminalPtyExecutor(() => {
     const s = settings.current().shell;
-    return new NodePtyExecutor({ ...(s.path ? { shellPath: s.path } : {}), shellArgs: s.args ?? ['-c'] });
+    return new NodePtyExecutor({ ...(s.path ? { shellPath: s.path } : {}), shellArgs: s.args ?? ['-c'], baseEnv: processEnv() });
   });
   const pipeline = new BashPipeline({
     settings: () => settings.current(),
@@ -91,6 +96,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     log,
     workspaceCwd: () => cwd.get(),
     workspaceRoots,
+    processEnv,
   };
 
   const jobsStatus = new JobsStatusItem(jobs);
@@ -108,6 +114,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
 
   shutdown = async () => {
     await Promise.allSettled([bridge.disposeAsync(), jobs.dispose(), executors.dispose()]);
+    // Whatever escaped its group (setsid, double fork) still carries the session mark.
+    killByEnv(SESSION_ENV, sessionId);
   };
   log.info(`Agent Bash active (session ${sessionId}, shell ${shell().path})`);
   return createApi({ services, tracked, jobs, executors, commandLog, sessionId, cwd });

@@ -48,6 +48,8 @@ export interface AgentConnectionDeps {
   fs?: FsHostLike;
   log: AcpLog;
   workspaceCwd(): string;
+  /** The environment the agent starts from (default: the extension host's). */
+  processEnv?(): NodeJS.ProcessEnv;
 }
 
 export interface PromptResult {
@@ -105,6 +107,7 @@ export class AcpAgentConnection {
     this.proc = new AgentProcess({
       config,
       defaultCwd: deps.workspaceCwd(),
+      ...(deps.processEnv ? { baseEnv: deps.processEnv() } : {}),
       onStderrLine: (line) => {
         this.stderrTail.push(line);
         if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift();

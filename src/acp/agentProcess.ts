@@ -16,6 +16,7 @@ export interface AgentProcessOptions {
   /** Used when the config names no cwd. */
   defaultCwd: string;
   onStderrLine: (line: string) => void;
+  baseEnv?: NodeJS.ProcessEnv;
 }
 
 export class AgentProcess {
@@ -31,7 +32,7 @@ export class AgentProcess {
     const { config } = opts;
     this.child = spawn(config.command, config.args ?? [], {
       cwd: config.cwd ?? opts.defaultCwd,
-      env: { ...process.env, ...config.env },
+      env: { ...(opts.baseEnv ?? process.env), ...config.env },
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe'],
     });

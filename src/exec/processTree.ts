@@ -217,3 +217,44 @@ export async function killGroupAndWait(pgid: number, leaderExit: Promise<void>, 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/**
+ * Live processes whose environment carries `name=value`, read from /proc/<pid>/environ. A process
+ * that escaped its group and was re-parented to init (`setsid cmd &` in a shell that then exits) is no
+ * longer anyone's descendant, but it still carries the environment it was started with — which is how
+ * a marked run finds everything it started. Empty where /proc is absent.
+ */
+export function processesWithEnv(name: string, value: string): number[] {
+  if (process.platform !== 'linux') return [];
+  const needle = Buffer.from(`${name}=${value}\0`);
+  const inner = Buffer.concat([Buffer.from([0]), needle]);
+  const out: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    let environ: Buffer;
+    try {
+      environ = readFileSync(`/proc/${entry}/environ`);
+    } catch {
+      continue;
+    }
+    // environ is NUL-separated: the entry starts the file or follows a NUL.
+    const marked = environ.subarray(0, needle.length).equals(needle) || environ.includes(inner);
+    if (!marked) continue;
+    if (readStat(Number(entry))?.state === 'Z') continue;
+    out.push(Number(entry));
+  }
+  return out;
+}
+
+/** SIGKILL to every live process carrying `name=value` (see processesWithEnv); returns their pids. */
+export function killByEnv(name: string, value: string): number[] {
+  const pids = processesWithEnv(name, value);
+  for (const pid of pids) signalPid(pid, 'SIGKILL');
+  return pids;
+}

@@ -40,6 +40,7 @@ export function registerAcp(context: vscode.ExtensionContext, services: AgentBas
     fs: new WorkspaceFsHost(),
     log: services.log,
     workspaceCwd: () => services.workspaceCwd(),
+    processEnv: () => services.processEnv(),
   };
   const findTerminal = (terminalId: string) => services.bridge.list().find((t) => t.terminalId === terminalId)?.terminal;
 

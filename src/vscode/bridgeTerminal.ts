@@ -5,7 +5,8 @@
 import type { ChildProcess } from 'node:child_process';
 import * as vscode from 'vscode';
 import { ByteTail } from '../core/byteTail';
-import { killProcessTree, signalGroup, spawnInGroup } from '../exec/processTree';
+import { killByEnv, killProcessTree, signalGroup, spawnInGroup } from '../exec/processTree';
+import { TERMINAL_ENV } from './processMarks';
 import { TerminalView } from './terminalView';
 import type {
   CreateTerminalParams,
@@ -67,6 +68,7 @@ export class BridgeTerminal implements TerminalHandle {
     const args = viaShell ? [...opts.shell.args, params.command] : (params.args ?? []);
     const env: NodeJS.ProcessEnv = { ...opts.baseEnv };
     for (const v of params.env ?? []) env[v.name] = v.value;
+    env[TERMINAL_ENV] = opts.id;
 
     const pty: vscode.Pseudoterminal = {
       onDidWrite: this.writeEmitter.event,
@@ -135,8 +137,10 @@ export class BridgeTerminal implements TerminalHandle {
     this.released = true;
     if (this.child.pid !== undefined) {
       if (this.exitStatus === null) await this.kill();
-      // Background children the command left in its group go too: nothing outlives a release.
+      // Background children the command left in its group go too, and so does anything that left the
+      // group (setsid, double fork): it still carries this terminal's mark. Nothing outlives a release.
       signalGroup(this.child.pid, 'SIGKILL');
+      killByEnv(TERMINAL_ENV, this.terminalId);
     }
     this.view.dispose();
     this.terminal.dispose();

@@ -9,7 +9,10 @@ export class ExecutorHolder {
   private current: { key: string; executor: LocalShellExecutor } | undefined;
   private readonly retired = new Set<Promise<void>>();
 
-  constructor(private readonly settings: SettingsStore) {}
+  constructor(
+    private readonly settings: SettingsStore,
+    private readonly baseEnv: () => NodeJS.ProcessEnv,
+  ) {}
 
   /** A stable executor object that always delegates to the one matching the current settings. */
   readonly executor: LocalExecutor = {
@@ -33,6 +36,7 @@ export class ExecutorHolder {
           // per command would only re-run profiles (slow, and a stuck profile would hang every call).
           shellArgs: s.shell.args ?? ['-c'],
           direnv: s.direnv,
+          baseEnv: this.baseEnv(),
         }),
       };
     }

@@ -22,4 +22,6 @@ export interface AgentBashServices {
   log: vscode.LogOutputChannel;
   workspaceCwd(): string;
   workspaceRoots(): string[];
+  /** The environment every process Agent Bash starts inherits (marked with the session id). */
+  processEnv(): NodeJS.ProcessEnv;
 }

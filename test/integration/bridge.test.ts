@@ -117,6 +117,16 @@ describe('bridge: agent commands in VS Code terminals', () => {
     assert.throws(() => t.services.bridge.get(term.terminalId), { message: `Unknown terminal id: ${term.terminalId}` });
   });
 
+  it('release also kills what escaped the process group (setsid orphans)', async () => {
+    const api = await activateApi();
+    const term = await api.createTerminal({ command: 'setsid sleep 300 < /dev/null > /dev/null 2>&1 & echo $!' });
+    assert.deepEqual(await term.waitForExit(), { exitCode: 0, signal: null });
+    const orphan = Number((await term.currentOutput()).output.trim());
+    assert.ok(orphan > 0 && alive(orphan), 'the escaped sleep should still run after its shell exited');
+    await term.release();
+    await waitUntil(() => !alive(orphan), 2000, `orphan ${orphan} to die`);
+  });
+
   it('closing a running terminal kills its process', async () => {
     const api = await activateApi();
     const term = await api.createTerminal({ command: 'sleep 31' });
