@@ -296,9 +296,18 @@ export interface JobContext {
   onProgress(tail: string): void;
 }
 
+export type JobWaitOutcome = 'done' | 'timer' | 'aborted';
+
 export interface JobManager {
   atCapacity(): boolean;
-  register(label: string, runner: (ctx: JobContext) => Promise<ToolResult>): JobInfo;
+  /** `suppressDelivery`: hold the completion event until `resumeDelivery` (auto-background). */
+  register(label: string, runner: (ctx: JobContext) => Promise<ToolResult>, options?: { suppressDelivery?: boolean }): JobInfo;
+  /** Auto-background support: race the job's end against `waitMs` and `signal`. */
+  waitFor?(id: string, waitMs: number, signal?: AbortSignal): Promise<JobWaitOutcome>;
+  /** Release a suppressed job's completion event (delivered now if it already ended). */
+  resumeDelivery?(id: string): void;
+  /** Take a suppressed, ended job's result inline; it is then never delivered through the event. */
+  consumeResult?(id: string): ToolResult | undefined;
   get(id: string): JobInfo | undefined;
   list(): JobInfo[];
   cancel(id: string): boolean;

@@ -5,6 +5,7 @@
 // Tool-level failures never throw out of `run`: they come back as `isError` results.
 import * as path from 'node:path';
 import { BridgeShell, runBridgeCommand } from './bridgeRoute';
+import { autoBackgroundWaitMs } from './autoBackground';
 import { extractCdPrefix } from './cdPrefix';
 import type {
   Approver,
@@ -12,6 +13,7 @@ import type {
   BashSettings,
   ClientBridge,
   ExecResult,
+  JobInfo,
   JobManager,
   LocalExecutor,
   OutputSinkLike,
@@ -212,6 +214,11 @@ export class BashPipeline {
     if (async) return this.startJob(p, raw);
     const useBridge = !!(bridge?.capabilities.terminal && bridge.createTerminal && !pty);
     if ((useBridge || (pty && deps.pty)) && deps.preflight) p = await this.preflighted(p, deps.preflight);
+    const auto = deps.settings().autoBackground;
+    // The bridge wins over auto-background (§2.9): the client shows the live terminal instead.
+    if (auto.enabled && !pty && !useBridge && deps.jobs?.waitFor && !deps.jobs.atCapacity()) {
+      return this.autoBackground(deps.jobs, p, raw, opts);
+    }
     if (bridge && useBridge) {
       const settings = deps.settings();
       return runBridgeCommand({
@@ -285,30 +292,79 @@ export class BashPipeline {
     const jobs = this.deps.jobs;
     if (!jobs) throw new ToolError(ASYNC_JOBS_UNAVAILABLE);
     if (jobs.atCapacity()) throw new ToolError(jobsAtCapacityMessage(this.deps.settings().asyncMaxJobs));
-    const info = jobs.register(jobLabel(raw), async (ctx) => {
-      const tail = new TailBuffer();
-      const sink = this.makeSink((text) => {
-        tail.append(text);
-        ctx.onProgress(tail.text());
-      });
-      const started = Date.now();
-      try {
-        // A fresh shell per job: a background command must not share (or block) the foreground shell.
-        const res = await this.deps.executor.run({
-          command: p.command,
-          cwd: p.cwd,
-          ...(p.env ? { env: p.env } : {}),
-          timeoutMs: p.timeout.timeoutMs,
-          signal: ctx.signal,
-          sessionKey: `${this.deps.sessionId}:async:${ctx.jobId}`,
-          sink,
-        });
-        return await this.completed(res, p, Date.now() - started, ctx.signal);
-      } finally {
-        sink.dispose();
-      }
-    });
+    const info = this.registerJob(jobs, p, raw);
     return buildBackgroundStartResult({ jobId: info.id, timeout: p.timeout, notices: p.notices });
+  }
+
+  /**
+   * §2.8 auto-background: the command runs as a job whose completion is held back; if it ends within
+   * the wait its result comes back inline, otherwise the call returns a background-start result with
+   * the latest output and the completion is delivered later.
+   */
+  private async autoBackground(jobs: JobManager, p: Prepared, raw: string, opts: BashRunOptions): Promise<ToolResult> {
+    const { waitFor, resumeDelivery, consumeResult } = jobs;
+    if (!waitFor || !resumeDelivery || !consumeResult) throw new Error('auto-background needs waitFor, resumeDelivery and consumeResult');
+    let latest = '';
+    let forwarding = true;
+    const info = this.registerJob(jobs, p, raw, { suppressDelivery: true }, (tail) => {
+      latest = tail;
+      if (forwarding) opts.onUpdate?.({ content: [{ type: 'text', text: tail }], details: {} });
+    });
+    const waitMs = autoBackgroundWaitMs(this.deps.settings().autoBackground.thresholdMs, p.timeout.timeoutMs);
+    const outcome = waitMs === 0 ? 'timer' : await waitFor.call(jobs, info.id, waitMs, opts.signal);
+    forwarding = false;
+    if (outcome === 'done') {
+      const result = consumeResult.call(jobs, info.id);
+      if (result) {
+        // Handed over inline: it is a foreground result, not a job's.
+        const details = { ...result.details };
+        delete details.async;
+        return { ...result, details };
+      }
+    }
+    if (outcome === 'aborted') {
+      jobs.cancel(info.id);
+      throw new ToolAbortError(latest.trim() ? latest : COMMAND_ABORTED);
+    }
+    resumeDelivery.call(jobs, info.id);
+    return buildBackgroundStartResult({ jobId: info.id, timeout: p.timeout, notices: p.notices, preview: latest });
+  }
+
+  private registerJob(
+    jobs: JobManager,
+    p: Prepared,
+    raw: string,
+    options?: { suppressDelivery?: boolean },
+    onTail?: (tail: string) => void,
+  ): JobInfo {
+    return jobs.register(
+      jobLabel(raw),
+      async (ctx) => {
+        const tail = new TailBuffer();
+        const sink = this.makeSink((text) => {
+          tail.append(text);
+          ctx.onProgress(tail.text());
+          onTail?.(tail.text());
+        });
+        const started = Date.now();
+        try {
+          // A fresh shell per job: a background command must not share (or block) the foreground shell.
+          const res = await this.deps.executor.run({
+            command: p.command,
+            cwd: p.cwd,
+            ...(p.env ? { env: p.env } : {}),
+            timeoutMs: p.timeout.timeoutMs,
+            signal: ctx.signal,
+            sessionKey: `${this.deps.sessionId}:async:${ctx.jobId}`,
+            sink,
+          });
+          return await this.completed(res, p, Date.now() - started, ctx.signal);
+        } finally {
+          sink.dispose();
+        }
+      },
+      options,
+    );
   }
 
   /** §8.2/§8.3 for local and PTY runs. Throws the cancel outcomes; the caller turns them into results. */

@@ -1,7 +1,9 @@
 // Background bash jobs (§2.8): `async: true` runs and auto-backgrounded ones. The manager owns the
 // job records, their cancellation, a bounded tail of their output for progress, and the delivery of
 // each final result through an event, exactly once.
-import type { JobContext, JobInfo, JobManager, JobState, ToolResult } from '../core/contracts';
+import type { JobContext, JobInfo, JobManager, JobState, JobWaitOutcome, ToolResult } from '../core/contracts';
+
+export type { JobWaitOutcome } from '../core/contracts';
 import { utf8SafeTail } from '../core/tailBuffer';
 
 export const DEFAULT_MAX_JOBS = 100;
@@ -20,24 +22,13 @@ export function jobLabelOf(command: string): string {
   return command.length > JOB_LABEL_MAX ? `${command.slice(0, JOB_LABEL_MAX - 3)}...` : command;
 }
 
-/**
- * How long a foreground call waits before it turns into a background job (§2.8): 0 when the
- * threshold is ≤ 0 (background at once); with a timeout, `max(0, min(threshold, timeout − 1000))`
- * so the job is backgrounded before the deadline could end it; without one, the threshold.
- */
-export function autoBackgroundWaitMs(thresholdMs: number, timeoutMs: number): number {
-  const threshold = Number.isFinite(thresholdMs) ? Math.max(0, Math.floor(thresholdMs)) : 0;
-  if (threshold <= 0) return 0;
-  if (timeoutMs > 0) return Math.max(0, Math.min(threshold, timeoutMs - 1000));
-  return threshold;
-}
+export { autoBackgroundWaitMs } from '../core/autoBackground';
 
 export interface RegisterOptions {
   /** Hold the completion event until `resumeDelivery(id)` (an auto-background candidate). */
   suppressDelivery?: boolean;
 }
 
-export type JobWaitOutcome = 'done' | 'timer' | 'aborted';
 
 interface JobRecord {
   info: JobInfo;

@@ -34,6 +34,7 @@ import {
 import { PTY_UNAVAILABLE_NOTICE } from '../../../src/core/results';
 import { createShellAnalyzer } from '../../../src/core/shellAnalysis';
 import { FakeClientBridge } from './bridgeFakes';
+import { BashJobManager } from '../../../src/exec/jobManager';
 
 const textOf = (r: ToolResult) => r.content.map((c) => c.text).join('\n');
 
@@ -479,6 +480,63 @@ describe('core/pipeline BashPipeline', () => {
       const r = await make({ jobs }).run({ command: 'x', async: true });
       assert.match(textOf(r), /Too many background jobs are running \(limit 100\)/);
       assert.equal(executor.calls.length, 0);
+    });
+
+    describe('auto-background (real BashJobManager)', () => {
+      class SlowExecutor extends FakeExecutor {
+        constructor(private readonly ms: number) {
+          super();
+        }
+        override async run(req: ExecRequest): Promise<ExecResult> {
+          req.sink.push('first line\n');
+          await new Promise((r) => setTimeout(r, this.ms));
+          return super.run(req);
+        }
+      }
+      const auto = (thresholdMs: number) => {
+        settings.autoBackground = { enabled: true, thresholdMs };
+      };
+
+      it('a command that ends within the threshold returns inline and is never delivered', async () => {
+        auto(2000);
+        const jobs = new BashJobManager(10);
+        const delivered: string[] = [];
+        jobs.onDidComplete((j) => delivered.push(j.id));
+        const r = await make({ jobs, executor: new SlowExecutor(20) }).run({ command: 'make all' });
+        assert.match(textOf(r), /^first line\nhello\n\nWall time/);
+        assert.equal(r.details.async, undefined);
+        await new Promise((res) => setTimeout(res, 30));
+        assert.deepEqual(delivered, []);
+        await jobs.dispose();
+      });
+
+      it('a longer one is backgrounded at the threshold with its output so far, then delivered', async () => {
+        auto(100);
+        const jobs = new BashJobManager(10);
+        const delivered = new Promise<JobInfo>((res) => jobs.onDidComplete(res));
+        const started = Date.now();
+        const r = await make({ jobs, executor: new SlowExecutor(400) }).run({ command: 'make all' });
+        assert.ok(Date.now() - started < 350, 'returned at the threshold');
+        assert.match(textOf(r), /^first line\n\nBackgrounded as job job-1; result will be delivered automatically\.$/);
+        assert.deepEqual(r.details.async, { state: 'running', jobId: 'job-1', type: 'bash' });
+        const job = await delivered;
+        assert.equal(job.state, 'completed');
+        assert.match(job.result?.content[0]?.text ?? '', /^first line\nhello\n/);
+        await jobs.dispose();
+      });
+
+      it('a zero threshold backgrounds at once; the bridge wins over auto-background', async () => {
+        auto(0);
+        const jobs = new BashJobManager(10);
+        const r = await make({ jobs, executor: new SlowExecutor(50) }).run({ command: 'make all' });
+        assert.match(textOf(r), /Backgrounded as job job-1;/);
+        const bridge = new FakeClientBridge();
+        bridge.handle.exit.resolve({ exitCode: 0, signal: null });
+        const viaBridge = await make({ jobs, bridge, bridgePollIntervalMs: 5 }).run({ command: 'make all' });
+        assert.equal(viaBridge.details.async, undefined);
+        assert.equal(bridge.created.length, 1);
+        await jobs.dispose();
+      });
     });
 
     it('job labels are cut at 120 characters', () => {
