@@ -26,6 +26,15 @@ async function main() {
   const workspace = path.join(runDir, 'workspace');
   mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
   writeFileSync(path.join(workspace, 'README.txt'), 'Agent Bash UI workspace\n');
+  // The ACP test agent, launched by `Connect ACP Agent` from the palette; only its own echo is allowed
+  // without asking, so the dialog tests still see their prompts.
+  writeFileSync(
+    path.join(workspace, '.vscode', 'settings.json'),
+    JSON.stringify({
+      'agentBash.acp.agents': [{ name: 'ui-test-agent', command: process.execPath, args: [path.join(root, 'out', 'test', 'fixtures', 'acpTestAgent.js')] }],
+      'agentBash.patterns': [{ match: 'echo ui-acp-*', approval: 'allow' }],
+    }, null, 2),
+  );
   const server = await startCodeServer({ workspace, smokeTestDriver: true, runDir: path.join(runDir, 'server') });
   let browser;
   const cleanup = async () => {

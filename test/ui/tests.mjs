@@ -84,4 +84,25 @@ export const uiTests = [
       assert.equal(existsSync(path.join(workspace, 'ui-denied.txt')), false, 'the denied command ran');
     },
   },
+  {
+    name: 'Connect ACP Agent from the palette: a prompt in the panel runs the agent command as a terminal card',
+    async run({ page, shotsDir }) {
+      await runFromPalette(page, 'Agent Bash: Connect ACP Agent');
+      // With one agent configured it connects at once; with several a quick pick asks which.
+      const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'ui-test-agent' }).first();
+      if (await pick.isVisible().catch(() => false)) await pick.click();
+      // VS Code webviews are an iframe holding the page's own iframe.
+      const view = page.frameLocator('iframe.webview').frameLocator('iframe#active-frame');
+      const prompt = view.locator('#prompt');
+      await prompt.waitFor({ state: 'visible', timeout: 20000 });
+      await prompt.fill(JSON.stringify({ scenario: 'run', command: 'echo ui-acp-card' }));
+      await view.locator('#send').click();
+      const card = view.locator('.terminal-card', { hasText: 'echo ui-acp-card' }).first();
+      await card.waitFor({ state: 'visible', timeout: 20000 });
+      await view.locator('.terminal-card.exited .terminal-output', { hasText: 'ui-acp-card' }).first().waitFor({ timeout: 10000 });
+      const exitText = await card.locator('.terminal-exit').innerText();
+      assert.equal(exitText, '[exit code 0]');
+      await page.screenshot({ path: path.join(shotsDir, 'acp-panel.png') });
+    },
+  },
 ];
