@@ -16,6 +16,7 @@ import { LocalShellExecutor } from '../exec/localExecutor';
 import { NodePtyExecutor } from '../exec/ptyExecutor';
 import { signalNumber } from '../exec/processTree';
 import { CLI_MESSAGES, parseCliArgs, readRulesFile, UsageError } from './cliArgs';
+import { TtyPtyExecutor } from './ttyPty';
 
 export const RUN_USAGE = 'usage: agent-bash run [--rules FILE] [--cwd DIR] [--timeout S] [--pty] [--yes] -- COMMAND';
 
@@ -132,7 +133,7 @@ export async function runMain(args: string[]): Promise<number> {
       approver: new CliApprover(parsed.yes),
       artifacts: new FileArtifactStore(artifactDir),
       executor,
-      pty,
+      pty: new TtyPtyExecutor(pty),
       sessionCwd: () => cwd,
       workspaceRoots: () => [cwd],
       sessionId: `cli-${process.pid}`,
