@@ -228,3 +228,19 @@ export function withLocalScheme(base: UrlResolver | undefined, localRoot: string
     },
   };
 }
+
+/**
+ * `artifact://<id>` resolved through the artifact store (the full output a truncation footer points
+ * at), everything else through `base`.
+ */
+export function withArtifactScheme(base: UrlResolver | undefined, pathOf: (id: string) => string | undefined): UrlResolver {
+  return {
+    resolve(scheme: string, url: string): string | undefined {
+      if (scheme === 'artifact') {
+        const id = url.slice('artifact://'.length).replace(/\/+$/, '');
+        return pathOf(id) ?? base?.resolve(scheme, url);
+      }
+      return base?.resolve(scheme, url);
+    },
+  };
+}

@@ -31,7 +31,7 @@ import { resolveCwd, resolveCwdPath } from './cwd';
 import { ToolAbortError, ToolError } from './errors';
 import { parseBashInput } from './input';
 import { Interceptor } from './interceptor';
-import { expandCwdUrl, expandEnvUrls, expandInternalUrls, withLocalScheme } from './internalUrls';
+import { expandCwdUrl, expandEnvUrls, expandInternalUrls, withArtifactScheme, withLocalScheme } from './internalUrls';
 import { OutputSink } from './outputSink';
 import { decide } from './policy';
 import {
@@ -413,7 +413,8 @@ export class BashPipeline {
   }
 
   private resolver(): UrlResolver {
-    return withLocalScheme(this.deps.urlResolver, path.join(this.deps.artifacts.dir, 'local'));
+    const { artifacts } = this.deps;
+    return withLocalScheme(withArtifactScheme(this.deps.urlResolver, (id) => artifacts.pathOf(id)), path.join(artifacts.dir, 'local'));
   }
 
   /** Where relative paths in the command resolve, for the policy; lexical, no side effects. */

@@ -283,6 +283,15 @@ describe('core/pipeline BashPipeline', () => {
     assert.ok(existsSync(path.join(local, 'out')));
   });
 
+  it('artifact://<id> resolves to the artifact file the truncation footer points at', async () => {
+    const id = await artifacts.save('bash', 'full output\n');
+    await make().run({ command: `grep full artifact://${id}` });
+    assert.equal(executor.calls[0]!.command, `grep full '${artifacts.pathOf(id)}'`);
+    const r = await make().run({ command: 'cat artifact://999' });
+    assert.equal(r.isError, true);
+    assert.match(textOf(r), /artifact:\/\/999/);
+  });
+
   it('an unresolvable URL is an error naming it; nothing runs', async () => {
     const r = await make({ urlResolver: new FakeUrlResolver() }).run({ command: 'cat skill://unknown' });
     assert.equal(r.isError, true);
