@@ -57,6 +57,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     baseEnv: () => buildNonInteractiveEnv(processEnv()),
     defaultCwd: () => cwd.get(),
     reveal: () => settings.get<boolean>('terminal.reveal') !== false,
+    keep: () => settings.get<number>('terminal.keep') ?? 10,
   });
   const pty = new TerminalPtyExecutor(() => {
     const s = settings.current().shell;

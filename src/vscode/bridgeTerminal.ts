@@ -54,6 +54,7 @@ export class BridgeTerminal implements TerminalHandle {
   private exitStatus: TerminalExitStatus | null = null;
   private readonly exited: Promise<TerminalExitStatus>;
   private released = false;
+  private viewDisposed = false;
   private killing: Promise<void> | undefined;
   exitedAt: number | undefined;
   readonly createdAt = Date.now();
@@ -142,11 +143,20 @@ export class BridgeTerminal implements TerminalHandle {
       signalGroup(this.child.pid, 'SIGKILL');
       killByEnv(TERMINAL_ENV, this.terminalId);
     }
+    this.listeners.clear();
+    // The handle is gone (its id is unknown from now on) but the VS Code terminal stays on screen as a
+    // read-only record of the run, as ACP clients keep showing a released terminal; the bridge closes
+    // it when too many are kept (`disposeView`).
+    this.onReleased(this.terminalId);
+  }
+
+  /** Closes the terminal on screen and frees what drew it. Idempotent. */
+  disposeView(): void {
+    if (this.viewDisposed) return;
+    this.viewDisposed = true;
     this.view.dispose();
     this.terminal.dispose();
     this.writeEmitter.dispose();
-    this.listeners.clear();
-    this.onReleased(this.terminalId);
   }
 
   get isReleased(): boolean {

@@ -7,6 +7,7 @@ import type { ClientBridge, CreateTerminalParams, TerminalHandle } from '../core
 import { BridgeTerminal } from './bridgeTerminal';
 
 export const DEFAULT_RELEASE_TTL_MS = 10 * 60 * 1000;
+export const DEFAULT_KEEP = 10;
 
 export function unknownTerminalMessage(id: string): string {
   return `Unknown terminal id: ${id}`;
@@ -20,6 +21,8 @@ export interface TerminalBridgeOptions {
   releaseTtlMs?: number;
   /** Reveal new terminals without taking focus. */
   reveal?: () => boolean;
+  /** Released terminals kept on screen for reading back (oldest closed first); 0 closes at release. */
+  keep?: () => number;
 }
 
 export interface BridgeCreateOptions {
@@ -31,11 +34,15 @@ export class VsCodeTerminalBridge implements ClientBridge, vscode.Disposable {
   readonly capabilities = { terminal: true };
   private readonly terminals = new Map<string, BridgeTerminal>();
   private readonly owners = new Map<string, string>();
+  /** Released terminals still on screen, oldest first. */
+  private readonly kept: BridgeTerminal[] = [];
   private readonly reaper: NodeJS.Timeout;
   // Pseudoterminal.close is not called for every way a terminal goes away (a programmatic dispose,
   // some remote hosts); the close event is, so a closed terminal's process is killed either way.
   private readonly closeSub = vscode.window.onDidCloseTerminal((closed) => {
     for (const term of this.terminals.values()) if (term.terminal === closed) void term.release();
+    const at = this.kept.findIndex((t) => t.terminal === closed);
+    if (at >= 0) this.kept.splice(at, 1)[0].disposeView();
   });
 
   constructor(private readonly opts: TerminalBridgeOptions) {
@@ -58,6 +65,7 @@ export class VsCodeTerminalBridge implements ClientBridge, vscode.Disposable {
       (released) => {
         this.terminals.delete(released);
         this.owners.delete(released);
+        this.keepOnScreen(term);
       },
     );
     this.terminals.set(id, term);
@@ -80,6 +88,12 @@ export class VsCodeTerminalBridge implements ClientBridge, vscode.Disposable {
     await Promise.all(mine.map((t) => t?.release()));
   }
 
+  private keepOnScreen(term: BridgeTerminal): void {
+    this.kept.push(term);
+    const keep = Math.max(0, Math.floor(this.opts.keep?.() ?? DEFAULT_KEEP));
+    while (this.kept.length > keep) (this.kept.shift() as BridgeTerminal).disposeView();
+  }
+
   private reap(ttlMs: number): void {
     const now = Date.now();
     for (const term of this.terminals.values()) {
@@ -89,8 +103,9 @@ export class VsCodeTerminalBridge implements ClientBridge, vscode.Disposable {
 
   async disposeAsync(): Promise<void> {
     clearInterval(this.reaper);
-    this.closeSub.dispose();
     await Promise.all([...this.terminals.values()].map((t) => t.release()));
+    this.closeSub.dispose();
+    for (const t of this.kept.splice(0)) t.disposeView();
   }
 
   dispose(): void {

@@ -98,6 +98,12 @@ describe('acp client', function () {
     const api = await activateApi();
     assert.ok(api.testing, 'AGENT_BASH_TEST_MODE=1 should expose the services');
     services = api.testing.services;
+    // These tests check that a release closes the terminal: keep none on screen for reading back.
+    await vscode.workspace.getConfiguration('agentBash').update('terminal.keep', 0, vscode.ConfigurationTarget.Workspace);
+  });
+
+  after(async () => {
+    await vscode.workspace.getConfiguration('agentBash').update('terminal.keep', undefined, vscode.ConfigurationTarget.Workspace);
   });
 
   beforeEach(() => {

@@ -101,20 +101,45 @@ describe('bridge: agent commands in VS Code terminals', () => {
     assert.match(text(result), new RegExp(`artifact://${id}`));
   });
 
-  it('release kills a running command and disposes its terminal', async () => {
-    const api = await activateApi();
-    const term = await api.createTerminal({ command: 'sleep', args: ['30'] });
-    const name = 'Agent Bash: 30';
-    await waitUntil(() => vscode.window.terminals.some((t) => t.name === name), 3000, 'the terminal to appear');
-    const t = await testing();
-    const bt = t.services.bridge.list().find((b) => b.terminalId === term.terminalId);
-    const pid = bt?.pid;
-    assert.ok(pid);
-    await term.release();
-    await term.release();
-    assert.equal(alive(pid), false);
-    await waitUntil(() => !vscode.window.terminals.some((tt) => tt.name === name), 3000, 'the terminal to close');
-    assert.throws(() => t.services.bridge.get(term.terminalId), { message: `Unknown terminal id: ${term.terminalId}` });
+  it('release kills a running command and, with terminal.keep 0, disposes its terminal', async () => {
+    const config = vscode.workspace.getConfiguration('agentBash');
+    await config.update('terminal.keep', 0, vscode.ConfigurationTarget.Workspace);
+    try {
+      const api = await activateApi();
+      const term = await api.createTerminal({ command: 'sleep', args: ['30'] });
+      const name = 'Agent Bash: 30';
+      await waitUntil(() => vscode.window.terminals.some((t) => t.name === name), 3000, 'the terminal to appear');
+      const t = await testing();
+      const pid = t.services.bridge.list().find((b) => b.terminalId === term.terminalId)?.pid;
+      assert.ok(pid);
+      await term.release();
+      await term.release();
+      assert.equal(alive(pid), false);
+      await waitUntil(() => !vscode.window.terminals.some((tt) => tt.name === name), 3000, 'the terminal to close');
+      assert.throws(() => t.services.bridge.get(term.terminalId), { message: `Unknown terminal id: ${term.terminalId}` });
+    } finally {
+      await config.update('terminal.keep', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
+  it('released terminals stay on screen for reading back, at most terminal.keep of them', async () => {
+    const config = vscode.workspace.getConfiguration('agentBash');
+    await config.update('terminal.keep', 1, vscode.ConfigurationTarget.Workspace);
+    try {
+      const api = await activateApi();
+      const first = await api.createTerminal({ command: 'echo', args: ['kept-one'] });
+      await first.waitForExit();
+      await first.release();
+      await sleep(100);
+      assert.ok(vscode.window.terminals.some((t) => t.name === 'Agent Bash: kept-one'), 'a released terminal should stay visible');
+      const second = await api.createTerminal({ command: 'echo', args: ['kept-two'] });
+      await second.waitForExit();
+      await second.release();
+      await waitUntil(() => !vscode.window.terminals.some((t) => t.name === 'Agent Bash: kept-one'), 3000, 'the older terminal to close');
+      assert.ok(vscode.window.terminals.some((t) => t.name === 'Agent Bash: kept-two'));
+    } finally {
+      await config.update('terminal.keep', undefined, vscode.ConfigurationTarget.Workspace);
+    }
   });
 
   it('release also kills what escaped the process group (setsid orphans)', async () => {

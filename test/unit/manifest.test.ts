@@ -30,6 +30,7 @@ describe('manifest (package.json)', () => {
       'agentBash.patterns',
       'agentBash.shell.args',
       'agentBash.shell.path',
+      'agentBash.terminal.keep',
       'agentBash.terminal.reveal',
     ]);
     for (const key of keys) {
