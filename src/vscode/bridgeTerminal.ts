@@ -4,6 +4,7 @@
 // `Terminal.exitStatus` lose signals and early exits (spec acp-and-vscode-api.md §5).
 import type { ChildProcess } from 'node:child_process';
 import * as vscode from 'vscode';
+import { policyCommandLine } from '../acp/policyCommand';
 import { ByteTail } from '../core/byteTail';
 import { killByEnv, killProcessTree, signalGroup, spawnInGroup } from '../exec/processTree';
 import { TERMINAL_ENV } from './processMarks';
@@ -65,6 +66,8 @@ export class BridgeTerminal implements TerminalHandle {
     this.tail = new ByteTail(params.outputByteLimit ?? Number.MAX_SAFE_INTEGER);
     this.view = new TerminalView(this.writeEmitter);
     const viaShell = needsShell(params);
+    // What runs, for whoever watches (the view only: output, tail and artifact stay the command's own).
+    this.view.writeStatus(`$ ${policyCommandLine(params)}`);
     const file = viaShell ? opts.shell.path : params.command;
     const args = viaShell ? [...opts.shell.args, params.command] : (params.args ?? []);
     const env: NodeJS.ProcessEnv = { ...opts.baseEnv };

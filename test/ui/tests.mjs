@@ -70,6 +70,7 @@ export const uiTests = [
       await waitFor(() => existsSync(marker), 20000, 'ui-allowed.txt');
       assert.equal(readFileSync(marker, 'utf8'), 'palette-ok\n');
       await announced(page, 'Agent Bash: `echo palette-ok > ui-allowed.txt` [exit code 0]');
+      await new Promise((r) => setTimeout(r, 1000));
       await page.screenshot({ path: path.join(shotsDir, 'run-agent-bash.png') });
     },
   },
