@@ -18,6 +18,7 @@ import { DialogApprover } from './vscode/approvalDialog';
 import { registerCommands } from './vscode/commands';
 import { CommandLog } from './vscode/commandLog';
 import { ExecutorHolder } from './vscode/executorHolder';
+import { JobInbox } from './vscode/jobInbox';
 import { JobsStatusItem } from './vscode/jobsView';
 import { registerLmTool } from './vscode/lmTool';
 import { ModalPrompter } from './vscode/modalPrompter';
@@ -101,6 +102,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
   };
 
   const jobsStatus = new JobsStatusItem(jobs);
+  const inbox = new JobInbox(jobs);
   context.subscriptions.push(
     log,
     settings,
@@ -108,7 +110,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     jobsStatus,
     commandLog,
     vscode.workspace.registerTextDocumentContentProvider(ARTIFACT_SCHEME, new ArtifactContentProvider(artifacts)),
-    registerLmTool(services),
+    registerLmTool(services, inbox),
+    inbox,
   );
   registerCommands(context, { ...services, tracked, jobs, artifacts, executors, commandLog, sessionId, cwd });
   registerAcp(context, services);

@@ -4,6 +4,7 @@
 // as the pipeline's error text.
 import * as vscode from 'vscode';
 import type { Approver, ToolResult } from '../core/contracts';
+import type { JobInbox } from './jobInbox';
 import type { AgentBashServices } from './services';
 
 export const LM_TOOL_NAME = 'agent_bash';
@@ -19,7 +20,7 @@ export function resultText(result: ToolResult): string {
   return result.content.map((c) => c.text).join('\n');
 }
 
-export function registerLmTool(services: AgentBashServices): vscode.Disposable {
+export function registerLmTool(services: AgentBashServices, inbox?: JobInbox): vscode.Disposable {
   if (!vscode.lm?.registerTool) return new vscode.Disposable(() => undefined);
   return vscode.lm.registerTool<ToolInput>(LM_TOOL_NAME, {
     prepareInvocation(options) {
@@ -47,7 +48,12 @@ export function registerLmTool(services: AgentBashServices): vscode.Disposable {
         // a call with no invocation token (another extension) goes through our own approval dialog.
         const approved = options.toolInvocationToken !== undefined ? { approver: PRE_APPROVED } : {};
         const result = await services.pipeline.run(options.input, { signal: controller.signal, ...approved });
-        return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(resultText(result))]);
+        if (result.details.async?.state === 'running') inbox?.track(result.details.async.jobId);
+        // Background jobs that finished since the model's last call ride along with this result.
+        const late = inbox?.drain() ?? [];
+        return new vscode.LanguageModelToolResult(
+          [resultText(result), ...late].map((text) => new vscode.LanguageModelTextPart(text)),
+        );
       } finally {
         sub.dispose();
       }

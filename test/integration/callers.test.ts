@@ -66,6 +66,27 @@ describe('callers: LM tool, API, PTY, jobs, bang', () => {
     }
   });
 
+  it('a background job started through the LM tool reaches the model with its next call', async () => {
+    await activateApi();
+    const t = await testing();
+    const finished = new Promise<JobInfo>((resolve) => {
+      const off = t.jobs.onDidComplete((job) => {
+        off();
+        resolve(job);
+      });
+    });
+    const started = await vscode.lm.invokeTool('agent_bash', { input: { command: 'sleep 0.2; echo late-result', async: true }, toolInvocationToken: undefined });
+    const id = /Backgrounded as job (\S+);/.exec(partsText(started))?.[1];
+    assert.ok(id, partsText(started));
+    await finished;
+    const next = await vscode.lm.invokeTool('agent_bash', { input: { command: 'echo next-call' }, toolInvocationToken: undefined });
+    const parts = next.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : ''));
+    assert.match(parts[0], /^next-call\n/);
+    assert.match(parts[1], new RegExp(`^\\[Background job ${id} completed: sleep 0\\.2; echo late-result\\]\\nlate-result\\n`));
+    const again = await vscode.lm.invokeTool('agent_bash', { input: { command: 'echo third' }, toolInvocationToken: undefined });
+    assert.equal(again.content.length, 1, 'a job result is delivered once');
+  });
+
   it('the API reports every run through onDidRunCommand', async () => {
     const api = await activateApi();
     const seen: string[] = [];
