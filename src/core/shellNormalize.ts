@@ -397,6 +397,9 @@ function classify(words: Word[], out: NormalizedCommand): void {
           return;
         }
       }
+      // Transport options name a program git runs (`git fetch --upload-pack='cmd'`, `git push --exec=…`).
+      const program = args.find((w) => /^(--upload-pack|--receive-pack|--exec)(=|$)/.test(w.text));
+      if (program) out.opaqueReason = OPAQUE.programOption(name, program.text.split('=')[0]);
       return;
     }
     case 'rg':

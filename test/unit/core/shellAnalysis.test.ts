@@ -206,6 +206,8 @@ describe('core/shellAnalysis', () => {
       ['eval "$CMD"', 0, OPAQUE.dynamicPayload('eval')],
       ['awk \'{ system("rm " $1) }\' f', 0, OPAQUE.awkCommand('awk')],
       ['git -c core.pager=evil log', 0, OPAQUE.gitConfig()],
+      ["git fetch --upload-pack='touch /tmp/p' origin", 0, OPAQUE.programOption('git', '--upload-pack')],
+      ['git push --receive-pack=evil origin', 0, OPAQUE.programOption('git', '--receive-pack')],
       ['rg --pre ./evil x', 0, OPAQUE.programOption('rg', '--pre')],
       ['LD_PRELOAD=./x.so ls', 0, OPAQUE.codeLoadingVar('LD_PRELOAD')],
       ['env PATH=. ls', 0, OPAQUE.codeLoadingVar('PATH')],
