@@ -82,7 +82,7 @@ async function main() {
   }
   const counts = JSON.parse(readFileSync(countsFile, 'utf8'));
   writeCounts(counts);
-  console.log(`integration: ${counts.passed} passed, ${counts.failed} failed (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  console.log(`integration: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped ?? 0} skipped (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   if (counts.failed === 0 && code === 0) rmSync(testOut, { recursive: true, force: true });
   return counts.failed > 0 || code !== 0 || counts.passed === 0 ? 1 : 0;
 }

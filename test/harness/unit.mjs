@@ -25,8 +25,9 @@ for (const file of collect(root)) mocha.addFile(file);
 const runner = mocha.run((failures) => {
   const passed = runner.stats?.passes ?? 0;
   const failed = runner.stats?.failures ?? failures;
+  const skipped = runner.stats?.pending ?? 0;
   mkdirSync('out', { recursive: true });
-  writeFileSync('out/unit-counts.json', JSON.stringify({ passed, failed }));
-  console.log(`unit: ${passed} passed, ${failed} failed`);
+  writeFileSync('out/unit-counts.json', JSON.stringify({ passed, failed, skipped }));
+  console.log(`unit: ${passed} passed, ${failed} failed, ${skipped} skipped`);
   process.exitCode = failed > 0 || passed === 0 ? 1 : 0;
 });

@@ -23,7 +23,8 @@ export function run(): Promise<void> {
     const runner = mocha.run((failures) => {
       const passed = runner.stats?.passes ?? 0;
       const failed = runner.stats?.failures ?? failures;
-      writeFileSync(path.join(outDir, 'counts.json'), JSON.stringify({ passed, failed }));
+      const skipped = runner.stats?.pending ?? 0;
+      writeFileSync(path.join(outDir, 'counts.json'), JSON.stringify({ passed, failed, skipped }));
       if (failed > 0) reject(new Error(`${failed} integration test(s) failed`));
       else resolve();
     });
