@@ -29,6 +29,8 @@ describe('acp oh-my-pi (real agent, opt-in)', function () {
     const api = await activateApi();
     assert.ok(api.testing);
     services = api.testing.services;
+    // The timeout test checks that the released terminal closes: keep none on screen for reading back.
+    await vscode.workspace.getConfiguration('agentBash').update('terminal.keep', 0, vscode.ConfigurationTarget.Workspace);
     fake = await startFakeOpenAi(() => toolArgs);
     const home = mkdtempSync(path.join(os.tmpdir(), 'omp-home-'));
     mkdirSync(path.join(home, '.omp', 'agent'), { recursive: true });
@@ -59,6 +61,7 @@ describe('acp oh-my-pi (real agent, opt-in)', function () {
     await handle?.connection.disconnect('test finished');
     await fake?.close();
     if (services) await setPatterns(undefined);
+    if (services) await vscode.workspace.getConfiguration('agentBash').update('terminal.keep', undefined, vscode.ConfigurationTarget.Workspace);
   });
 
   async function turn(command: string, extra: Record<string, unknown> = {}) {
