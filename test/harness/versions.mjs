@@ -13,3 +13,7 @@ export const NODE24_DIR = path.join(CACHE_DIR, 'node24');
 export const NODE24_BIN = path.join(NODE24_DIR, 'bin', 'node');
 export const CODE_SERVER_DIR = path.join(CACHE_DIR, `code-server-${CODE_SERVER_VERSION}`);
 export const CODE_SERVER_ENTRY = path.join(CODE_SERVER_DIR, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+
+/** The real oh-my-pi agent for the opt-in end-to-end suite (`npm run test:omp`), ~750 MB once. */
+export const OMP_PACKAGES = ['@oh-my-pi/pi-coding-agent@18.2.3', '@oven/bun-linux-x64@1.4.4'];
+export const OMP_DIR = path.join(CACHE_DIR, 'omp');
