@@ -48,6 +48,11 @@ export class TerminalPtyExecutor implements PtyExecutor {
       },
     });
     const started = session;
+    // Pseudoterminal.close is not called for every way a terminal goes away; the close event is.
+    const closeSub = vscode.window.onDidCloseTerminal((closed) => {
+      if (closed === terminal && !done) started.kill();
+    });
+    void started.result.finally(() => closeSub.dispose());
     void started.result.then(
       (r) => {
         done = true;

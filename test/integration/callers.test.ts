@@ -154,6 +154,23 @@ describe('callers: LM tool, API, PTY, jobs, bang', () => {
     term.dispose();
   });
 
+  it('closing a pty terminal kills the program', async () => {
+    const api = await activateApi();
+    const running = api.runBash({ command: 'sleep 31', pty: true, timeout: 60 });
+    let term: vscode.Terminal | undefined;
+    for (let i = 0; i < 100 && !term; i++) {
+      term = vscode.window.terminals.find((t) => t.name === 'Agent Bash (pty): sleep 31');
+      if (!term) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(term, 'no pty terminal');
+    await new Promise((r) => setTimeout(r, 300));
+    const started = Date.now();
+    term.dispose();
+    const result = await running;
+    assert.equal(result.isError, true);
+    assert.ok(Date.now() - started < 5000, 'closing the terminal did not stop the command');
+  });
+
   it('async: true backgrounds a job and delivers its result on completion', async () => {
     const api = await activateApi();
     const t = await testing();
