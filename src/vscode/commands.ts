@@ -111,6 +111,10 @@ async function runBangCommand(deps: CommandDeps, arg: unknown): Promise<BangResu
     },
   });
   terminal.show(true);
+  // Closing the terminal cancels the command (the close event also covers a programmatic dispose).
+  const closeSub = vscode.window.onDidCloseTerminal((closed) => {
+    if (closed === terminal) controller.abort();
+  });
   const settings = deps.settings();
   const result = await runBang(command, {
     cwd: deps.cwd.get(),
@@ -121,7 +125,7 @@ async function runBangCommand(deps: CommandDeps, arg: unknown): Promise<BangResu
     sessionKey: `${deps.sessionId}:bang`,
     headBytes: settings.artifactHeadBytes * 1024,
     maxColumns: settings.outputMaxColumns,
-  });
+  }).finally(() => closeSub.dispose());
   if (result.newCwd) deps.cwd.set(result.newCwd);
   write(`\n\x1b[2m${result.cancelled ? '[cancelled]' : result.timedOut ? '[timed out]' : `[exit code ${result.exitCode ?? '?'}]`}\x1b[0m\n`);
   deps.log.info(`! ${oneLine(command)} · exit=${result.exitCode ?? '-'} · cwd=${deps.cwd.get()}${result.cancelled ? ' · cancelled' : ''}`);
