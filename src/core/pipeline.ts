@@ -250,9 +250,13 @@ export class BashPipeline {
     return next;
   }
 
-  private async runLocal(p: Prepared, opts: BashRunOptions): Promise<ToolResult> {
+  private runLocal(p: Prepared, opts: BashRunOptions): Promise<ToolResult> {
     const onChunk = opts.onUpdate ? streamTailUpdates(new TailBuffer(), opts.onUpdate) : undefined;
-    const sink = this.makeSink(onChunk);
+    return this.execLocal(p, this.makeSink(onChunk), opts.sessionKey ?? this.deps.sessionId, opts.signal);
+  }
+
+  /** One run on the local executor into `sink` (disposed after), mapped to a result (§8). */
+  private async execLocal(p: Prepared, sink: OutputSinkLike, sessionKey: string, signal?: AbortSignal): Promise<ToolResult> {
     const started = Date.now();
     try {
       const res = await this.deps.executor.run({
@@ -260,11 +264,11 @@ export class BashPipeline {
         cwd: p.cwd,
         ...(p.env ? { env: p.env } : {}),
         timeoutMs: p.timeout.timeoutMs,
-        ...(opts.signal ? { signal: opts.signal } : {}),
-        sessionKey: opts.sessionKey ?? this.deps.sessionId,
+        ...(signal ? { signal } : {}),
+        sessionKey,
         sink,
       });
-      return await this.completed(res, p, Date.now() - started, opts.signal);
+      return await this.completed(res, p, Date.now() - started, signal);
     } finally {
       sink.dispose();
     }
@@ -346,22 +350,8 @@ export class BashPipeline {
           ctx.onProgress(tail.text());
           onTail?.(tail.text());
         });
-        const started = Date.now();
-        try {
-          // A fresh shell per job: a background command must not share (or block) the foreground shell.
-          const res = await this.deps.executor.run({
-            command: p.command,
-            cwd: p.cwd,
-            ...(p.env ? { env: p.env } : {}),
-            timeoutMs: p.timeout.timeoutMs,
-            signal: ctx.signal,
-            sessionKey: `${this.deps.sessionId}:async:${ctx.jobId}`,
-            sink,
-          });
-          return await this.completed(res, p, Date.now() - started, ctx.signal);
-        } finally {
-          sink.dispose();
-        }
+        // A fresh shell per job: a background command must not share (or block) the foreground shell.
+        return this.execLocal(p, sink, `${this.deps.sessionId}:async:${ctx.jobId}`, ctx.signal);
       },
       options,
     );

@@ -98,6 +98,15 @@ function signalPid(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/** The numeric entries of /proc (every pid), or none where it cannot be read. */
+function procPids(): string[] {
+  try {
+    return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return [];
+  }
+}
+
 /**
  * Every live descendant of `root` (children first-level, then theirs…), read from /proc. A command
  * may move a child into a group of its own (`setsid`, a shell with job control); signalling the
@@ -106,14 +115,7 @@ function signalPid(pid: number, signal: NodeJS.Signals): void {
 export function descendantsOf(root: number): number[] {
   if (process.platform !== 'linux') return [];
   const children = new Map<number, number[]>();
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return [];
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
+  for (const entry of procPids()) {
     const stat = readStat(Number(entry));
     if (!stat || stat.state === 'Z') continue;
     const list = children.get(stat.ppid);
@@ -229,14 +231,8 @@ export function processesWithEnv(name: string, value: string): number[] {
   const needle = Buffer.from(`${name}=${value}\0`);
   const inner = Buffer.concat([Buffer.from([0]), needle]);
   const out: number[] = [];
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return [];
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+  for (const entry of procPids()) {
+    if (Number(entry) === process.pid) continue;
     let environ: Buffer;
     try {
       environ = readFileSync(`/proc/${entry}/environ`);

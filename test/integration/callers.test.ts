@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { JobInfo, PolicyDecision, ToolResult } from '../../src/core/contracts';
-import { activateApi, answerDialogs, setPatterns, testing, workspaceDir } from './testApi';
+import { activateApi, answerDialogs, setPatterns, testing, waitForTerminal, workspaceDir } from './testApi';
 
 function text(r: ToolResult): string {
   return r.content.map((c) => c.text).join('\n');
@@ -121,12 +121,7 @@ describe('callers: LM tool, API, PTY, jobs, bang', () => {
   it('pty: true runs in a terminal whose input reaches the program', async () => {
     const api = await activateApi();
     const running = api.runBash({ command: 'read x; echo got $x', pty: true, timeout: 20 });
-    let term: vscode.Terminal | undefined;
-    for (let i = 0; i < 100 && !term; i++) {
-      term = vscode.window.terminals.find((t) => t.name === 'Agent Bash (pty): read x; echo got $x');
-      if (!term) await new Promise((r) => setTimeout(r, 50));
-    }
-    assert.ok(term, 'no pty terminal');
+    const term = await waitForTerminal('Agent Bash (pty): read x; echo got $x');
     await new Promise((r) => setTimeout(r, 300));
     term.sendText('hello', true);
     const result = await running;
@@ -139,12 +134,7 @@ describe('callers: LM tool, API, PTY, jobs, bang', () => {
     const api = await activateApi();
     const started = Date.now();
     const running = api.runBash({ command: 'sleep 30', pty: true, timeout: 60 });
-    let term: vscode.Terminal | undefined;
-    for (let i = 0; i < 100 && !term; i++) {
-      term = vscode.window.terminals.find((t) => t.name === 'Agent Bash (pty): sleep 30');
-      if (!term) await new Promise((r) => setTimeout(r, 50));
-    }
-    assert.ok(term, 'no pty terminal');
+    const term = await waitForTerminal('Agent Bash (pty): sleep 30');
     await new Promise((r) => setTimeout(r, 300));
     term.sendText('\x1b', false);
     const result = await running;
@@ -157,12 +147,7 @@ describe('callers: LM tool, API, PTY, jobs, bang', () => {
   it('closing a pty terminal kills the program', async () => {
     const api = await activateApi();
     const running = api.runBash({ command: 'sleep 31', pty: true, timeout: 60 });
-    let term: vscode.Terminal | undefined;
-    for (let i = 0; i < 100 && !term; i++) {
-      term = vscode.window.terminals.find((t) => t.name === 'Agent Bash (pty): sleep 31');
-      if (!term) await new Promise((r) => setTimeout(r, 50));
-    }
-    assert.ok(term, 'no pty terminal');
+    const term = await waitForTerminal('Agent Bash (pty): sleep 31');
     await new Promise((r) => setTimeout(r, 300));
     const started = Date.now();
     term.dispose();

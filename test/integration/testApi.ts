@@ -50,3 +50,14 @@ export async function setPatterns(rules: PolicyRule[] | undefined): Promise<void
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/** The VS Code terminal with this name, once it appears (terminal events reach the host asynchronously). */
+export async function waitForTerminal(name: string, timeoutMs = 5000): Promise<vscode.Terminal> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const term = vscode.window.terminals.find((t) => t.name === name);
+    if (term) return term;
+    if (Date.now() > deadline) throw new Error(`no terminal named ${name} among: ${vscode.window.terminals.map((t) => t.name).join(', ')}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
