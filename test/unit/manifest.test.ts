@@ -40,6 +40,17 @@ describe('manifest (package.json)', () => {
     }
   });
 
+  it('ignores a untrusted workspace\'s own policy, shell and agent settings', () => {
+    assert.equal(pkg.capabilities.untrustedWorkspaces.supported, 'limited');
+    assert.deepEqual(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations, [
+      'agentBash.patterns',
+      'agentBash.shell.path',
+      'agentBash.shell.args',
+      'agentBash.acp.agents',
+      'agentBash.interceptor.patterns',
+    ]);
+  });
+
   it('activates on its own commands and tool, never on *', () => {
     assert.ok(!pkg.activationEvents.includes('*'));
     assert.deepEqual(pkg.extensionKind, ['workspace']);
