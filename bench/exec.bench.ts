@@ -26,6 +26,18 @@ class CountingSink implements OutputSinkLike {
   dispose(): void {}
 }
 
+/** Milliseconds to read all of `command`'s stdout through a Node pipe, counting bytes only. */
+function readPipe(command: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn('bash', ['-c', command], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let bytes = 0;
+    child.stdout.on('data', (b: Buffer) => (bytes += b.length));
+    child.once('error', reject);
+    child.once('close', () => (bytes === GIB ? resolve(Number(process.hrtime.bigint() - started) / 1e6) : reject(new Error(`read ${bytes} bytes`))));
+  });
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
@@ -75,6 +87,11 @@ export async function run(): Promise<Row[]> {
     const baseline = GIB / 1e6 / (baselineMs / 1000);
     rows.push({ name: '1 GiB `cat` to /dev/null', value: round(baseline, 0), unit: 'MB/s', target: '' });
 
+    // The floor for any Node reader: the same bytes read from a child's stdout pipe and only counted.
+    const floorMs = Math.min(await readPipe(GENERATE), await readPipe(GENERATE));
+    const floor = GIB / 1e6 / (floorMs / 1000);
+    rows.push({ name: '1 GiB read from a child pipe by Node, bytes only counted (floor)', value: round(floor, 0), unit: 'MB/s', target: '' });
+
     let ms = Infinity;
     for (let i = 0; i < 2; i++) {
       const counting = new CountingSink();
@@ -86,6 +103,7 @@ export async function run(): Promise<Row[]> {
     const rawRate = GIB / 1e6 / (ms / 1000);
     rows.push({ name: '1 GiB through the executor (counting sink)', value: round(rawRate, 0), unit: 'MB/s', target: '' });
     rows.push({ name: 'ratio executor/cat (counting sink)', value: round(rawRate / baseline, 3), unit: 'x', target: '>= 0.5', met: rawRate / baseline >= 0.5 ? 'yes' : 'no' });
+    rows.push({ name: 'ratio executor/Node pipe floor (counting sink)', value: round(rawRate / floor, 3), unit: 'x', target: 'info' });
 
     ms = Infinity;
     for (let i = 0; i < 2; i++) {
