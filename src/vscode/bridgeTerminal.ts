@@ -21,6 +21,11 @@ import type {
 const DRAIN_IDLE_MS = 250;
 const DRAIN_MAX_MS = 2000;
 const KILL_GRACE_MS = 1000;
+/**
+ * ACP leaves `outputByteLimit` optional; without one the client picks. Memory must stay bounded
+ * whatever a command prints, so a caller that sets none keeps the last 4 MiB (`truncated` says so).
+ */
+export const DEFAULT_OUTPUT_BYTE_LIMIT = 4 * 1024 * 1024;
 
 export interface BridgeTerminalOptions {
   id: string;
@@ -63,7 +68,7 @@ export class BridgeTerminal implements TerminalHandle {
   constructor(opts: BridgeTerminalOptions, private readonly onReleased: (id: string) => void) {
     this.terminalId = opts.id;
     const { params } = opts;
-    this.tail = new ByteTail(params.outputByteLimit ?? Number.MAX_SAFE_INTEGER);
+    this.tail = new ByteTail(params.outputByteLimit ?? DEFAULT_OUTPUT_BYTE_LIMIT);
     this.view = new TerminalView(this.writeEmitter);
     const viaShell = needsShell(params);
     // What runs, for whoever watches (the view only: output, tail and artifact stay the command's own).

@@ -88,6 +88,17 @@ describe('bridge: agent commands in VS Code terminals', () => {
     await term.release();
   });
 
+  it('a terminal created without outputByteLimit keeps a bounded tail (4 MiB)', async () => {
+    const api = await activateApi();
+    const term = await api.createTerminal({ command: 'yes 0123456789abcdef | head -c 6291456; printf END' });
+    await term.waitForExit();
+    const out = await term.currentOutput();
+    assert.equal(out.truncated, true);
+    assert.equal(Buffer.byteLength(out.output), 4 * 1024 * 1024);
+    assert.ok(out.output.endsWith('END'));
+    await term.release();
+  });
+
   it('spills 5 MiB of output complete to the artifact', async () => {
     const api = await activateApi();
     const result = await api.runBash({ command: 'yes 0123456789abcdef | head -c 5242880' });
