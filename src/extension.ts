@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { FileArtifactStore } from './core/artifacts';
+import { FileArtifactStore, pruneArtifactSessions } from './core/artifacts';
 import { buildNonInteractiveEnv } from './core/nonInteractiveEnv';
 import { BashPipeline } from './core/pipeline';
 import { createShellAnalyzer } from './core/shellAnalysis';
@@ -50,7 +50,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
   const analyzer = await createShellAnalyzer({ wasmDir: path.join(context.extensionPath, 'dist') });
   const prompter = new ModalPrompter();
   const approver = new DialogApprover(prompter, (rules, scope) => settings.addRules(rules, scope));
-  const artifacts = new FileArtifactStore(path.join(context.globalStorageUri.fsPath, 'artifacts', sessionId));
+  const artifactsRoot = path.join(context.globalStorageUri.fsPath, 'artifacts');
+  const artifacts = new FileArtifactStore(path.join(artifactsRoot, sessionId));
+  // Full outputs of earlier sessions are kept for a week; pruning runs in the background.
+  void pruneArtifactSessions(artifactsRoot, artifacts.dir).then((removed) => {
+    if (removed.length) log.info(`removed ${removed.length} artifact folder(s) older than 7 days`);
+  });
   const executors = new ExecutorHolder(settings, processEnv);
   const jobs = new BashJobManager(() => settings.current().asyncMaxJobs);
   const bridge = new VsCodeTerminalBridge({

@@ -71,3 +71,34 @@ export class FileArtifactStore implements ArtifactStore {
     }
   }
 }
+
+/** Session artifact directories older than this are removed when a new session starts. */
+export const ARTIFACT_SESSION_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * Removes the session directories under `root` (one per session, each a FileArtifactStore) whose
+ * last change is older than `maxAgeMs`, except `keep`. Full outputs are kept for a week, not forever.
+ * Returns the names removed; errors on one directory do not stop the others.
+ */
+export async function pruneArtifactSessions(root: string, keep: string, maxAgeMs = ARTIFACT_SESSION_MAX_AGE_MS, now = Date.now()): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await fs.promises.readdir(root);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const dir = path.join(root, name);
+    if (path.resolve(dir) === path.resolve(keep)) continue;
+    try {
+      const stat = await fs.promises.stat(dir);
+      if (!stat.isDirectory() || now - stat.mtimeMs <= maxAgeMs) continue;
+      await fs.promises.rm(dir, { recursive: true, force: true });
+      removed.push(name);
+    } catch {
+      // Someone else's directory or a race with its removal: leave it.
+    }
+  }
+  return removed;
+}

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { artifactFileName, artifactUrl, FileArtifactStore } from '../../../src/core/artifacts';
+import { artifactFileName, artifactUrl, FileArtifactStore, pruneArtifactSessions } from '../../../src/core/artifacts';
 
 describe('FileArtifactStore', () => {
   let tmp: string;
@@ -45,5 +45,31 @@ describe('FileArtifactStore', () => {
     assert.equal(artifactFileName('4', 'bash original/../x'), '4.bash_original_x.log');
     assert.equal(artifactFileName('5', ''), '5.output.log');
     assert.equal(artifactUrl('7'), 'artifact://7');
+  });
+});
+
+describe('core: pruneArtifactSessions', () => {
+  it('removes session directories older than the limit, never the current one', async () => {
+    const { mkdtempSync, mkdirSync, writeFileSync, utimesSync, existsSync, rmSync } = fs;
+    const root = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-prune-'));
+    try {
+      const old = path.join(root, 'vscode-old');
+      const current = path.join(root, 'vscode-now');
+      const recent = path.join(root, 'vscode-recent');
+      for (const d of [old, current, recent]) mkdirSync(d);
+      writeFileSync(path.join(old, '1.bash.log'), 'x');
+      const now = Date.now();
+      const eightDays = (now - 8 * 24 * 3600 * 1000) / 1000;
+      utimesSync(old, eightDays, eightDays);
+      utimesSync(current, eightDays, eightDays);
+      const removed = await pruneArtifactSessions(root, current, 7 * 24 * 3600 * 1000, now);
+      assert.deepEqual(removed, ['vscode-old']);
+      assert.equal(existsSync(old), false);
+      assert.equal(existsSync(current), true);
+      assert.equal(existsSync(recent), true);
+      assert.deepEqual(await pruneArtifactSessions(path.join(root, 'missing'), current), []);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
