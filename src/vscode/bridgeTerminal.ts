@@ -4,7 +4,7 @@
 // `Terminal.exitStatus` lose signals and early exits (spec acp-and-vscode-api.md §5).
 import type { ChildProcess } from 'node:child_process';
 import * as vscode from 'vscode';
-import { policyCommandLine } from '../acp/policyCommand';
+import { policyCommandLine } from '../core/terminalCommandLine';
 import { ByteTail } from '../core/byteTail';
 import { killByEnv, killProcessTree, signalGroup, spawnInGroup } from '../exec/processTree';
 import { TERMINAL_ENV } from './processMarks';

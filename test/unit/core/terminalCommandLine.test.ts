@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { policyCommandLine } from '../../../src/acp/policyCommand';
+import { policyCommandLine } from '../../../src/core/terminalCommandLine';
 
 describe('acp policyCommandLine', () => {
   it('judges a raw line (claude-code-acp shape) as written', () => {
