@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as os from 'node:os';
+import picomatch from 'picomatch';
 import type { PolicyRule, ShellAnalyzer } from '../../../src/core/contracts';
 import { CRITICAL_PATTERNS, findCritical } from '../../../src/core/criticalPatterns';
 import { decide } from '../../../src/core/policy';
@@ -37,6 +38,20 @@ describe('core/ruleGlob', () => {
     assert.equal(globMatches('RM *', 'rm x'), false);
     assert.equal(globMatches('!rm *', 'rm x'), false);
     assert.equal(globMatches('echo @(x)', 'echo @(x)'), true);
+  });
+
+  it('agrees with picomatch itself wherever picomatch has no path rule to apply (no /, no ..)', () => {
+    // (`[!x]` is left out: picomatch reads it as the literal text `[!x]`, this glob as bash does, "not x".)
+    const patterns = ['npm run test*', 'git st?tus', 'ls -[la]', 'ls -[^x]', 'make {build,test}', 'echo {a,{b,c}}d', 'a\\*b', 'x*y*z', 'npm *'];
+    const texts = ['npm run test', 'npm run tests', 'git status', 'git stXtus', 'ls -l', 'ls -x', 'make build', 'make lint', 'echo bd', 'echo cd', 'a*b', 'axb', 'x1y2z', 'xyz', 'npm i', 'npm'];
+    for (const pattern of patterns) {
+      for (const text of texts) {
+        const reference = picomatch.isMatch(text, pattern, { bash: true, dot: true });
+        // The one deliberate difference: a trailing ` *` also matches the bare command (`npm *` ~ `npm`).
+        const expected = reference || (pattern.endsWith(' *') && text === pattern.slice(0, -2));
+        assert.equal(globMatches(pattern, text), expected, `${pattern} vs ${text}`);
+      }
+    }
   });
 
   it('supports ?, [classes] and {alternatives} as picomatch does', () => {
