@@ -3,8 +3,26 @@
 // through an edit plus save so the editor, its undo stack and the disk agree. Other files use
 // `workspace.fs`, which also reaches remote workspaces.
 import { RequestError } from '@agentclientprotocol/sdk';
+import { realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { isInside } from '../core/workspaceScope';
+
+/** JSON-RPC error code for a file access the user refused (ACP assigns none). */
+export const FS_DENIED_CODE = -32001;
+
+export function fsDeniedMessage(kind: 'read' | 'write', p: string): string {
+  return `Denied: ${kind === 'read' ? 'reading' : 'writing'} ${p} (outside the workspace) was not approved by the user`;
+}
+
+/**
+ * Files outside the workspace folders need the user's yes, read or write: the bash policy asks for
+ * `cat`/`cp` of an outside path too, and fs/* must not be the way around it.
+ */
+export interface FsGuard {
+  roots(): string[];
+  confirm(kind: 'read' | 'write', p: string): Promise<boolean>;
+}
 
 export function notAbsoluteMessage(p: string): string {
   return `Path must be absolute: ${p}`;
@@ -19,8 +37,11 @@ export interface FsHostLike {
 }
 
 export class WorkspaceFsHost implements FsHostLike {
+  constructor(private readonly guard?: FsGuard) {}
+
   async readTextFile(p: string, line?: number | null, limit?: number | null): Promise<string> {
     const uri = fileUri(p);
+    await this.check('read', p);
     const open = openDocument(uri);
     let text: string;
     if (open) {
@@ -40,6 +61,7 @@ export class WorkspaceFsHost implements FsHostLike {
 
   async writeTextFile(p: string, content: string): Promise<void> {
     const uri = fileUri(p);
+    await this.check('write', p);
     const open = openDocument(uri);
     if (!open) {
       await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(content));
@@ -49,6 +71,30 @@ export class WorkspaceFsHost implements FsHostLike {
     edit.replace(uri, new vscode.Range(open.positionAt(0), open.positionAt(open.getText().length)), content);
     if (!(await vscode.workspace.applyEdit(edit))) throw RequestError.internalError({ path: p }, 'the editor refused the edit');
     await open.save();
+  }
+
+  private async check(kind: 'read' | 'write', p: string): Promise<void> {
+    if (!this.guard) return;
+    const roots = this.guard.roots().map(realOrResolved);
+    if (isInside(realOrResolved(p), roots)) return;
+    if (!(await this.guard.confirm(kind, p))) throw new RequestError(FS_DENIED_CODE, fsDeniedMessage(kind, p), { path: p });
+  }
+}
+
+/** The real path (symlinks followed) of `p`, or of its nearest existing parent joined with the rest. */
+function realOrResolved(p: string): string {
+  const resolved = path.resolve(p);
+  let dir = resolved;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return path.join(realpathSync(dir), ...rest);
+    } catch {
+      const parent = path.dirname(dir);
+      if (parent === dir) return resolved;
+      rest.unshift(path.basename(dir));
+      dir = parent;
+    }
   }
 }
 

@@ -37,7 +37,15 @@ export function registerAcp(context: vscode.ExtensionContext, services: AgentBas
     explain: (command, cwd) => (services as Partial<AgentBashServices>).pipeline?.explain(command, cwd),
     approver: { approve: (req, signal) => services.approver.approve(req, signal) },
     asker: { ask: (question, signal) => services.prompter.ask(question, signal) },
-    fs: new WorkspaceFsHost(),
+    fs: new WorkspaceFsHost({
+      roots: () => services.workspaceRoots(),
+      confirm: async (kind, p) =>
+        (await services.prompter.ask({
+          message: `Agent Bash: let the agent ${kind} a file outside the workspace?`,
+          detail: `${kind === 'read' ? 'Read' : 'Write'}: ${p}`,
+          buttons: [kind === 'read' ? 'Allow read' : 'Allow write', 'Deny'],
+        })) === (kind === 'read' ? 'Allow read' : 'Allow write'),
+    }),
     log: services.log,
     workspaceCwd: () => services.workspaceCwd(),
     processEnv: () => services.processEnv(),

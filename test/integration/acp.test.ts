@@ -2,7 +2,8 @@
 // process over stdio (test/fixtures/acpTestAgent.ts) and drives terminal/*, session/request_permission
 // and fs/* against the extension. Every dialog is answered through the prompter seam.
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { PolicyRule } from '../../src/core/contracts';
@@ -365,6 +366,30 @@ describe('acp client', function () {
     const relative = await play<Attempt<unknown>>(handle, { scenario: 'fsRead', path: 'notes.txt' });
     assert.equal(errorOf(relative).code, -32602);
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
+  it('reading or writing a file outside the workspace asks the user; a refusal touches nothing', async () => {
+    const handle = await connect(false);
+    const outside = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-outside-'));
+    try {
+      const target = path.join(outside, 'agent.txt');
+      services.prompter.setResponder(() => 'Deny');
+      const refused = await play<Attempt<unknown>>(handle, { scenario: 'fsWrite', path: target, content: 'x' });
+      assert.deepEqual(errorOf(refused), {
+        code: -32001,
+        message: `Denied: writing ${target} (outside the workspace) was not approved by the user`,
+        data: { path: target },
+      });
+      assert.equal(existsSync(target), false);
+      assert.equal(services.prompter.asked[0]?.message, 'Agent Bash: let the agent write a file outside the workspace?');
+      services.prompter.setResponder((q) => q.buttons[0]);
+      assert.deepEqual(await play(handle, { scenario: 'fsWrite', path: target, content: 'allowed' }), { ok: {} });
+      assert.equal(readFileSync(target, 'utf8'), 'allowed');
+      assert.deepEqual(await play(handle, { scenario: 'fsRead', path: target }), { ok: { content: 'allowed' } });
+      assert.deepEqual(services.prompter.asked.map((q) => q.buttons[0]), ['Allow write', 'Allow read']);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   it('reveals a terminal from its panel card', async () => {
