@@ -41,7 +41,7 @@ export interface AcpLog {
 
 export interface AgentConnectionDeps {
   bridge: TerminalBridgeLike;
-  explain(command: string, cwd: string): PolicyDecision | undefined;
+  explain(command: string, cwd: string, env?: Record<string, string>): PolicyDecision | undefined;
   approver: Approver;
   asker: PermissionAsker;
   /** Advertised (and served) only when given. */
@@ -94,7 +94,7 @@ export class AcpAgentConnection {
     this.id = `acp:${config.name}#${nextAgentNumber++}`;
     this.terminals = new AcpTerminalHost({
       bridge: deps.bridge,
-      explain: (command, cwd) => deps.explain(command, cwd),
+      explain: (command, cwd, env) => deps.explain(command, cwd, env),
       approver: deps.approver,
       owner: this.id,
       defaultCwd: () => deps.workspaceCwd(),

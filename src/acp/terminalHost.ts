@@ -43,7 +43,7 @@ export interface TerminalBridgeLike {
 export interface TerminalHostDeps {
   bridge: TerminalBridgeLike;
   /** The policy verdict, or undefined while no policy is available (then every command asks). */
-  explain(command: string, cwd: string): PolicyDecision | undefined;
+  explain(command: string, cwd: string, env?: Record<string, string>): PolicyDecision | undefined;
   approver: Approver;
   /** Bridge owner key: every terminal of this agent is released under it. */
   owner: string;
@@ -61,7 +61,8 @@ export class AcpTerminalHost {
   async create(req: AcpCreateTerminal, signal: AbortSignal): Promise<{ terminalId: string }> {
     const line = policyCommandLine(req);
     const cwd = req.cwd ?? this.deps.defaultCwd();
-    const decision = this.deps.explain(line, cwd) ?? noPolicyDecision();
+    const env = req.env?.length ? Object.fromEntries(req.env.map((v) => [v.name, v.value])) : undefined;
+    const decision = this.deps.explain(line, cwd, env) ?? noPolicyDecision();
     this.deps.log(`terminal/create ${JSON.stringify(line)} in ${cwd}: ${decision.decision} (${decision.reason})`);
     if (decision.decision === 'deny') throw denied(commandDeniedMessage(decision.reason), decision);
     if (decision.decision === 'prompt') {

@@ -34,6 +34,7 @@ import { Interceptor } from './interceptor';
 import { expandCwdUrl, expandEnvUrls, expandInternalUrls, withArtifactScheme, withLocalScheme } from './internalUrls';
 import { OutputSink } from './outputSink';
 import { decide } from './policy';
+import { isCodeLoadingAssignment } from './shellNormalize';
 import {
   buildBackgroundStartResult,
   buildCompletedResult,
@@ -68,6 +69,22 @@ export function jobsAtCapacityMessage(max: number): string {
 }
 export function jobLabel(command: string): string {
   return command.length > JOB_LABEL_MAX ? `${command.slice(0, JOB_LABEL_MAX - 3)}...` : command;
+}
+
+/** Why an `env` parameter makes an allowed command ask first. */
+export function envRiskReason(name: string): string {
+  return `the \`env\` parameter sets \`${name}\`, which can make programs load other code`;
+}
+
+/**
+ * The `env` parameter is not part of the command text the rules read, but `BASH_ENV`, `LD_PRELOAD`,
+ * `PATH`, `GIT_*`, `npm_config_*`… can make an allowed command run anything: such a call asks first.
+ */
+export function withEnvRisk(decision: PolicyDecision, env: Record<string, string> | undefined): PolicyDecision {
+  if (decision.decision !== 'allow' || !env) return decision;
+  const risky = Object.keys(env).find((name) => isCodeLoadingAssignment(`${name}=`) !== undefined);
+  if (!risky) return decision;
+  return { ...decision, decision: 'prompt', rule: null, kind: 'opaque', reason: envRiskReason(risky) };
 }
 
 export interface BashPipelineDeps {
@@ -128,11 +145,12 @@ export class BashPipeline {
   constructor(private readonly deps: BashPipelineDeps) {}
 
   /** The policy verdict for `command` run in `cwd` (default: the session cwd), without running it. */
-  explain(command: string, cwd?: string): PolicyDecision {
-    return decide(this.deps.analyzer.analyze(command), this.deps.settings().patterns, {
+  explain(command: string, cwd?: string, env?: Record<string, string>): PolicyDecision {
+    const decision = decide(this.deps.analyzer.analyze(command), this.deps.settings().patterns, {
       cwd: this.policyCwd(cwd),
       workspaceRoots: this.deps.workspaceRoots(),
     });
+    return withEnvRisk(decision, env);
   }
 
   async run(rawInput: unknown, opts: BashRunOptions = {}): Promise<ToolResult> {
@@ -157,7 +175,10 @@ export class BashPipeline {
       // 4. Policy on the raw command (the `cd` included), where it was asked to run.
       const analysis = deps.analyzer.analyze(raw);
       const policyCwd = this.policyCwd(input.cwd);
-      const decision = decide(analysis, settings.patterns, { cwd: policyCwd, workspaceRoots: deps.workspaceRoots() });
+      const decision = withEnvRisk(
+        decide(analysis, settings.patterns, { cwd: policyCwd, workspaceRoots: deps.workspaceRoots() }),
+        input.env,
+      );
       verdict = { decision: decision.decision, reason: decision.reason };
       if (decision.decision === 'deny') throw new ToolError(commandDeniedMessage(decision.reason));
       if (decision.decision === 'prompt') {

@@ -64,7 +64,7 @@ export class CommandLog implements vscode.Disposable {
       return result;
     };
     return {
-      explain: (command, cwd) => pipeline.explain(command, cwd),
+      explain: (command, cwd, env) => pipeline.explain(command, cwd, env),
       run: (...args) => runFrom(source, ...args),
       runFrom,
     };

@@ -12,6 +12,7 @@ export const LM_TOOL_NAME = 'agent_bash';
 interface ToolInput {
   command?: unknown;
   cwd?: unknown;
+  env?: unknown;
 }
 
 const PRE_APPROVED: Approver = { approve: async () => ({ kind: 'allow' }) };
@@ -26,7 +27,8 @@ export function registerLmTool(services: AgentBashServices, inbox?: JobInbox): v
     prepareInvocation(options) {
       const command = typeof options.input.command === 'string' ? options.input.command : '';
       const cwd = typeof options.input.cwd === 'string' ? options.input.cwd : undefined;
-      const decision = command ? services.pipeline.explain(command, cwd) : undefined;
+      const env = isStringRecord(options.input.env) ? options.input.env : undefined;
+      const decision = command ? services.pipeline.explain(command, cwd, env) : undefined;
       if (decision?.decision === 'prompt') {
         return {
           invocationMessage: `Running \`${oneLine(command)}\``,
@@ -59,6 +61,10 @@ export function registerLmTool(services: AgentBashServices, inbox?: JobInbox): v
       }
     },
   });
+}
+
+function isStringRecord(value: unknown): value is Record<string, string> {
+  return !!value && typeof value === 'object' && Object.values(value).every((v) => typeof v === 'string');
 }
 
 function oneLine(command: string): string {

@@ -10,7 +10,8 @@ export interface PipelineLike {
     rawInput: unknown,
     opts?: { signal?: AbortSignal; onUpdate?: UpdateListener; sessionKey?: string; approver?: Approver },
   ): Promise<ToolResult>;
-  explain(command: string, cwd?: string): PolicyDecision;
+  /** `env`: variables the command would get (some, like BASH_ENV, can make an allowed command ask). */
+  explain(command: string, cwd?: string, env?: Record<string, string>): PolicyDecision;
 }
 
 export interface AgentBashServices {

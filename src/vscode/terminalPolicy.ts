@@ -13,7 +13,8 @@ export class TerminalPolicyError extends Error {
 export async function checkTerminalPolicy(services: AgentBashServices, params: CreateTerminalParams, signal?: AbortSignal): Promise<void> {
   const line = policyCommandLine(params);
   const cwd = params.cwd ?? services.workspaceCwd();
-  const decision = services.pipeline.explain(line, cwd);
+  const env = params.env?.length ? Object.fromEntries(params.env.map((v) => [v.name, v.value])) : undefined;
+  const decision = services.pipeline.explain(line, cwd, env);
   if (decision.decision === 'deny') throw new TerminalPolicyError(commandDeniedMessage(decision.reason));
   if (decision.decision === 'prompt') {
     const answer = await services.approver.approve({ command: line, cwd, decision }, signal);

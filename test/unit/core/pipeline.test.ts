@@ -28,6 +28,7 @@ import {
   BashPipeline,
   BashPipelineDeps,
   commandDeniedMessage,
+  envRiskReason,
   jobLabel,
   userDeniedMessage,
 } from '../../../src/core/pipeline';
@@ -222,6 +223,22 @@ describe('core/pipeline BashPipeline', () => {
     assert.equal(r.isError, true);
     assert.equal(textOf(r), userDeniedMessage('`npm i` in segment 1 matched prompt rule `npm *`'));
     assert.equal(executor.calls.length, 0);
+  });
+
+  it('an env parameter that can load code (BASH_ENV, LD_PRELOAD, npm_config_*) makes an allowed command ask', async () => {
+    approver.answer = { kind: 'deny' };
+    for (const name of ['BASH_ENV', 'LD_PRELOAD', 'npm_config_script_shell', 'PATH']) {
+      const r = await make().run({ command: 'echo hi', env: { [name]: './x' } });
+      assert.equal(textOf(r), userDeniedMessage(envRiskReason(name)));
+    }
+    assert.equal(executor.calls.length, 0);
+    assert.equal(envRiskReason('BASH_ENV'), 'the `env` parameter sets `BASH_ENV`, which can make programs load other code');
+    assert.equal(make().explain('echo hi', undefined, { BASH_ENV: 'x' }).decision, 'prompt');
+    assert.equal(make().explain('echo hi', undefined, { FOO: 'x' }).decision, 'allow');
+    approver.answer = { kind: 'allow' };
+    const ok = await make().run({ command: 'echo hi', env: { FOO: 'bar' } });
+    assert.equal(ok.isError, undefined);
+    assert.equal(approver.requests.length, 4);
   });
 
   it("prompt → 'always': runs (the approver persisted the rule)", async () => {
