@@ -252,5 +252,8 @@ export function processesWithEnv(name: string, value: string): number[] {
 export function killByEnv(name: string, value: string): number[] {
   const pids = processesWithEnv(name, value);
   for (const pid of pids) signalPid(pid, 'SIGKILL');
-  return pids;
+  // A process caught mid-exec shows no environment; one more pass finds it once exec is done.
+  const late = processesWithEnv(name, value).filter((pid) => !pids.includes(pid));
+  for (const pid of late) signalPid(pid, 'SIGKILL');
+  return [...pids, ...late];
 }

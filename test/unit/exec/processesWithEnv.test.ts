@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { killByEnv, pidAlive, processesWithEnv } from '../../../src/exec/processTree';
 
 describe('exec: processes found by their environment mark', () => {
@@ -15,6 +16,10 @@ describe('exec: processes found by their environment mark', () => {
     await new Promise((r) => shell.once('close', r));
     const orphan = Number(out.trim());
     assert.ok(pidAlive(orphan), 'the orphan should be running');
+    // Its environment is readable once it has become `sleep` (mid-exec, /proc shows none).
+    for (let i = 0; i < 100 && !readFileSync(`/proc/${orphan}/cmdline`, 'utf8').startsWith('sleep'); i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
     assert.deepEqual(processesWithEnv('AGENT_BASH_TEST_MARK', mark), [orphan]);
     assert.deepEqual(processesWithEnv('AGENT_BASH_TEST_MARK', `${mark}-other`), []);
     assert.deepEqual(killByEnv('AGENT_BASH_TEST_MARK', mark), [orphan]);
