@@ -1,14 +1,12 @@
-// The user's shell for command lines (bridge terminals, bang commands): the setting, else $SHELL when
-// it is a shell we know how to drive, else /bin/bash.
-import path from 'node:path';
-
-const KNOWN_SHELLS = new Set(['bash', 'zsh', 'sh', 'dash', 'ksh', 'fish']);
+// The shell for command lines in bridge terminals: `agentBash.shell.*`, else the same choice the local
+// executor makes ($SHELL when it is bash or zsh, else bash from PATH), with `-c` and no login shell by
+// default (the extension host already has the user's login environment).
+import { getShellConfig } from '../exec/shellConfig';
 
 export function resolveShell(configured: { path?: string; args?: string[] }): { path: string; args: string[] } {
-  if (configured.path) return { path: configured.path, args: configured.args ?? ['-c'] };
-  const envShell = process.env.SHELL;
-  if (envShell && KNOWN_SHELLS.has(path.basename(envShell)) && path.basename(envShell) !== 'fish') {
-    return { path: envShell, args: configured.args ?? ['-c'] };
-  }
-  return { path: '/bin/bash', args: configured.args ?? ['-c'] };
+  const config = getShellConfig({
+    ...(configured.path ? { shellPath: configured.path } : {}),
+    shellArgs: configured.args && configured.args.length > 0 ? configured.args : ['-c'],
+  });
+  return { path: config.shell, args: config.args };
 }
