@@ -25,13 +25,22 @@ async function main() {
   const workspace = path.join(testOut, 'workspace');
   mkdirSync(workspace, { recursive: true });
   writeFileSync(path.join(workspace, 'README.txt'), 'Agent Bash integration workspace\n');
+  const testHome = path.join(testOut, 'home');
+  mkdirSync(testHome, { recursive: true });
 
   const started = Date.now();
   const server = await startCodeServer({
     workspace,
     smokeTestDriver: true,
     runDir: path.join(testOut, 'server'),
-    env: { AGENT_BASH_TEST_OUT: testOut, AGENT_BASH_TEST_MODE: '1', AGENT_BASH_IT_GREP: process.env.AGENT_BASH_IT_GREP ?? '' },
+    env: {
+      AGENT_BASH_TEST_OUT: testOut,
+      AGENT_BASH_TEST_MODE: '1',
+      AGENT_BASH_IT_GREP: process.env.AGENT_BASH_IT_GREP ?? '',
+      // A home of its own: login shells the tests start (oh-my-pi's `bash -l -c` shape) must not run
+      // the machine user's profile, whose stale locks or slow init would make timings depend on it.
+      HOME: testHome,
+    },
   });
   let browser;
   const cleanup = async () => {
