@@ -87,6 +87,7 @@ export async function startCodeServer(opts) {
     },
   });
   const url = `http://127.0.0.1:${port}/`;
+  const reaper = startReaper(child.pid);
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
@@ -103,6 +104,7 @@ export async function startCodeServer(opts) {
     } catch {
       // group already gone
     }
+    reaper.kill();
   };
   try {
     await waitHealthy(url, child, 30000);
@@ -111,6 +113,24 @@ export async function startCodeServer(opts) {
     throw err;
   }
   return { url, port, runDir, userDataDir, extensionsDir, logFile, pid: child.pid, stop, cleanup: () => rmSync(runDir, { recursive: true, force: true }) };
+}
+
+/**
+ * A tiny watcher that kills the server's process group when this process dies, however it dies
+ * (SIGKILL included): it holds the read end of a pipe whose write end only this process has, and
+ * acts when that pipe closes. A Ctrl+C'd or killed runner never leaves code-server behind.
+ */
+function startReaper(pgid) {
+  const script = `
+    const pgid = Number(process.argv[1]);
+    const kill = (sig) => { try { process.kill(-pgid, sig); } catch {} };
+    process.stdin.on('data', () => {});
+    process.stdin.on('close', () => { kill('SIGTERM'); setTimeout(() => { kill('SIGKILL'); process.exit(0); }, 3000); });
+  `;
+  const reaper = spawn(process.execPath, ['-e', script, String(pgid)], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+  reaper.unref();
+  reaper.stdin.unref?.();
+  return reaper;
 }
 
 export function remoteUri(port, absPath) {
