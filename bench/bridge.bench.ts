@@ -3,13 +3,13 @@
 // large output compared with the local executor. The `vscode` module is a stub here (no renderer);
 // the bridge's own work — pipes, tail buffer, decoding, coalesced terminal writes, artifact spill — is
 // all real. Run: `node bench/run.mjs bridge` after compiling.
+import { median, type BenchRow } from './benchKit';
 import Module from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { BashSettings, ToolResult } from '../src/core/contracts';
 
-type Row = { name: string; value: number | string; unit: string; target: string; met?: string };
 
 /** Just enough of the VS Code API for the bridge: an event emitter and a terminal that opens. */
 function installVscodeStub(): void {
@@ -44,12 +44,6 @@ function installVscodeStub(): void {
   mod._load = (req: string, ...rest: unknown[]) => (req === 'vscode' ? stub : load(req, ...rest));
 }
 
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
 const SETTINGS: BashSettings = {
   patterns: [{ match: '*', approval: 'allow', allowRedirects: true }],
   interceptor: { enabled: false, patterns: [] },
@@ -63,7 +57,7 @@ const SETTINGS: BashSettings = {
   direnv: 'off',
 };
 
-export async function run(): Promise<Row[]> {
+export async function run(): Promise<BenchRow[]> {
   installVscodeStub();
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { VsCodeTerminalBridge } = require('../src/vscode/terminalBridge') as typeof import('../src/vscode/terminalBridge');
@@ -90,7 +84,7 @@ export async function run(): Promise<Row[]> {
   };
   const viaBridge = new BashPipeline({ ...common, bridge });
   const viaLocal = new BashPipeline(common);
-  const rows: Row[] = [];
+  const rows: BenchRow[] = [];
   try {
     // 1. Exit → result: the command's last act is printing the clock; the result's arrival is timed
     // against it (both in ms since the epoch on this machine).

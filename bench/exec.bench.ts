@@ -1,5 +1,6 @@
 // Local executor bench: what a persistent session saves per call, and how close the output path
 // comes to the pipe's own speed. Run: `node bench/run.mjs exec` after compiling.
+import { median, type BenchRow } from './benchKit';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
@@ -8,7 +9,6 @@ import type { OutputSinkLike, OutputSummary } from '../src/core/contracts';
 import { OutputSink } from '../src/core/outputSink';
 import { LocalShellExecutor } from '../src/exec/localExecutor';
 
-type Row = { name: string; value: number | string; unit: string; target: string; met?: string };
 
 const GIB = 1024 * 1024 * 1024;
 /** 100-byte lines, like a build log; `yes` + `head` produce them faster than any consumer reads. */
@@ -38,12 +38,6 @@ function readPipe(command: string): Promise<number> {
   });
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
 function runShell(args: string[]): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
@@ -55,8 +49,8 @@ function runShell(args: string[]): Promise<number> {
 
 const round = (n: number, digits = 2): number => Number(n.toFixed(digits));
 
-export async function run(): Promise<Row[]> {
-  const rows: Row[] = [];
+export async function run(): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-bench-'));
   // direnv off: this measures the executor, not a project's .envrc.
   const executor = new LocalShellExecutor({ direnv: 'off' });

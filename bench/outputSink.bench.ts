@@ -2,18 +2,11 @@
 // way a child process's stdout arrives. Targets from issue 3: ≥ 300 MB/s without spill, ≥ 150 MB/s
 // with spill to a file, peak RSS growth < 64 MiB.
 
+import type { BenchRow } from './benchKit';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { OutputSink } from '../src/core/outputSink';
-
-export interface BenchRow {
-  name: string;
-  value: number | string;
-  unit: string;
-  target: string;
-  met?: string;
-}
 
 const GIB = 1024 * 1024 * 1024;
 const MIB = 1024 * 1024;

@@ -1,17 +1,10 @@
 // Policy decision time per command with 200 rules, shell parse included (issue 3: median < 200 µs).
 // Each timed call analyses a command text never seen before, so the analyzer's cache cannot hide
 // the tree-sitter parse; a second row measures the cached path (same text again).
+import { median, type BenchRow } from './benchKit';
 import type { PolicyRule } from '../src/core/contracts';
 import { decide } from '../src/core/policy';
 import { createShellAnalyzer } from '../src/core/shellAnalysis';
-
-export interface BenchRow {
-  name: string;
-  value: number | string;
-  unit: string;
-  target: string;
-  met?: string;
-}
 
 const TARGET_US = 200;
 const ITERATIONS = 5000;
@@ -50,11 +43,6 @@ function command(i: number): string {
     default:
       return `ls -la build/${i} && echo "done $(date +%s) ${i}"`;
   }
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
 }
 
 function p95(xs: number[]): number {
