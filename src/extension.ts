@@ -41,7 +41,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
   // included), so what it started can be found and proven gone.
   const processEnv = (): NodeJS.ProcessEnv => ({ ...process.env, [SESSION_ENV]: sessionId });
   const log = vscode.window.createOutputChannel('Agent Bash', { log: true });
-  const settings = new SettingsStore();
+  const settings = new SettingsStore((problem) => log.warn(problem));
   const workspaceRoots = () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
   const workspaceCwd = () => workspaceRoots()[0] ?? process.cwd();
   const cwd = new SessionCwd(workspaceCwd);

@@ -1,19 +1,27 @@
 // Reads `agentBash.*` once per change into the plain BashSettings object the core uses. Changes take
 // effect without a reload: callers ask `current()` per command.
 import * as vscode from 'vscode';
-import type { BashSettings, InterceptorRule, PolicyRule, Verdict } from '../core/contracts';
+import type { BashSettings, InterceptorRule, PolicyRule } from '../core/contracts';
+import { parsePolicyRules, RULE_MESSAGES } from '../core/policyRulesSchema';
 import { DEFAULT_INTERCEPTOR_RULES } from '../core/interceptor';
 
 const SECTION = 'agentBash';
-const VERDICTS = new Set<Verdict>(['allow', 'prompt', 'deny']);
 
-function readRules(value: unknown): PolicyRule[] {
-  if (!Array.isArray(value)) return [];
-  return value.flatMap((r): PolicyRule[] => {
-    if (!r || typeof r !== 'object') return [];
-    const { match, approval, allowRedirects } = r as Record<string, unknown>;
-    if (typeof match !== 'string' || !VERDICTS.has(approval as Verdict)) return [];
-    return [{ match, approval: approval as Verdict, ...(allowRedirects === true ? { allowRedirects: true } : {}) }];
+/**
+ * The valid rules of `agentBash.patterns`, checked by the same schema as `explain --rules`; each
+ * invalid one is left out and reported (`[2].approval: approval must be …`), never silently dropped.
+ */
+function readRules(value: unknown, report?: (problem: string) => void): PolicyRule[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) {
+    report?.(`agentBash.patterns: ${RULE_MESSAGES.notArray}`);
+    return [];
+  }
+  return value.flatMap((rule, i): PolicyRule[] => {
+    const parsed = parsePolicyRules([rule]);
+    if (parsed.ok) return parsed.rules;
+    report?.(`agentBash.patterns: rule ${i + 1} ignored: ${parsed.message.replace(/^\[0\]\.?/, '')}`);
+    return [];
   });
 }
 
@@ -27,7 +35,10 @@ function readInterceptorRules(value: unknown): InterceptorRule[] {
   });
 }
 
-export function readSettings(config: vscode.WorkspaceConfiguration = vscode.workspace.getConfiguration(SECTION)): BashSettings {
+export function readSettings(
+  config: vscode.WorkspaceConfiguration = vscode.workspace.getConfiguration(SECTION),
+  report?: (problem: string) => void,
+): BashSettings {
   const num = (key: string, fallback: number) => {
     const v = config.get<unknown>(key);
     return typeof v === 'number' && Number.isFinite(v) ? v : fallback;
@@ -35,7 +46,7 @@ export function readSettings(config: vscode.WorkspaceConfiguration = vscode.work
   const shellPath = config.get<string>('shell.path')?.trim();
   const shellArgs = config.get<unknown>('shell.args');
   return {
-    patterns: readRules(config.get('patterns')),
+    patterns: readRules(config.get('patterns'), report),
     interceptor: {
       enabled: config.get<boolean>('interceptor.enabled') === true,
       // The user's rules first, then the built-in ones (which only fire when their tool exists).
@@ -60,10 +71,19 @@ export function readSettings(config: vscode.WorkspaceConfiguration = vscode.work
 
 /** Caches the parsed settings and re-reads them when any `agentBash.*` value changes. */
 export class SettingsStore implements vscode.Disposable {
-  private cached: BashSettings = readSettings();
+  private cached: BashSettings;
   private readonly sub = vscode.workspace.onDidChangeConfiguration((e) => {
-    if (e.affectsConfiguration(SECTION)) this.cached = readSettings();
+    if (e.affectsConfiguration(SECTION)) this.reload();
   });
+
+  /** `report` hears about settings that were left out because they are invalid. */
+  constructor(private readonly report?: (problem: string) => void) {
+    this.cached = readSettings(undefined, report);
+  }
+
+  private reload(): void {
+    this.cached = readSettings(undefined, this.report);
+  }
 
   current(): BashSettings {
     return this.cached;
@@ -83,7 +103,7 @@ export class SettingsStore implements vscode.Disposable {
     const existing = readRules(target === vscode.ConfigurationTarget.Workspace ? inspected?.workspaceValue : inspected?.globalValue);
     const fresh = rules.filter((r) => !existing.some((e) => e.match === r.match && e.approval === r.approval));
     await config.update('patterns', [...fresh, ...existing], target);
-    this.cached = readSettings();
+    this.reload();
   }
 
   dispose(): void {

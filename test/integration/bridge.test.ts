@@ -253,6 +253,15 @@ describe('policy and approvals in VS Code', () => {
     assert.equal(t.services.prompter.asked.length, 0, 'asked again after Always allow');
   });
 
+  it('an invalid rule in the settings is left out, the valid ones still apply', async () => {
+    const t = await testing();
+    const config = vscode.workspace.getConfiguration('agentBash');
+    await config.update('patterns', [{ match: 'echo *', approval: 'allow' }, { match: 'ls *', approval: 'maybe' }], vscode.ConfigurationTarget.Workspace);
+    for (let i = 0; i < 100 && t.services.settings().patterns.length !== 1; i++) await sleep(20);
+    assert.deepEqual(t.services.settings().patterns, [{ match: 'echo *', approval: 'allow' }]);
+    assert.equal((await activateApi()).explain('echo hi').decision, 'allow');
+  });
+
   it('a settings change alters the decision live', async () => {
     const api = await activateApi();
     await setPatterns([{ match: 'echo *', approval: 'allow' }]);
