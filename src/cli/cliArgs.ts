@@ -1,6 +1,7 @@
 // What `explain` and `run` share: `--name value` / `--name=value` options before `--`, the command
 // after it, the rules file, and the exact messages of a usage error (exit 2).
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { PolicyRule } from '../core/contracts';
 import { parsePolicyRules } from '../core/policyRulesSchema';
 
@@ -60,6 +61,13 @@ export function parseCliArgs(args: string[], spec: OptionSpec): ParsedArgs {
   out.command = args.slice(i + 1).join(' ');
   if (out.command.trim() === '') throw new UsageError(CLI_MESSAGES.emptyCommand);
   return out;
+}
+
+/** `--cwd` (default: this process's cwd) as an absolute path; a UsageError when it is not a directory. */
+export function resolveCwdOption(given: string | undefined): string {
+  const cwd = path.resolve(given ?? process.cwd());
+  if (!fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(CLI_MESSAGES.badCwd(given ?? cwd));
+  return cwd;
 }
 
 /** A JSON array of `{match, approval, allowRedirects?}` rules; every problem is a UsageError. */

@@ -1,13 +1,12 @@
 // `agent-bash explain [--rules FILE] [--cwd DIR] [--workspace DIR] -- COMMAND`: prints the policy
 // decision for COMMAND as one JSON object, for scripts, CI and anyone debugging a rule list.
 // Exit 0 with a decision; exit 2 with a message on bad arguments or a bad rules file.
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { PolicyDecision } from '../core/contracts';
 import { decide } from '../core/policy';
 import type { PolicyRule } from '../core/contracts';
 import { createShellAnalyzer } from '../core/shellAnalysis';
-import { CLI_MESSAGES, parseCliArgs, readRulesFile, UsageError } from './cliArgs';
+import { CLI_MESSAGES, parseCliArgs, readRulesFile, resolveCwdOption, UsageError } from './cliArgs';
 
 export const EXPLAIN_USAGE = 'usage: agent-bash explain [--rules FILE] [--cwd DIR] [--workspace DIR]... -- COMMAND';
 
@@ -54,10 +53,7 @@ export async function explainMain(args: string[]): Promise<number> {
   let cwd: string;
   try {
     parsed = parseArgs(args);
-    cwd = path.resolve(parsed.cwd ?? process.cwd());
-    if (parsed.cwd !== undefined && !fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) {
-      throw new UsageError(EXPLAIN_ERRORS.badCwd(parsed.cwd));
-    }
+    cwd = resolveCwdOption(parsed.cwd);
     if (parsed.rulesFile !== undefined) rules = readRulesFile(parsed.rulesFile);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;

@@ -15,7 +15,7 @@ import { createShellAnalyzer } from '../core/shellAnalysis';
 import { LocalShellExecutor } from '../exec/localExecutor';
 import { NodePtyExecutor } from '../exec/ptyExecutor';
 import { signalNumber } from '../exec/processTree';
-import { CLI_MESSAGES, parseCliArgs, readRulesFile, UsageError } from './cliArgs';
+import { CLI_MESSAGES, parseCliArgs, readRulesFile, resolveCwdOption, UsageError } from './cliArgs';
 import { TtyPtyExecutor } from './ttyPty';
 
 export const RUN_USAGE = 'usage: agent-bash run [--rules FILE] [--cwd DIR] [--timeout S] [--pty] [--yes] -- COMMAND';
@@ -96,8 +96,7 @@ export async function runMain(args: string[]): Promise<number> {
   let cwd: string;
   try {
     parsed = parseRunArgs(args);
-    cwd = path.resolve(parsed.cwd ?? process.cwd());
-    if (!fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(RUN_MESSAGES.badCwd(parsed.cwd ?? cwd));
+    cwd = resolveCwdOption(parsed.cwd);
     if (parsed.rulesFile !== undefined) rules = readRulesFile(parsed.rulesFile);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;

@@ -1,9 +1,8 @@
 // The public API returned from activate(), typed by the shipped api/agent-bash.d.ts (this file must
 // satisfy it, so the two cannot drift). In test mode it also carries the services for the suites.
-import type * as vscode from 'vscode';
 import type { BangResult, AgentBashApi as PublicApi } from '../../api/agent-bash';
 import type { JobManager, ToolResult } from '../core/contracts';
-import * as vscodeApi from 'vscode';
+import * as vscode from 'vscode';
 import type { CommandLog } from './commandLog';
 import type { ExecutorHolder } from './executorHolder';
 import type { AgentBashServices, PipelineLike } from './services';
@@ -45,7 +44,7 @@ export function createApi(deps: ApiDeps): AgentBashApi {
       await checkTerminalPolicy(services, params);
       return services.bridge.createTerminal(params, { owner: 'api' });
     },
-    runBang: (command) => Promise.resolve(vscodeApi.commands.executeCommand<BangResult | undefined>('agentBash.runBang', command)),
+    runBang: (command) => Promise.resolve(vscode.commands.executeCommand<BangResult | undefined>('agentBash.runBang', command)),
     explain: (command, cwd) => {
       const d = services.pipeline.explain(command, cwd);
       return {

@@ -63,7 +63,6 @@ export class BridgeTerminal implements TerminalHandle {
   private viewDisposed = false;
   private killing: Promise<void> | undefined;
   exitedAt: number | undefined;
-  readonly createdAt = Date.now();
 
   constructor(opts: BridgeTerminalOptions, private readonly onReleased: (id: string) => void) {
     this.terminalId = opts.id;
@@ -165,10 +164,6 @@ export class BridgeTerminal implements TerminalHandle {
     this.view.dispose();
     this.terminal.dispose();
     this.writeEmitter.dispose();
-  }
-
-  get isReleased(): boolean {
-    return this.released;
   }
 
   private onData(chunk: Buffer): void {
