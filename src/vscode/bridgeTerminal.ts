@@ -148,7 +148,8 @@ export class BridgeTerminal implements TerminalHandle {
       // Background children the command left in its group go too, and so does anything that left the
       // group (setsid, double fork): it still carries this terminal's mark. Nothing outlives a release.
       signalGroup(this.child.pid, 'SIGKILL');
-      killByEnv(TERMINAL_ENV, this.terminalId);
+      // The /proc sweep costs a few ms on a busy machine: done right after, off the result's path.
+      setImmediate(() => killByEnv(TERMINAL_ENV, this.terminalId));
     }
     this.listeners.clear();
     // The handle is gone (its id is unknown from now on) but the VS Code terminal stays on screen as a
