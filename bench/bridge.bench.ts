@@ -62,8 +62,8 @@ export async function run(): Promise<BenchRow[]> {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { VsCodeTerminalBridge } = require('../src/vscode/terminalBridge') as typeof import('../src/vscode/terminalBridge');
   const { BashPipeline } = require('../src/core/pipeline') as typeof import('../src/core/pipeline');
-  const { createShellAnalyzer } = require('../src/core/shellAnalysis') as typeof import('../src/core/shellAnalysis');
-  const { FileArtifactStore } = require('../src/core/artifacts') as typeof import('../src/core/artifacts');
+  const { createShellAnalyzer } = require('../src/core/policy/shellAnalysis') as typeof import('../src/core/policy/shellAnalysis');
+  const { FileArtifactStore } = require('../src/core/output/artifacts') as typeof import('../src/core/output/artifacts');
   const { LocalShellExecutor } = require('../src/exec/localExecutor') as typeof import('../src/exec/localExecutor');
   /* eslint-enable @typescript-eslint/no-require-imports */
 

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { OutputSinkLike, OutputSummary } from '../src/core/contracts';
-import { OutputSink } from '../src/core/outputSink';
+import { OutputSink } from '../src/core/output/outputSink';
 import { LocalShellExecutor } from '../src/exec/localExecutor';
 
 

@@ -6,7 +6,7 @@ import type { BenchRow } from './benchKit';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { OutputSink } from '../src/core/outputSink';
+import { OutputSink } from '../src/core/output/outputSink';
 
 const GIB = 1024 * 1024 * 1024;
 const MIB = 1024 * 1024;

@@ -3,8 +3,8 @@
 // the tree-sitter parse; a second row measures the cached path (same text again).
 import { median, type BenchRow } from './benchKit';
 import type { PolicyRule } from '../src/core/contracts';
-import { decide } from '../src/core/policy';
-import { createShellAnalyzer } from '../src/core/shellAnalysis';
+import { decide } from '../src/core/policy/policy';
+import { createShellAnalyzer } from '../src/core/policy/shellAnalysis';
 
 const TARGET_US = 200;
 const ITERATIONS = 5000;

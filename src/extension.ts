@@ -3,10 +3,10 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { FileArtifactStore, pruneArtifactSessions } from './core/artifacts';
+import { FileArtifactStore, pruneArtifactSessions } from './core/output/artifacts';
 import { buildNonInteractiveEnv } from './core/nonInteractiveEnv';
 import { BashPipeline } from './core/pipeline';
-import { createShellAnalyzer } from './core/shellAnalysis';
+import { createShellAnalyzer } from './core/policy/shellAnalysis';
 import { applyDirenvPreflight } from './exec/direnv';
 import { BashJobManager } from './exec/jobManager';
 import { killByEnv } from './exec/processTree';

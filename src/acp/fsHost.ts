@@ -6,7 +6,7 @@ import { RequestError } from '@agentclientprotocol/sdk';
 import { realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { isInside } from '../core/workspaceScope';
+import { isInside } from '../core/policy/workspaceScope';
 
 /** JSON-RPC error code for a file access the user refused (ACP assigns none). */
 export const FS_DENIED_CODE = -32001;

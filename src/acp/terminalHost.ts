@@ -10,7 +10,7 @@ import type {
   TerminalHandle,
   TerminalOutput,
 } from '../core/contracts';
-import { policyCommandLine } from '../core/terminalCommandLine';
+import { policyCommandLine } from '../core/policy/terminalCommandLine';
 
 /** JSON-RPC server-error code for a command the policy or the user refused. */
 export const COMMAND_DENIED_CODE = -32001;

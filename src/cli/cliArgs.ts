@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { PolicyRule } from '../core/contracts';
-import { parsePolicyRules } from '../core/policyRulesSchema';
+import { parsePolicyRules } from '../core/policy/policyRulesSchema';
 
 export const CLI_MESSAGES = {
   missingSeparator: 'missing `--` before the command',

@@ -3,9 +3,9 @@
 // Exit 0 with a decision; exit 2 with a message on bad arguments or a bad rules file.
 import * as path from 'node:path';
 import type { PolicyDecision } from '../core/contracts';
-import { decide } from '../core/policy';
+import { decide } from '../core/policy/policy';
 import type { PolicyRule } from '../core/contracts';
-import { createShellAnalyzer } from '../core/shellAnalysis';
+import { createShellAnalyzer } from '../core/policy/shellAnalysis';
 import { CLI_MESSAGES, parseCliArgs, readRulesFile, resolveCwdOption, UsageError } from './cliArgs';
 
 export const EXPLAIN_USAGE = 'usage: agent-bash explain [--rules FILE] [--cwd DIR] [--workspace DIR]... -- COMMAND';

@@ -15,8 +15,8 @@ import type {
   UpdateListener,
 } from './contracts';
 import { ToolAbortError, ToolError } from './errors';
-import { CLIENT_OUTPUT_BYTE_LIMIT, DEFAULT_CHUNK_THROTTLE_MS, TAIL_PREVIEW_BYTES } from './outputLimits';
-import { buildCompletedResult, OUTPUT_TRUNCATED_NOTICE, summaryFromClientOutput } from './results';
+import { CLIENT_OUTPUT_BYTE_LIMIT, DEFAULT_CHUNK_THROTTLE_MS, TAIL_PREVIEW_BYTES } from './output/outputLimits';
+import { buildCompletedResult, OUTPUT_TRUNCATED_NOTICE, summaryFromClientOutput } from './output/results';
 
 export const BRIDGE_POLL_INTERVAL_MS = 250;
 export const BRIDGE_KILL_GRACE_MS = 1000;

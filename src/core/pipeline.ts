@@ -32,16 +32,16 @@ import { ToolAbortError, ToolError } from './errors';
 import { parseBashInput } from './input';
 import { Interceptor } from './interceptor';
 import { expandCwdUrl, expandEnvUrls, expandInternalUrls, withArtifactScheme, withLocalScheme } from './internalUrls';
-import { OutputSink } from './outputSink';
-import { decide } from './policy';
-import { isCodeLoadingAssignment } from './shellNormalize';
+import { OutputSink } from './output/outputSink';
+import { decide } from './policy/policy';
+import { isCodeLoadingAssignment } from './policy/shellNormalize';
 import {
   buildBackgroundStartResult,
   buildCompletedResult,
   errorResult,
   PTY_UNAVAILABLE_NOTICE,
-} from './results';
-import { streamTailUpdates, TailBuffer } from './tailBuffer';
+} from './output/results';
+import { streamTailUpdates, TailBuffer } from './output/tailBuffer';
 import { clampTimeout } from './timeout';
 
 export const ASYNC_JOBS_UNAVAILABLE = 'Async job manager unavailable for this session.';

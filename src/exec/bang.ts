@@ -3,7 +3,7 @@
 // the tool's default (300 s) through the same clamp, so a global ceiling applies here too.
 import { spawn } from 'node:child_process';
 import type { LocalExecutor } from '../core/contracts';
-import { OutputSink } from '../core/outputSink';
+import { OutputSink } from '../core/output/outputSink';
 import { clampTimeout } from '../core/timeout';
 import { LocalShellExecutor } from './localExecutor';
 import { killProcessTree } from './processTree';

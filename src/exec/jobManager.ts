@@ -4,7 +4,7 @@
 import type { JobContext, JobInfo, JobManager, JobState, JobWaitOutcome, ToolResult } from '../core/contracts';
 
 export type { JobWaitOutcome } from '../core/contracts';
-import { utf8SafeTail } from '../core/tailBuffer';
+import { utf8SafeTail } from '../core/output/tailBuffer';
 
 export const DEFAULT_MAX_JOBS = 100;
 /** §2.8: progress shows the latest 50 KiB of output. */

@@ -2,7 +2,7 @@
 // allow…" shows the rules it would save (one per segment, at a safe arity) and where to save them.
 // Dismissing any dialog is Deny.
 import type { ApprovalAnswer, ApprovalRequest, Approver, PolicyRule } from '../core/contracts';
-import { proposeRules } from '../core/ruleProposal';
+import { proposeRules } from '../core/policy/ruleProposal';
 import type { ModalPrompter } from './modalPrompter';
 
 export const ALLOW_ONCE = 'Allow once';

@@ -4,8 +4,8 @@
 // `Terminal.exitStatus` lose signals and early exits (spec acp-and-vscode-api.md §5).
 import type { ChildProcess } from 'node:child_process';
 import * as vscode from 'vscode';
-import { policyCommandLine } from '../core/terminalCommandLine';
-import { ByteTail } from '../core/byteTail';
+import { policyCommandLine } from '../core/policy/terminalCommandLine';
+import { ByteTail } from '../core/output/byteTail';
 import { killByEnv, killProcessTree, signalGroup, spawnInGroup } from '../exec/processTree';
 import { TERMINAL_ENV } from './processMarks';
 import { TerminalView } from './terminalView';

@@ -2,7 +2,7 @@
 // effect without a reload: callers ask `current()` per command.
 import * as vscode from 'vscode';
 import type { BashSettings, InterceptorRule, PolicyRule } from '../core/contracts';
-import { parsePolicyRules, RULE_MESSAGES } from '../core/policyRulesSchema';
+import { parsePolicyRules, RULE_MESSAGES } from '../core/policy/policyRulesSchema';
 import { DEFAULT_INTERCEPTOR_RULES } from '../core/interceptor';
 
 const SECTION = 'agentBash';

@@ -1,6 +1,6 @@
 // Terminals created directly (ACP `terminal/create`, the public API) pass the same policy as the bash
 // tool: the command line they would run is explained, a deny refuses, a prompt asks the user.
-import { policyCommandLine } from '../core/terminalCommandLine';
+import { policyCommandLine } from '../core/policy/terminalCommandLine';
 import type { CreateTerminalParams } from '../core/contracts';
 import { commandDeniedMessage, userDeniedMessage } from '../core/pipeline';
 import type { AgentBashServices } from './services';

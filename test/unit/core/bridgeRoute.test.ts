@@ -8,7 +8,7 @@ import {
   wrapShellLine,
 } from '../../../src/core/bridgeRoute';
 import { ToolAbortError, ToolError } from '../../../src/core/errors';
-import { MISSING_EXIT_STATUS } from '../../../src/core/results';
+import { MISSING_EXIT_STATUS } from '../../../src/core/output/results';
 import { clampTimeout } from '../../../src/core/timeout';
 import { deferred, FakeClientBridge, FakeTerminalHandle, never } from './bridgeFakes';
 

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { FileArtifactStore } from '../../../src/core/artifacts';
+import { FileArtifactStore } from '../../../src/core/output/artifacts';
 import type {
   ApprovalAnswer,
   ApprovalRequest,
@@ -32,8 +32,8 @@ import {
   jobLabel,
   userDeniedMessage,
 } from '../../../src/core/pipeline';
-import { PTY_UNAVAILABLE_NOTICE } from '../../../src/core/results';
-import { createShellAnalyzer } from '../../../src/core/shellAnalysis';
+import { PTY_UNAVAILABLE_NOTICE } from '../../../src/core/output/results';
+import { createShellAnalyzer } from '../../../src/core/policy/shellAnalysis';
 import { FakeClientBridge } from './bridgeFakes';
 import { BashJobManager } from '../../../src/exec/jobManager';
 

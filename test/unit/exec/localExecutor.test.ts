@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import type { ExecRequest, ExecResult } from '../../../src/core/contracts';
-import { OutputSink } from '../../../src/core/outputSink';
+import { OutputSink } from '../../../src/core/output/outputSink';
 import { LocalShellExecutor } from '../../../src/exec/localExecutor';
 import { alive, FakeSink, processBaseline, sleep, waitFor } from './helpers';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { OutputSink } from '../../../src/core/outputSink';
+import { OutputSink } from '../../../src/core/output/outputSink';
 import { CrNormalizer, NodePtyExecutor } from '../../../src/exec/ptyExecutor';
 import { alive, FakeSink, processBaseline, sleep, waitFor } from './helpers';
 

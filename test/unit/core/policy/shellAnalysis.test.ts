@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import type { ShellAnalyzer } from '../../../src/core/contracts';
-import { createShellAnalyzer, UNCERTAIN } from '../../../src/core/shellAnalysis';
-import { OPAQUE } from '../../../src/core/shellNormalize';
+import type { ShellAnalyzer } from '../../../../src/core/contracts';
+import { createShellAnalyzer, UNCERTAIN } from '../../../../src/core/policy/shellAnalysis';
+import { OPAQUE } from '../../../../src/core/policy/shellNormalize';
 
 describe('core/shellAnalysis', () => {
   let analyzer: ShellAnalyzer;

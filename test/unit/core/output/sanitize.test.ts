@@ -4,7 +4,7 @@ import {
   needsSanitize,
   normalizeLineEndings,
   sanitizeText,
-} from '../../../src/core/sanitize';
+} from '../../../../src/core/output/sanitize';
 
 describe('sanitize', () => {
   it('returns the very same string when there is nothing to strip (fast path)', () => {

@@ -1,6 +1,6 @@
 // Which redirections touch files. fd duplication (`2>&1`, `>&2`, `<&0`, `>&-`) and the harmless
 // device files write nothing anyone keeps; every other `>`-family redirection writes a file.
-import type { Redirect } from './contracts';
+import type { Redirect } from './policyContracts';
 
 const HARMLESS_DEVICES: ReadonlySet<string> = new Set([
   '/dev/null', '/dev/stdin', '/dev/stdout', '/dev/stderr', '/dev/tty',

@@ -1,11 +1,11 @@
 import * as assert from 'node:assert/strict';
-import type { OutputSummary } from '../../../src/core/contracts';
+import type { OutputSummary } from '../../../../src/core/contracts';
 import {
   appendTruncationNotice,
   formatBytes,
   formatTruncationNotice,
   truncationFromSummary,
-} from '../../../src/core/truncationNotice';
+} from '../../../../src/core/output/truncationNotice';
 
 const base = { output: '', truncated: false, totalLines: 3, totalBytes: 12, outputLines: 3, outputBytes: 12 };
 

@@ -2,10 +2,10 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { OutputSinkOptions, OutputSummary } from '../../../src/core/contracts';
-import { DEFAULT_HEAD_BYTES, DEFAULT_MAX_BYTES, DEFAULT_MAX_COLUMNS } from '../../../src/core/outputLimits';
-import { elisionMarker, OutputSink } from '../../../src/core/outputSink';
-import { normalizeLineEndings, sanitizeText } from '../../../src/core/sanitize';
+import type { OutputSinkOptions, OutputSummary } from '../../../../src/core/contracts';
+import { DEFAULT_HEAD_BYTES, DEFAULT_MAX_BYTES, DEFAULT_MAX_COLUMNS } from '../../../../src/core/output/outputLimits';
+import { elisionMarker, OutputSink } from '../../../../src/core/output/outputSink';
+import { normalizeLineEndings, sanitizeText } from '../../../../src/core/output/sanitize';
 
 type Chunk = Uint8Array | string;
 

@@ -2,10 +2,10 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { FileArtifactStore } from '../../../src/core/artifacts';
-import type { OutputSummary, TimeoutInfo } from '../../../src/core/contracts';
-import { ToolAbortError, ToolError } from '../../../src/core/errors';
-import { OutputSink } from '../../../src/core/outputSink';
+import { FileArtifactStore } from '../../../../src/core/output/artifacts';
+import type { OutputSummary, TimeoutInfo } from '../../../../src/core/contracts';
+import { ToolAbortError, ToolError } from '../../../../src/core/errors';
+import { OutputSink } from '../../../../src/core/output/outputSink';
 import {
   buildBackgroundStartResult,
   buildCompletedResult,
@@ -13,7 +13,7 @@ import {
   PTY_UNAVAILABLE_NOTICE,
   summaryFromClientOutput,
   timeoutMessage,
-} from '../../../src/core/results';
+} from '../../../../src/core/output/results';
 
 const T300: TimeoutInfo = { requested: 300, timeoutSec: 300, timeoutMs: 300000 };
 const CLAMP = 'Timeout clamped to 3600s (requested 5000s; allowed range 1-3600s).';

@@ -1,5 +1,5 @@
 // Every one-line reason the policy gives. Tests assert these texts; change them here only.
-import type { Verdict } from './contracts';
+import type { Verdict } from './policyContracts';
 
 const MAX_SHOWN = 120;
 

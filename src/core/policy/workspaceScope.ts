@@ -4,7 +4,7 @@
 // the command as written, it is a guardrail and not a sandbox.
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Segment } from './contracts';
+import type { Segment } from './policyContracts';
 import { namesFile } from './redirectTargets';
 
 /** Commands whose operands are paths they read, write or enter. */

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 // `import = require` (not `import {}`) so esbuild resolves the package's CommonJS build: its ES
 // module build reads `import.meta.url`, which is empty in the CJS bundle.
 import TreeSitter = require('web-tree-sitter');
-import type { Redirect, Segment, ShellAnalysis, ShellAnalyzer } from './contracts';
+import type { Redirect, Segment, ShellAnalysis, ShellAnalyzer } from './policyContracts';
 import { LruCache } from './lruCache';
 import { isCodeLoadingAssignment, normalizeWords, OPAQUE, type Word } from './shellNormalize';
 

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { policyCommandLine } from '../../../src/core/terminalCommandLine';
+import { policyCommandLine } from '../../../../src/core/policy/terminalCommandLine';
 
 describe('acp policyCommandLine', () => {
   it('judges a raw line (claude-code-acp shape) as written', () => {

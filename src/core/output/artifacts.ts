@@ -3,7 +3,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Artifact, ArtifactStore } from './contracts';
+import type { Artifact, ArtifactStore } from './outputContracts';
 
 /** Ids are plain decimal numbers, so an id can never name a path outside the store. */
 const ARTIFACT_ID = /^[1-9][0-9]*$/;

@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
-import type { ShellAnalyzer } from '../../../src/core/contracts';
-import { decide } from '../../../src/core/policy';
-import { proposeRules } from '../../../src/core/ruleProposal';
-import { createShellAnalyzer } from '../../../src/core/shellAnalysis';
+import type { ShellAnalyzer } from '../../../../src/core/contracts';
+import { decide } from '../../../../src/core/policy/policy';
+import { proposeRules } from '../../../../src/core/policy/ruleProposal';
+import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
 
 const CTX = { cwd: '/work/project', workspaceRoots: ['/work/project'] };
 

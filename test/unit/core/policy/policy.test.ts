@@ -1,13 +1,13 @@
 import * as assert from 'node:assert/strict';
 import * as os from 'node:os';
 import picomatch from 'picomatch';
-import type { PolicyRule, ShellAnalyzer } from '../../../src/core/contracts';
-import { CRITICAL_PATTERNS, findCritical } from '../../../src/core/criticalPatterns';
-import { decide } from '../../../src/core/policy';
-import { REASON } from '../../../src/core/policyReasons';
-import { parsePolicyRules } from '../../../src/core/policyRulesSchema';
-import { compileRules, escapeGlob, globMatches } from '../../../src/core/ruleGlob';
-import { createShellAnalyzer } from '../../../src/core/shellAnalysis';
+import type { PolicyRule, ShellAnalyzer } from '../../../../src/core/contracts';
+import { CRITICAL_PATTERNS, findCritical } from '../../../../src/core/policy/criticalPatterns';
+import { decide } from '../../../../src/core/policy/policy';
+import { REASON } from '../../../../src/core/policy/policyReasons';
+import { parsePolicyRules } from '../../../../src/core/policy/policyRulesSchema';
+import { compileRules, escapeGlob, globMatches } from '../../../../src/core/policy/ruleGlob';
+import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
 
 const WS = '/work/project';
 const CTX = { cwd: WS, workspaceRoots: [WS] };

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
-import type { ToolResult } from '../../../src/core/contracts';
-import { TAIL_PREVIEW_BYTES } from '../../../src/core/outputLimits';
-import { streamTailUpdates, TailBuffer, utf8SafeTail } from '../../../src/core/tailBuffer';
+import type { ToolResult } from '../../../../src/core/contracts';
+import { TAIL_PREVIEW_BYTES } from '../../../../src/core/output/outputLimits';
+import { streamTailUpdates, TailBuffer, utf8SafeTail } from '../../../../src/core/output/tailBuffer';
 
 describe('TailBuffer', () => {
   it('defaults to the 50 KiB preview budget', () => {

@@ -3,8 +3,8 @@
 // `BashToolDetails`. Every route (local, PTY, client terminal, background job) ends here, so the
 // model sees one format whatever ran the command.
 
-import type { ArtifactStore, BashToolDetails, OutputSummary, TimeoutInfo, ToolResult } from './contracts';
-import { ToolAbortError, ToolError } from './errors';
+import type { ArtifactStore, BashToolDetails, OutputSummary, TimeoutInfo, ToolResult } from '../contracts';
+import { ToolAbortError, ToolError } from '../errors';
 import { enforceInlineByteCap } from './inlineCap';
 import { DEFAULT_INLINE_CAP_BYTES } from './outputLimits';
 import { appendTruncationNotice, truncationFromSummary } from './truncationNotice';

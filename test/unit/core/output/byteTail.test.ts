@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { ByteTail } from '../../../src/core/byteTail';
+import { ByteTail } from '../../../../src/core/output/byteTail';
 
 describe('core: ByteTail', () => {
   it('keeps everything under the limit, untruncated', () => {

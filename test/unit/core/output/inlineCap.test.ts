@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { enforceInlineByteCap, inlineElisionMarker, rawOutputFooter } from '../../../src/core/inlineCap';
-import { DEFAULT_INLINE_CAP_BYTES, INLINE_CAP_SLACK_BYTES } from '../../../src/core/outputLimits';
+import { enforceInlineByteCap, inlineElisionMarker, rawOutputFooter } from '../../../../src/core/output/inlineCap';
+import { DEFAULT_INLINE_CAP_BYTES, INLINE_CAP_SLACK_BYTES } from '../../../../src/core/output/outputLimits';
 
 const lines = (n: number): string => Array.from({ length: n }, (_, i) => `line-${String(i).padStart(4, '0')}\n`).join('');
 

@@ -1,7 +1,7 @@
 // The streaming preview (oh-my-pi §5.4): the last `maxBytes` of sanitized text, shown to the host as
 // the partial result while a command runs. Bounded and cheap to append to.
 
-import type { ToolResult } from './contracts';
+import type { ToolResult } from '../contracts';
 import { TAIL_BUFFER_MAX_PIECES, TAIL_PREVIEW_BYTES } from './outputLimits';
 
 /** The last `maxBytes` bytes of `text`, starting on a code point (never half a character). */

@@ -2,7 +2,7 @@
 // `bash.patterns` entries plus the optional `allowRedirects`. Unknown keys are errors so a typo
 // such as `allowRedirect` is reported instead of silently ignored.
 import { z } from 'zod';
-import type { PolicyRule } from './contracts';
+import type { PolicyRule } from './policyContracts';
 
 export const RULE_MESSAGES = {
   notArray: 'expected a JSON array of rules',

@@ -11,7 +11,7 @@
 //   or redirect target outside the workspace (or not resolvable), and an output redirection to a
 //   file under an allow rule without `allowRedirects`. With no rules everything prompts.
 // - Deny beats everything; a deny rule therefore also overrides a critical pattern.
-import type { DecisionKind, PolicyDecision, PolicyRule, Segment, SegmentDecision, ShellAnalysis, Verdict } from './contracts';
+import type { DecisionKind, PolicyDecision, PolicyRule, Segment, SegmentDecision, ShellAnalysis, Verdict } from './policyContracts';
 import { findCritical } from './criticalPatterns';
 import { REASON } from './policyReasons';
 import { writesFile } from './redirectTargets';

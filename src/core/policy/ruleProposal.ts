@@ -3,7 +3,7 @@
 // never a blanket rule for a head that can do anything: destructive verbs, wrappers, shells and
 // interpreters get the exact command instead. Opaque or uncertain commands get no rule, because no
 // rule could make them run unasked anyway.
-import type { PolicyRule, Segment, ShellAnalysis } from './contracts';
+import type { PolicyRule, Segment, ShellAnalysis } from './policyContracts';
 import { escapeGlob, normalizeCommandText } from './ruleGlob';
 import { SHELLS } from './shellNormalize';
 

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { artifactFileName, artifactUrl, FileArtifactStore, pruneArtifactSessions } from '../../../src/core/artifacts';
+import { artifactFileName, artifactUrl, FileArtifactStore, pruneArtifactSessions } from '../../../../src/core/output/artifacts';
 
 describe('FileArtifactStore', () => {
   let tmp: string;

@@ -12,7 +12,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isUtf8 } from 'node:buffer';
-import type { OutputSinkLike, OutputSinkOptions, OutputSummary } from './contracts';
+import type { OutputSinkLike, OutputSinkOptions, OutputSummary } from './outputContracts';
 import {
   CHUNK_PENDING_MAX_BYTES,
   COLUMN_ELLIPSIS,

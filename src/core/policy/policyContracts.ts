@@ -1,0 +1,94 @@
+// The policy's types: rules, the shell analysis of a command line, and the decision.
+
+export type Verdict = 'allow' | 'prompt' | 'deny';
+
+/** One rule of `agentBash.patterns` (oh-my-pi's `bash.patterns` shape). */
+export interface PolicyRule {
+  match: string;
+  approval: Verdict;
+  /** When true, an output redirection to a file does not turn this rule's allow into prompt. */
+  allowRedirects?: boolean;
+}
+
+export interface Redirect {
+  /** The operator as written: `>`, `>>`, `&>`, `&>>`, `>|`, `<`, `<<`, `<<<`, `>&`, … */
+  op: string;
+  /** The file descriptor written before the operator, if any (`2` in `2>file`). */
+  fd?: string;
+  /** Static text of the target (`file`, `&1`, `/dev/null`), or undefined when it is dynamic. */
+  target?: string;
+}
+
+/** One simple command found anywhere in the command line (also inside `$( )`, bodies, `bash -c`…). */
+export interface Segment {
+  /** Normalised text the globs match against: argv joined by single spaces, wrappers stripped. */
+  text: string;
+  /** Static argv after normalisation (argv0 basename, unquoted, wrappers stripped). */
+  argv: string[];
+  /** Leading `NAME=value` assignments as written. */
+  assignments: string[];
+  redirects: Redirect[];
+  /** True when this command reads a pipe (it is not the first stage of a pipeline). */
+  consumesPipe: boolean;
+  /** True when it runs code the analysis cannot see (`xargs`, `find -exec`, `python -c`, …). */
+  opaque: boolean;
+  /** True when argv0 or an argument that matters could not be read statically. */
+  dynamic: boolean;
+  /**
+   * Range of the segment in the original command as JavaScript string (UTF-16) indices, so
+   * `command.slice(start, end)` is its text. A segment found inside a re-parsed payload (`bash -c`,
+   * `eval`, a here-doc fed to a shell) carries the range of the command that holds the payload.
+   */
+  start: number;
+  end: number;
+  /** The original source text of the segment. */
+  source: string;
+  /** Wrapper words stripped in front of argv, as written (`sudo -u x`, `env A=1`, `timeout 5`). */
+  prefix?: string[];
+  /** A privilege wrapper (`sudo`, `doas`) was stripped: allow rules must name it. */
+  privileged?: boolean;
+  /** Indexes into argv of the words that were not static (`$f`, `$(…)`). */
+  dynamicArgs?: number[];
+  /** Why the segment is opaque, when it is. */
+  opaqueReason?: string;
+}
+
+export interface ShellAnalysis {
+  command: string;
+  segments: Segment[];
+  /** Fail-closed flag: parse error, ERROR/MISSING nodes, dynamic argv0, or zero commands. */
+  uncertain: boolean;
+  uncertainReason?: string;
+}
+
+export interface ShellAnalyzer {
+  analyze(command: string): ShellAnalysis;
+}
+
+export type DecisionKind =
+  | 'rule'
+  | 'critical'
+  | 'uncertain'
+  | 'opaque'
+  | 'redirect'
+  | 'external_directory'
+  | 'default';
+
+export interface SegmentDecision {
+  segment: Segment;
+  decision: Verdict;
+  rule: PolicyRule | null;
+}
+
+export interface PolicyDecision {
+  decision: Verdict;
+  /** The rule that fired, or null when no rule decided (default, uncertain, critical). */
+  rule: PolicyRule | null;
+  kind: DecisionKind;
+  /** 1-based index of the segment that decided, when one did. */
+  segmentIndex?: number;
+  /** One line for people: "`rm -rf build` in segment 2 matched deny rule `rm -rf *`". */
+  reason: string;
+  segments: SegmentDecision[];
+  uncertain: boolean;
+}
