@@ -128,7 +128,25 @@ export interface TerminalHandle {
 
 export interface ClientBridge {
   capabilities: { terminal: boolean };
-  createTerminal?(params: CreateTerminalParams): Promise<TerminalHandle>;
+  createTerminal?(params: CreateTerminalParams, options?: BridgeCreateOptions): Promise<TerminalHandle>;
+}
+
+export interface BridgeCreateOptions {
+  /** Who made it (an ACP agent id, an API caller): releasing the owner releases all of theirs. */
+  owner?: string;
+  /** Who runs the command (its terminal, its history entry); absent: an unnamed caller. */
+  caller?: CallerInfo;
+}
+
+// ---- Callers ----
+
+/** Who runs a command: named in approval dialogs, in the name of its terminal, and in the history. */
+export interface CallerInfo {
+  kind: 'palette' | 'lmTool' | 'acp' | 'api' | 'mcp' | 'cli' | 'bang';
+  /** What a person reads: "Copilot", the ACP agent's name, the MCP client's name, an extension id. */
+  name: string;
+  /** One caller session (an ACP connection, an MCP session, a chat): its commands share a terminal. */
+  sessionId: string;
 }
 
 // ---- Jobs ----
@@ -179,6 +197,8 @@ export interface ApprovalRequest {
   command: string;
   cwd: string;
   decision: PolicyDecision;
+  /** Who is asking; absent for an unnamed caller. */
+  caller?: CallerInfo;
 }
 
 export type ApprovalAnswer =

@@ -11,6 +11,7 @@ import type {
   Approver,
   ArtifactStore,
   BashSettings,
+  CallerInfo,
   ClientBridge,
   ExecResult,
   JobInfo,
@@ -129,6 +130,8 @@ export interface BashRunOptions {
   sessionKey?: string;
   /** Answers prompt-level decisions for this call instead of `deps.approver` (a caller that asked already). */
   approver?: Approver;
+  /** Who runs the command (approval dialogs, terminal, history). */
+  caller?: CallerInfo;
 }
 
 interface Prepared {
@@ -183,7 +186,7 @@ export class BashPipeline {
       if (decision.decision === 'deny') throw new ToolError(commandDeniedMessage(decision.reason));
       if (decision.decision === 'prompt') {
         if (signal?.aborted) throw new ToolAbortError(COMMAND_ABORTED);
-        const answer = await (opts.approver ?? deps.approver).approve({ command: raw, cwd: policyCwd, decision }, signal);
+        const answer = await (opts.approver ?? deps.approver).approve({ command: raw, cwd: policyCwd, decision, caller: opts.caller }, signal);
         // 'always': the approver already persisted the new rules; this call proceeds like 'allow'.
         if (answer.kind === 'deny') throw new ToolError(userDeniedMessage(decision.reason));
       }

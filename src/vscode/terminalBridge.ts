@@ -3,7 +3,7 @@
 // exit, and kills them all on dispose.
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { ClientBridge, CreateTerminalParams, TerminalHandle } from '../core/contracts';
+import type { BridgeCreateOptions, ClientBridge, CreateTerminalParams, TerminalHandle } from '../core/contracts';
 import { BridgeTerminal } from './bridgeTerminal';
 
 export const DEFAULT_RELEASE_TTL_MS = 10 * 60 * 1000;
@@ -23,11 +23,6 @@ export interface TerminalBridgeOptions {
   reveal?: () => boolean;
   /** Released terminals kept on screen for reading back (oldest closed first); 0 closes at release. */
   keep?: () => number;
-}
-
-export interface BridgeCreateOptions {
-  /** Who made it (an ACP agent id, an API caller): `releaseOwner` releases all of theirs. */
-  owner?: string;
 }
 
 export class VsCodeTerminalBridge implements ClientBridge, vscode.Disposable {
