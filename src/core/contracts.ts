@@ -203,6 +203,8 @@ export interface ApprovalRequest {
 
 export type ApprovalAnswer =
   | { kind: 'allow' }
+  /** Allow this command for the rest of the caller's session (the approver remembers it). */
+  | { kind: 'session' }
   | { kind: 'deny' }
   | { kind: 'always'; rules: PolicyRule[]; scope: 'workspace' | 'user' };
 
