@@ -35,7 +35,7 @@ import { Interceptor } from './interceptor';
 import { expandCwdUrl, expandEnvUrls, expandInternalUrls, withArtifactScheme, withLocalScheme } from './internalUrls';
 import { OutputSink } from './output/outputSink';
 import { decide } from './policy/policy';
-import { isCodeLoadingAssignment } from './policy/shellNormalize';
+import { gateDecision, passPolicyGate } from './policy/policyGate';
 import {
   buildBackgroundStartResult,
   buildCompletedResult,
@@ -57,35 +57,11 @@ export const JOB_LABEL_MAX = 120;
 /** Used for client terminals when the host does not say which shell to wrap the line in. */
 export const DEFAULT_BRIDGE_SHELL: BridgeShell = { command: '/bin/bash', args: ['-l', '-c'] };
 
-/** A deny rule (or a critical/deny verdict) fired: nothing ran. */
-export function commandDeniedMessage(reason: string): string {
-  return `Command denied: ${reason}`;
-}
-/** The user answered "deny" to the approval prompt: nothing ran. */
-export function userDeniedMessage(reason: string): string {
-  return `Command denied by the user: ${reason}`;
-}
 export function jobsAtCapacityMessage(max: number): string {
   return `Too many background jobs are running (limit ${max}). Wait for one to finish or cancel one, then try again.`;
 }
 export function jobLabel(command: string): string {
   return command.length > JOB_LABEL_MAX ? `${command.slice(0, JOB_LABEL_MAX - 3)}...` : command;
-}
-
-/** Why an `env` parameter makes an allowed command ask first. */
-export function envRiskReason(name: string): string {
-  return `the \`env\` parameter sets \`${name}\`, which can make programs load other code`;
-}
-
-/**
- * The `env` parameter is not part of the command text the rules read, but `BASH_ENV`, `LD_PRELOAD`,
- * `PATH`, `GIT_*`, `npm_config_*`… can make an allowed command run anything: such a call asks first.
- */
-export function withEnvRisk(decision: PolicyDecision, env: Record<string, string> | undefined): PolicyDecision {
-  if (decision.decision !== 'allow' || !env) return decision;
-  const risky = Object.keys(env).find((name) => isCodeLoadingAssignment(`${name}=`) !== undefined);
-  if (!risky) return decision;
-  return { ...decision, decision: 'prompt', rule: null, kind: 'opaque', reason: envRiskReason(risky) };
 }
 
 export interface BashPipelineDeps {
@@ -149,11 +125,18 @@ export class BashPipeline {
 
   /** The policy verdict for `command` run in `cwd` (default: the session cwd), without running it. */
   explain(command: string, cwd?: string, env?: Record<string, string>): PolicyDecision {
-    const decision = decide(this.deps.analyzer.analyze(command), this.deps.settings().patterns, {
+    return gateDecision((c, at) => this.decide(c, at), { command, cwd: this.policyCwd(cwd), ...(env ? { env } : {}) });
+  }
+
+  /**
+   * The rules' decision on the command text alone, in `cwd` (default: the session cwd); hosts that
+   * create terminals pass it to the policy gate, which adds the env risk.
+   */
+  decide(command: string, cwd?: string): PolicyDecision {
+    return decide(this.deps.analyzer.analyze(command), this.deps.settings().patterns, {
       cwd: this.policyCwd(cwd),
       workspaceRoots: this.deps.workspaceRoots(),
     });
-    return withEnvRisk(decision, env);
   }
 
   async run(rawInput: unknown, opts: BashRunOptions = {}): Promise<ToolResult> {
@@ -177,19 +160,14 @@ export class BashPipeline {
 
       // 4. Policy on the raw command (the `cd` included), where it was asked to run.
       const analysis = deps.analyzer.analyze(raw);
-      const policyCwd = this.policyCwd(input.cwd);
-      const decision = withEnvRisk(
-        decide(analysis, settings.patterns, { cwd: policyCwd, workspaceRoots: deps.workspaceRoots() }),
-        input.env,
+      const gate = await passPolicyGate(
+        { decide: (c, at) => this.decide(c, at), approver: opts.approver ?? deps.approver },
+        { command: raw, cwd: this.policyCwd(input.cwd), ...(input.env ? { env: input.env } : {}), ...(opts.caller ? { caller: opts.caller } : {}) },
+        signal,
       );
-      verdict = { decision: decision.decision, reason: decision.reason };
-      if (decision.decision === 'deny') throw new ToolError(commandDeniedMessage(decision.reason));
-      if (decision.decision === 'prompt') {
-        if (signal?.aborted) throw new ToolAbortError(COMMAND_ABORTED);
-        const answer = await (opts.approver ?? deps.approver).approve({ command: raw, cwd: policyCwd, decision, caller: opts.caller }, signal);
-        // 'always': the approver already persisted the new rules; this call proceeds like 'allow'.
-        if (answer.kind === 'deny') throw new ToolError(userDeniedMessage(decision.reason));
-      }
+      verdict = { decision: gate.decision.decision, reason: gate.decision.reason };
+      if (gate.kind === 'refuse') throw new ToolError(gate.message);
+      if (gate.kind === 'aborted') throw new ToolAbortError(COMMAND_ABORTED);
 
       // 5. Interceptor: raw command, then the cd-stripped one.
       if (settings.interceptor.enabled) {

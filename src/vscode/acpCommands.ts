@@ -34,7 +34,7 @@ export function registerAcp(context: vscode.ExtensionContext, services: AgentBas
   // Read at call time, so a test (or a late-landing service) that swaps one is honoured.
   const deps: AgentConnectionDeps = {
     bridge: services.bridge,
-    explain: (command, cwd, env) => (services as Partial<AgentBashServices>).pipeline?.explain(command, cwd, env),
+    decide: (command, cwd) => (services as Partial<AgentBashServices>).pipeline?.decide(command, cwd),
     approver: { approve: (req, signal) => services.approver.approve(req, signal) },
     asker: { ask: (question, signal) => services.prompter.ask(question, signal) },
     fs: new WorkspaceFsHost({

@@ -27,11 +27,9 @@ import {
   ASYNC_JOBS_UNAVAILABLE,
   BashPipeline,
   BashPipelineDeps,
-  commandDeniedMessage,
-  envRiskReason,
   jobLabel,
-  userDeniedMessage,
 } from '../../../src/core/pipeline';
+import { commandDeniedMessage, envRiskReason, userDeniedMessage } from '../../../src/core/policy/policyGate';
 import { PTY_UNAVAILABLE_NOTICE } from '../../../src/core/output/results';
 import { createShellAnalyzer } from '../../../src/core/policy/shellAnalysis';
 import { FakeClientBridge } from './bridgeFakes';
