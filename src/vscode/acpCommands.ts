@@ -4,9 +4,10 @@
 import * as vscode from 'vscode';
 import { AcpAgentConnection, type AgentConnectionDeps } from '../acp/agentConnection';
 import { parseAgentConfig, readAgentConfigs, type AcpAgentConfig } from '../acp/agentConfig';
-import { WorkspaceFsHost } from '../acp/fsHost';
+import { AcpFsHost } from '../acp/fsHost';
 import { AcpPanel } from './acpPanel';
 import type { AgentBashServices } from './services';
+import { WorkspaceDocuments } from './workspaceDocuments';
 
 export const CONNECT_ACP_COMMAND = 'agentBash.connectAcpAgent';
 export const AGENTS_SETTING = 'acp.agents';
@@ -37,7 +38,7 @@ export function registerAcp(context: vscode.ExtensionContext, services: AgentBas
     decide: (command, cwd) => (services as Partial<AgentBashServices>).pipeline?.decide(command, cwd),
     approver: { approve: (req, signal) => services.approver.approve(req, signal) },
     asker: { ask: (question, signal) => services.prompter.ask(question, signal) },
-    fs: new WorkspaceFsHost({
+    fs: new AcpFsHost(new WorkspaceDocuments(), {
       roots: () => services.workspaceRoots(),
       confirm: async (kind, p) =>
         (await services.prompter.ask({
