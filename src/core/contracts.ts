@@ -51,6 +51,8 @@ export interface ExecRequest {
   signal?: AbortSignal;
   /** Persistent-shell session key; undefined = one-shot shell. */
   sessionKey?: string;
+  /** Inherited variables to unset first (the environment stage's): `unset -v A B; <prefix> <command>`. */
+  unset?: string[];
   sink: OutputSinkLike;
 }
 

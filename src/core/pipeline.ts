@@ -44,6 +44,7 @@ import {
 } from './output/results';
 import { streamTailUpdates, TailBuffer } from './output/tailBuffer';
 import { clampTimeout } from './timeout';
+import { withUnsets, type EnvPreflight } from './envPreflight';
 
 export const ASYNC_JOBS_UNAVAILABLE = 'Async job manager unavailable for this session.';
 export const COMMAND_ABORTED = 'Command aborted';
@@ -85,18 +86,8 @@ export interface BashPipelineDeps {
   bridgePollIntervalMs?: number;
   /** Optional: how sinks are made (default `new OutputSink(opts)`). */
   createSink?: (opts: OutputSinkOptions) => OutputSinkLike;
-  /**
-   * Optional: environment preflight (direnv) for the bridge and PTY routes; the local executor runs
-   * its own. Returns the command (possibly with `unset -v …;` in front) and the env to use.
-   */
-  preflight?: (input: Preflight) => Promise<Preflight>;
-}
-
-export interface Preflight {
-  command: string;
-  cwd: string;
-  env?: Record<string, string>;
-  timeoutMs: number;
+  /** Optional: the environment stage (direnv) every route goes through; absent, the caller's env is used as is. */
+  environment?: EnvPreflight;
 }
 
 export interface BashRunOptions {
@@ -114,6 +105,8 @@ interface Prepared {
   command: string;
   cwd: string;
   env?: Record<string, string>;
+  /** From the environment stage: inherited variables to unset before the command. */
+  unset?: string[];
   timeout: TimeoutInfo;
   notices: string[];
 }
@@ -213,19 +206,22 @@ export class BashPipeline {
   private async route(p: Prepared, pty: boolean, async: boolean, raw: string, opts: BashRunOptions): Promise<ToolResult> {
     const { deps } = this;
     const bridge = deps.bridge;
+    // Background runs (explicit or automatic) pass the environment stage inside the job, so the call
+    // returns at once; foreground routes pass it here.
     if (async) return this.startJob(p, raw);
     const useBridge = !!(bridge?.capabilities.terminal && bridge.createTerminal && !pty);
-    if ((useBridge || (pty && deps.pty)) && deps.preflight) p = await this.preflighted(p, deps.preflight);
     const auto = deps.settings().autoBackground;
-    // The bridge wins over auto-background (§2.9): the client shows the live terminal instead.
+    // The bridge wins over auto-background: the client shows the live terminal instead.
     if (auto.enabled && !pty && !useBridge && deps.jobs?.waitFor && !deps.jobs.atCapacity()) {
       return this.autoBackground(deps.jobs, p, raw, opts);
     }
+    p = await this.withEnvironment(p);
+    if (opts.signal?.aborted) throw new ToolAbortError(COMMAND_ABORTED);
     if (bridge && useBridge) {
       const settings = deps.settings();
       return runBridgeCommand({
         bridge,
-        line: p.command,
+        line: withUnsets(p.command, p.unset),
         shell: this.bridgeShell(settings),
         cwd: p.cwd,
         ...(p.env ? { env: p.env } : {}),
@@ -245,10 +241,14 @@ export class BashPipeline {
     return this.runLocal(p, opts);
   }
 
-  private async preflighted(p: Prepared, preflight: NonNullable<BashPipelineDeps['preflight']>): Promise<Prepared> {
-    const out = await preflight({ command: p.command, cwd: p.cwd, ...(p.env ? { env: p.env } : {}), timeoutMs: p.timeout.timeoutMs });
-    const next: Prepared = { ...p, command: out.command };
+  /** The environment stage: the project's env (direnv) under the caller's, and what it unsets. */
+  private async withEnvironment(p: Prepared): Promise<Prepared> {
+    const stage = this.deps.environment;
+    if (!stage) return p;
+    const out = await stage({ cwd: p.cwd, ...(p.env ? { env: p.env } : {}), timeoutMs: p.timeout.timeoutMs });
+    const next: Prepared = { ...p };
     if (out.env) next.env = out.env;
+    if (out.unset?.length) next.unset = out.unset;
     return next;
   }
 
@@ -265,6 +265,7 @@ export class BashPipeline {
         command: p.command,
         cwd: p.cwd,
         ...(p.env ? { env: p.env } : {}),
+        ...(p.unset ? { unset: p.unset } : {}),
         timeoutMs: p.timeout.timeoutMs,
         ...(signal ? { signal } : {}),
         sessionKey,
@@ -284,6 +285,7 @@ export class BashPipeline {
         command: p.command,
         cwd: p.cwd,
         ...(p.env ? { env: p.env } : {}),
+        ...(p.unset ? { unset: p.unset } : {}),
         timeoutMs: p.timeout.timeoutMs,
         ...(opts.signal ? { signal: opts.signal } : {}),
         sink,
@@ -346,6 +348,7 @@ export class BashPipeline {
     return jobs.register(
       jobLabel(raw),
       async (ctx) => {
+        const prepared = await this.withEnvironment(p);
         const tail = new TailBuffer();
         const sink = this.makeSink((text) => {
           tail.append(text);
@@ -353,7 +356,7 @@ export class BashPipeline {
           onTail?.(tail.text());
         });
         // A fresh shell per job: a background command must not share (or block) the foreground shell.
-        return this.execLocal(p, sink, `${this.deps.sessionId}:async:${ctx.jobId}`, ctx.signal);
+        return this.execLocal(prepared, sink, `${this.deps.sessionId}:async:${ctx.jobId}`, ctx.signal);
       },
       options,
     );

@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type * as NodePty from '@lydell/node-pty';
 import type { ExecResult, OutputSummary, PtyExecutor, PtyRequest, PtySession } from '../core/contracts';
+import { withUnsets } from '../core/envPreflight';
 import { groupAlive, killGroupAndWait, signalName } from './processTree';
 import { effectiveDeadlineMs, RunGuard } from './runControl';
 import { getShellConfig, shellKind, withPrefix } from './shellConfig';
@@ -207,7 +208,7 @@ class PtyRun implements PtySession {
 
       const nonce = randomBytes(12).toString('hex');
       const scanner = new MarkerScanner(ptyEndMarker(nonce));
-      const line = ptyCommandLine(withPrefix(req.command, config.prefix), nonce, config.shell);
+      const line = ptyCommandLine(withUnsets(withPrefix(req.command, config.prefix), req.unset), nonce, config.shell);
       const pty = nodePty.spawn(config.shell, [...config.args, line], {
         name: PTY_TERM,
         cols: req.cols ?? DEFAULT_PTY_COLS,

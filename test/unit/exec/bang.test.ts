@@ -60,7 +60,7 @@ describe('exec: bang commands', function () {
 
   it('uses the 300 s default through the clamp and times out under a global ceiling', async () => {
     // A shell without the login profile, so the 1 s deadline does not race profile loading.
-    const executor = new LocalShellExecutor({ direnv: 'off', shellArgs: ['-c'] });
+    const executor = new LocalShellExecutor({ shellArgs: ['-c'] });
     const r = await runBang('echo start; sleep 5', { cwd: tmp, maxTimeout: 1, userShell: '/bin/bash', executor }).finally(() => executor.dispose());
     assert.equal(r.timedOut, true);
     assert.equal(r.cancelled, true);
@@ -76,7 +76,7 @@ describe('exec: bang commands', function () {
   });
 
   it("shares the session's persistent shell when given one", async () => {
-    const executor = new LocalShellExecutor({ direnv: 'off' });
+    const executor = new LocalShellExecutor();
     try {
       await runBang('export BANG_VAR=kept', { cwd: tmp, executor, sessionKey: 's1', userShell: '/bin/bash' });
       const r = await runBang('echo $BANG_VAR', { cwd: tmp, executor, sessionKey: 's1', userShell: '/bin/bash' });

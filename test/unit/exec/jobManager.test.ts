@@ -157,7 +157,7 @@ describe('exec: BashJobManager', () => {
 
   it('runs a real command as a job with tail progress', async () => {
     const jobs = new BashJobManager();
-    const executor = new LocalShellExecutor({ direnv: 'off' });
+    const executor = new LocalShellExecutor();
     const done = completion(jobs);
     const tails: string[] = [];
     jobs.onDidChange((job) => tails.push(job.tail));
