@@ -62,8 +62,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     shell,
     baseEnv: () => buildNonInteractiveEnv(processEnv()),
     defaultCwd: () => cwd.get(),
-    reveal: () => settings.get<boolean>('terminal.reveal') !== false,
-    keep: () => settings.get<number>('terminal.keep') ?? 10,
+    reveal: () => settings.terminalReveal(),
+    keep: () => settings.terminalKeep(),
   });
   const pty = new TerminalPtyExecutor(() => {
     const s = settings.current().shell;

@@ -176,7 +176,10 @@ export type JobWaitOutcome = 'done' | 'timer' | 'aborted';
 
 export interface JobManager {
   atCapacity(): boolean;
-  /** `suppressDelivery`: hold the completion event until `resumeDelivery` (auto-background). */
+  /**
+   * `label`: the command (the manager cuts it, core/jobLimits.ts). `suppressDelivery`: hold the
+   * completion event until `resumeDelivery` (auto-background).
+   */
   register(label: string, runner: (ctx: JobContext) => Promise<ToolResult>, options?: { suppressDelivery?: boolean }): JobInfo;
   /** Auto-background support: race the job's end against `waitMs` and `signal`. */
   waitFor?(id: string, waitMs: number, signal?: AbortSignal): Promise<JobWaitOutcome>;

@@ -31,6 +31,7 @@ import type {
 import { resolveCwd, resolveCwdPath } from './cwd';
 import { ToolAbortError, ToolError } from './errors';
 import { parseBashInput } from './input';
+import { jobsAtCapacityMessage } from './jobLimits';
 import { Interceptor } from './interceptor';
 import { expandCwdUrl, expandEnvUrls, expandInternalUrls, withArtifactScheme, withLocalScheme } from './internalUrls';
 import { OutputSink } from './output/outputSink';
@@ -53,17 +54,8 @@ export const CANCELLED_NOTICE_LINE = '[Command cancelled]';
 export const ABORTED_NOTICE_LINE = '[Command aborted]';
 /** Kind of the artifact that holds a run's full output. */
 export const OUTPUT_ARTIFACT_KIND = 'bash';
-/** Job labels are cut to this many characters (oh-my-pi: 117 + `...` past 120). */
-export const JOB_LABEL_MAX = 120;
 /** Used for client terminals when the host does not say which shell to wrap the line in. */
 export const DEFAULT_BRIDGE_SHELL: BridgeShell = { command: '/bin/bash', args: ['-l', '-c'] };
-
-export function jobsAtCapacityMessage(max: number): string {
-  return `Too many background jobs are running (limit ${max}). Wait for one to finish or cancel one, then try again.`;
-}
-export function jobLabel(command: string): string {
-  return command.length > JOB_LABEL_MAX ? `${command.slice(0, JOB_LABEL_MAX - 3)}...` : command;
-}
 
 export interface BashPipelineDeps {
   settings: () => BashSettings;
@@ -345,8 +337,9 @@ export class BashPipeline {
     options?: { suppressDelivery?: boolean },
     onTail?: (tail: string) => void,
   ): JobInfo {
+    // The job manager cuts the command to a label.
     return jobs.register(
-      jobLabel(raw),
+      raw,
       async (ctx) => {
         const prepared = await this.withEnvironment(p);
         const tail = new TailBuffer();

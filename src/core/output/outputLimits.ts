@@ -3,12 +3,8 @@
 
 /** The in-memory budget of a result body (`DEFAULT_MAX_BYTES`, 50 KiB). */
 export const DEFAULT_MAX_BYTES = 51200;
-/** Only the generic line-based truncate helpers use this; the sink is byte-based. */
-export const DEFAULT_MAX_LINES = 3000;
 /** Head window kept verbatim at the start of a long stream (`tools.artifactHeadBytes`, 20 KiB). */
 export const DEFAULT_HEAD_BYTES = 20480;
-/** `tools.artifactTailBytes` (20 KiB). Informational: the v17 sink's tail gets whatever the head leaves. */
-export const DEFAULT_TAIL_BYTES = 20480;
 /** Per-line byte cap (`tools.outputMaxColumns`); 0 disables. */
 export const DEFAULT_MAX_COLUMNS = 768;
 /** What the final inline cap allows above the spill threshold (§5.5). */
