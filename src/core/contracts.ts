@@ -14,7 +14,7 @@ export interface AsyncDetails {
   type: 'bash';
 }
 
-/** §8.1 `BashToolDetails`. */
+/** oh-my-pi's `BashToolDetails`, plus Agent Bash's extras. */
 export interface BashToolDetails {
   timeoutSeconds?: number;
   timeoutDisabled?: true;
@@ -91,7 +91,7 @@ export interface PtyExecutor {
   start(req: PtyRequest): PtySession;
 }
 
-// ACP-shaped client bridge (spec acp-and-vscode-api.md §1; oh-my-pi §7.1).
+// ACP-shaped client bridge (the `terminal/*` methods; docs/ARCHITECTURE.md, Routes).
 export interface EnvVariable {
   name: string;
   value: string;
@@ -251,7 +251,7 @@ export interface BashSettings {
 
 // ---- Timeouts ----
 
-/** The outcome of clamping a requested timeout (§2.7). */
+/** The outcome of clamping a requested timeout. */
 export interface TimeoutInfo {
   /** The requested value in seconds (default 300). */
   requested: number;

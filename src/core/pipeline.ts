@@ -1,7 +1,8 @@
-// The bash tool, end to end: every call goes through these stages in this order (oh-my-pi §2, with
-// the policy of issue 3 in front of the interceptor) and ends in one result shape whatever ran it.
-//   validate → cd prefix → async gate → policy (+ approval) → interceptor → internal URLs → cwd
-//   → timeout clamp → route (async job → client bridge → PTY → local executor) → result
+// The bash tool, end to end: every call goes through these stages in this order and ends in one result
+// shape whatever ran it (docs/ARCHITECTURE.md, Pipeline and Routes).
+//   validate → cd prefix → async gate → policy gate (+ approval) → interceptor → internal URLs → cwd
+//   → timeout clamp → route (async job → auto-background → client bridge → PTY → local executor,
+//     each after the environment stage) → result
 // Tool-level failures never throw out of `run`: they come back as `isError` results.
 import * as path from 'node:path';
 import { BridgeShell, runBridgeCommand } from './bridgeRoute';
@@ -249,7 +250,7 @@ export class BashPipeline {
     return this.execLocal(p, this.makeSink(onChunk), opts.sessionKey ?? this.deps.sessionId, opts.signal);
   }
 
-  /** One run on the local executor into `sink` (disposed after), mapped to a result (§8). */
+  /** One run on the local executor into `sink` (disposed after), mapped to a result. */
   private async execLocal(p: Prepared, sink: OutputSinkLike, sessionKey: string, signal?: AbortSignal): Promise<ToolResult> {
     const started = Date.now();
     try {
@@ -297,7 +298,7 @@ export class BashPipeline {
   }
 
   /**
-   * §2.8 auto-background: the command runs as a job whose completion is held back; if it ends within
+   * Auto-background: the command runs as a job whose completion is held back; if it ends within
    * the wait its result comes back inline, otherwise the call returns a background-start result with
    * the latest output and the completion is delivered later.
    */
@@ -355,7 +356,7 @@ export class BashPipeline {
     );
   }
 
-  /** §8.2/§8.3 for local and PTY runs. Throws the cancel outcomes; the caller turns them into results. */
+  /** The result of a local or PTY run. Throws the cancel outcomes; the caller turns them into results. */
   private completed(res: ExecResult, p: Prepared, wallTimeMs: number, signal?: AbortSignal): Promise<ToolResult> {
     if (res.cancelled && !res.timedOut) {
       const out = res.summary.output;

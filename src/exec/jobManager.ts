@@ -1,6 +1,6 @@
-// Background bash jobs (§2.8): `async: true` runs and auto-backgrounded ones. The manager owns the
-// job records, their cancellation, a bounded tail of their output for progress, and the delivery of
-// each final result through an event, exactly once.
+// Background bash jobs (docs/ARCHITECTURE.md, Background jobs): `async: true` runs and auto-backgrounded
+// ones. The manager owns the job records, their cancellation, a bounded tail of their output for
+// progress, and the delivery of each final result through an event, exactly once.
 import type { JobContext, JobInfo, JobManager, JobState, JobWaitOutcome, ToolResult } from '../core/contracts';
 
 export type { JobWaitOutcome } from '../core/contracts';
@@ -8,7 +8,7 @@ import { jobLabel, jobsAtCapacityMessage } from '../core/jobLimits';
 import { utf8SafeTail } from '../core/output/tailBuffer';
 
 export const DEFAULT_MAX_JOBS = 100;
-/** §2.8: progress shows the latest 50 KiB of output. */
+/** Progress shows the latest 50 KiB of output. */
 export const JOB_TAIL_BYTES = 50 * 1024;
 /** Finished jobs kept for `list()`/`get()`; older ones are forgotten so a long session stays bounded. */
 export const FINISHED_JOBS_KEPT = 200;

@@ -1,5 +1,5 @@
-// The local, non-PTY backend: persistent shell sessions keyed as §6.2, one-shot shells for everything
-// else, and the bookkeeping that lets `dispose()` kill every process it ever started.
+// The local, non-PTY backend: persistent shell sessions (keyed by `sessionKeyOf`), one-shot shells for
+// everything else, and the bookkeeping that lets `dispose()` kill every process it ever started.
 import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import type { ExecRequest, ExecResult, LocalExecutor } from '../core/contracts';
@@ -24,7 +24,7 @@ export interface LocalShellExecutorOptions {
   persistent?: boolean;
 }
 
-/** Async jobs get a fresh shell per job (§2.8); their keys carry this marker. */
+/** Async jobs get a fresh shell per job; their keys carry this marker. */
 const ASYNC_KEY_MARK = ':async:';
 
 export class LocalShellExecutor implements LocalExecutor {
@@ -138,8 +138,8 @@ export class LocalShellExecutor implements LocalExecutor {
 }
 
 /**
- * §6.2's key: session key, shell, prefix, snapshot (none here), the shell env as sorted `K=V` lines,
- * minimizer options (none). Hashed, because the env part alone is kilobytes.
+ * The persistent-shell key: session key, shell, prefix, snapshot (none here), the shell env as sorted
+ * `K=V` lines, minimizer options (none). Hashed, because the env part alone is kilobytes.
  */
 export function sessionKeyOf(sessionKey: string, config: ShellConfig, env: Record<string, string>): string {
   const envText = Object.keys(env)

@@ -1,7 +1,8 @@
-// The interactive path (§7.2): the command in a real pseudo-terminal, for programs that need one
-// (prompts, curses, `read`). Backed by `@lydell/node-pty` 1.1.0: the same code as node-pty 1.1.0 but
-// shipped with prebuilt N-API binaries per platform, so users never need a compiler and one build
-// serves every Node ABI (the Node 20 CLI and the Node 24 code-server extension host alike).
+// The interactive path (docs/ARCHITECTURE.md, Routes): the command in a real pseudo-terminal, for
+// programs that need one (prompts, curses, `read`). Backed by `@lydell/node-pty` 1.1.0: the same code as
+// node-pty 1.1.0 but shipped with prebuilt N-API binaries per platform, so users never need a compiler
+// and one build serves every Node ABI (the Node 20 CLI and the Node 24 code-server extension host
+// alike).
 //
 // The module is loaded lazily with `require`: a missing or broken native binary only fails PTY runs,
 // each with `PTY error: <msg>`, and never the extension's activation.
@@ -20,7 +21,7 @@ export const DEFAULT_PTY_COLS = 80;
 export const DEFAULT_PTY_ROWS = 24;
 export const ptyErrorLine = (msg: string): string => `PTY error: ${msg}\n`;
 
-/** Marks of the agent's non-interactive runs that would get in a person's way in a terminal (§11). */
+/** Marks of the agent's non-interactive runs that would get in a person's way in a terminal. */
 const NOT_FOR_A_TERMINAL = ['GIT_EDITOR', 'GPG_TTY', 'CI', 'NO_COLOR'];
 
 let loaded: NodePtyModule | undefined;
