@@ -9,6 +9,8 @@ export interface EnvPreflightInput {
   env?: Record<string, string>;
   /** The call's timeout (0 = none): the stage's own budget is clamped to it. */
   timeoutMs: number;
+  /** The call's cancellation: whatever the stage started is killed with it. */
+  signal?: AbortSignal;
 }
 
 export interface EnvPreflightResult {

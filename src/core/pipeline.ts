@@ -208,7 +208,7 @@ export class BashPipeline {
     if (auto.enabled && !pty && !useBridge && deps.jobs?.waitFor && !deps.jobs.atCapacity()) {
       return this.autoBackground(deps.jobs, p, raw, opts);
     }
-    p = await this.withEnvironment(p);
+    p = await this.withEnvironment(p, opts.signal);
     if (opts.signal?.aborted) throw new ToolAbortError(COMMAND_ABORTED);
     if (bridge && useBridge) {
       const settings = deps.settings();
@@ -235,10 +235,15 @@ export class BashPipeline {
   }
 
   /** The environment stage: the project's env (direnv) under the caller's, and what it unsets. */
-  private async withEnvironment(p: Prepared): Promise<Prepared> {
+  private async withEnvironment(p: Prepared, signal: AbortSignal | undefined): Promise<Prepared> {
     const stage = this.deps.environment;
     if (!stage) return p;
-    const out = await stage({ cwd: p.cwd, ...(p.env ? { env: p.env } : {}), timeoutMs: p.timeout.timeoutMs });
+    const out = await stage({
+      cwd: p.cwd,
+      ...(p.env ? { env: p.env } : {}),
+      timeoutMs: p.timeout.timeoutMs,
+      ...(signal ? { signal } : {}),
+    });
     const next: Prepared = { ...p };
     if (out.env) next.env = out.env;
     if (out.unset?.length) next.unset = out.unset;
@@ -342,7 +347,7 @@ export class BashPipeline {
     return jobs.register(
       raw,
       async (ctx) => {
-        const prepared = await this.withEnvironment(p);
+        const prepared = await this.withEnvironment(p, ctx.signal);
         const tail = new TailBuffer();
         const sink = this.makeSink((text) => {
           tail.append(text);

@@ -30,16 +30,19 @@ export function findDirenv(env: NodeJS.ProcessEnv = process.env): string | undef
 }
 
 /**
- * Runs `direnv export json` in `cwd`, bounded by `budgetMs` (the process group is killed past it).
- * Undefined when direnv fails, times out, or has nothing to say (no `.envrc`, or not allowed).
+ * Runs `direnv export json` in `cwd`, bounded by `budgetMs` and `signal` (the process group is killed
+ * past either). Undefined when direnv fails, times out, is aborted, or has nothing to say (no `.envrc`,
+ * or not allowed).
  */
 export function loadDirenvDiff(
   direnvPath: string,
   cwd: string,
   env: Record<string, string>,
   budgetMs: number,
+  signal?: AbortSignal,
 ): Promise<DirenvDiff | undefined> {
   return new Promise((resolve) => {
+    if (signal?.aborted) return resolve(undefined);
     let child: ChildProcess;
     try {
       // DIRENV_LOG_FORMAT='' silences the "direnv: loading" chatter on stderr we don't read anyway.
@@ -54,14 +57,17 @@ export function loadDirenvDiff(
     }
     const chunks: Buffer[] = [];
     child.stdout?.on('data', (chunk: Buffer) => chunks.push(chunk));
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
+    let stopped = false;
+    const stop = (): void => {
+      stopped = true;
       void killProcessTree(child);
-    }, budgetMs);
+    };
+    const timer = setTimeout(stop, budgetMs);
+    signal?.addEventListener('abort', stop, { once: true });
     const done = (ok: boolean): void => {
       clearTimeout(timer);
-      if (!ok || timedOut) return resolve(undefined);
+      signal?.removeEventListener('abort', stop);
+      if (!ok || stopped) return resolve(undefined);
       resolve(parseDiff(Buffer.concat(chunks).toString('utf8')));
     };
     child.once('error', () => done(false));
@@ -109,6 +115,8 @@ export interface DirenvPreflightInput {
   baseEnv?: Record<string, string>;
   /** Overrides the PATH lookup (tests). */
   direnvPath?: string;
+  /** Kills direnv when the call is cancelled. */
+  signal?: AbortSignal;
 }
 
 export interface DirenvPreflightResult extends EnvPreflightResult {
@@ -123,7 +131,7 @@ export async function applyDirenvPreflight(input: DirenvPreflightInput): Promise
   const base = input.baseEnv ?? stringEnv(process.env);
   const direnvPath = input.direnvPath ?? findDirenv(base);
   if (!direnvPath) return unchanged;
-  const diff = await loadDirenvDiff(direnvPath, input.cwd, base, direnvBudgetMs(input.timeoutMs));
+  const diff = await loadDirenvDiff(direnvPath, input.cwd, base, direnvBudgetMs(input.timeoutMs), input.signal);
   if (!diff) return unchanged;
   const merged = mergeDirenv(input.env, diff);
   return { env: merged.env, ...(merged.unset.length > 0 ? { unset: merged.unset } : {}), applied: true };

@@ -483,6 +483,20 @@ describe('core/pipeline BashPipeline', () => {
       assert.equal('unset' in executor.calls[0]!, false);
     });
 
+    it('the environment stage gets the call’s signal, and an abort during it runs nothing', async () => {
+      const ac = new AbortController();
+      let got: AbortSignal | undefined;
+      const environment = async (i: { signal?: AbortSignal }) => {
+        got = i.signal;
+        ac.abort();
+        return {};
+      };
+      const r = await make({ environment }).run({ command: 'ls' }, { signal: ac.signal });
+      assert.equal(got, ac.signal);
+      assert.equal(textOf(r), 'Command aborted');
+      assert.equal(executor.calls.length, 0);
+    });
+
     it('a denied command never reaches the environment stage', async () => {
       let called = 0;
       await make({ environment: async () => (called++, {}) }).run({ command: 'rm -rf build' });

@@ -198,6 +198,30 @@ describe('exec: direnv preflight', function () {
     assert.ok(await waitFor(() => baseline.leftSince().length === 0, 2000));
   });
 
+  it('a cancelled call kills direnv at once', async () => {
+    const ac = new AbortController();
+    const started = Date.now();
+    const pending = applyDirenvPreflight({
+      mode: 'auto',
+      cwd: tmp,
+      timeoutMs: 0,
+      baseEnv: { ...(baseEnv() as Record<string, string>), FAKE_DIRENV_SLEEP: '20' },
+      direnvPath: path.join(fakeBin, 'direnv'),
+      signal: ac.signal,
+    });
+    setTimeout(() => ac.abort(), 300);
+    const r = await pending;
+    assert.deepEqual(r, { applied: false });
+    assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
+    assert.ok(await waitFor(() => baseline.leftSince().length === 0, 3000), JSON.stringify(baseline.leftSince()));
+    const already = new AbortController();
+    already.abort();
+    rmSync(marker, { force: true });
+    const fake = path.join(fakeBin, 'direnv');
+    await applyDirenvPreflight({ mode: 'auto', cwd: tmp, timeoutMs: 0, baseEnv: baseEnv() as Record<string, string>, direnvPath: fake, signal: already.signal });
+    assert.equal(existsSync(marker), false, 'an aborted call never starts direnv');
+  });
+
   const realDirenv = findDirenv(process.env);
   it(`loads an allowed .envrc with the real direnv${realDirenv ? '' : ' (skipped: direnv not installed)'}`, async function () {
     if (!realDirenv) this.skip();
