@@ -79,7 +79,7 @@ export interface BashPipelineDeps {
   bridgePollIntervalMs?: number;
   /** Optional: how sinks are made (default `new OutputSink(opts)`). */
   createSink?: (opts: OutputSinkOptions) => OutputSinkLike;
-  /** Optional: the environment stage (direnv) every route goes through; absent, the caller's env is used as is. */
+  /** Optional: the environment stage (direnv) every route passes; absent, the caller's env is used as is. */
   environment?: EnvPreflight;
 }
 
@@ -111,7 +111,8 @@ export class BashPipeline {
 
   /** The policy verdict for `command` run in `cwd` (default: the session cwd), without running it. */
   explain(command: string, cwd?: string, env?: Record<string, string>): PolicyDecision {
-    return gateDecision((c, at) => this.decide(c, at), { command, cwd: this.policyCwd(cwd), ...(env ? { env } : {}) });
+    const at = this.policyCwd(cwd);
+    return gateDecision((c, where) => this.decide(c, where), { command, cwd: at, ...(env ? { env } : {}) });
   }
 
   /**
@@ -144,11 +145,15 @@ export class BashPipeline {
       // 3. Async gate: an explicit background run needs a job manager.
       if (input.async && !deps.jobs) throw new ToolError(ASYNC_JOBS_UNAVAILABLE);
 
-      // 4. Policy on the raw command (the `cd` included), where it was asked to run.
-      const analysis = deps.analyzer.analyze(raw);
+      // 4. Policy gate on the raw command (the `cd` included), where it was asked to run.
       const gate = await passPolicyGate(
         { decide: (c, at) => this.decide(c, at), approver: opts.approver ?? deps.approver },
-        { command: raw, cwd: this.policyCwd(input.cwd), ...(input.env ? { env: input.env } : {}), ...(opts.caller ? { caller: opts.caller } : {}) },
+        {
+          command: raw,
+          cwd: this.policyCwd(input.cwd),
+          ...(input.env ? { env: input.env } : {}),
+          ...(opts.caller ? { caller: opts.caller } : {}),
+        },
         signal,
       );
       verdict = { decision: gate.decision.decision, reason: gate.decision.reason };
@@ -157,7 +162,7 @@ export class BashPipeline {
 
       // 5. Interceptor: raw command, then the cd-stripped one.
       if (settings.interceptor.enabled) {
-        const commands = [{ command: raw, analysis }];
+        const commands = [{ command: raw, analysis: deps.analyzer.analyze(raw) }];
         if (command !== raw) commands.push({ command, analysis: deps.analyzer.analyze(command) });
         const blocked = this.interceptor.check({
           raw,
