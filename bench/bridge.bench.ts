@@ -69,7 +69,7 @@ export async function run(): Promise<BenchRow[]> {
 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-bench-bridge-'));
   const bridge = new VsCodeTerminalBridge({ shell: () => ({ path: '/bin/bash', args: ['-c'] }), baseEnv: () => process.env, defaultCwd: () => dir });
-  const executor = new LocalShellExecutor({ shellArgs: ['-c'], direnv: 'off' });
+  const executor = new LocalShellExecutor({ shellArgs: ['-c'] });
   const analyzer = await createShellAnalyzer();
   const common = {
     settings: () => SETTINGS,

@@ -52,8 +52,7 @@ const round = (n: number, digits = 2): number => Number(n.toFixed(digits));
 export async function run(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-bench-'));
-  // direnv off: this measures the executor, not a project's .envrc.
-  const executor = new LocalShellExecutor({ direnv: 'off' });
+  const executor = new LocalShellExecutor();
   try {
     // ---- per-call overhead ----
     const session = 'bench';

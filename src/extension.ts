@@ -7,7 +7,7 @@ import { FileArtifactStore, pruneArtifactSessions } from './core/output/artifact
 import { buildNonInteractiveEnv } from './core/nonInteractiveEnv';
 import { BashPipeline } from './core/pipeline';
 import { createShellAnalyzer } from './core/policy/shellAnalysis';
-import { applyDirenvPreflight } from './exec/direnv';
+import { direnvStage } from './exec/direnv';
 import { BashJobManager } from './exec/jobManager';
 import { killByEnv } from './exec/processTree';
 import { NodePtyExecutor } from './exec/ptyExecutor';
@@ -62,8 +62,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     shell,
     baseEnv: () => buildNonInteractiveEnv(processEnv()),
     defaultCwd: () => cwd.get(),
-    reveal: () => settings.get<boolean>('terminal.reveal') !== false,
-    keep: () => settings.get<number>('terminal.keep') ?? 10,
+    reveal: () => settings.terminalReveal(),
+    keep: () => settings.terminalKeep(),
   });
   const pty = new TerminalPtyExecutor(() => {
     const s = settings.current().shell;
@@ -87,10 +87,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
       return { command: s.path, args: s.args };
     },
     bridgePollIntervalMs: 250,
-    preflight: async (input) => {
-      const out = await applyDirenvPreflight({ mode: settings.current().direnv, ...input });
-      return { ...input, command: out.command, ...(out.env ? { env: out.env } : {}) };
-    },
+    environment: direnvStage(() => settings.current().direnv, processEnv),
   });
   const commandLog = new CommandLog(log);
   const tracked = commandLog.wrap(pipeline);

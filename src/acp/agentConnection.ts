@@ -41,7 +41,8 @@ export interface AcpLog {
 
 export interface AgentConnectionDeps {
   bridge: TerminalBridgeLike;
-  explain(command: string, cwd: string, env?: Record<string, string>): PolicyDecision | undefined;
+  /** The rules' decision on a command line, or undefined while no policy is loaded. */
+  decide(command: string, cwd: string): PolicyDecision | undefined;
   approver: Approver;
   asker: PermissionAsker;
   /** Advertised (and served) only when given. */
@@ -94,8 +95,9 @@ export class AcpAgentConnection {
     this.id = `acp:${config.name}#${nextAgentNumber++}`;
     this.terminals = new AcpTerminalHost({
       bridge: deps.bridge,
-      explain: (command, cwd, env) => deps.explain(command, cwd, env),
+      decide: (command, cwd) => deps.decide(command, cwd),
       approver: deps.approver,
+      caller: { kind: 'acp', name: config.name, sessionId: this.id },
       owner: this.id,
       defaultCwd: () => deps.workspaceCwd(),
       log: (m) => deps.log.info(`[${this.id}] ${m}`),

@@ -1,18 +1,24 @@
-// `fs/read_text_file` and `fs/write_text_file` through the workspace's documents: an open editor's
-// unsaved text is what the agent reads (it is what the user sees), and a write to an open document goes
-// through an edit plus save so the editor, its undo stack and the disk agree. Other files use
-// `workspace.fs`, which also reaches remote workspaces.
+// `fs/read_text_file` and `fs/write_text_file`: the protocol half. Paths must be absolute, files outside
+// the workspace folders need the user's yes, and every refusal is a JSON-RPC error. Where the text lives
+// (an open editor, the disk, a remote workspace) is the document store's business (vscode/workspaceDocuments.ts).
 import { RequestError } from '@agentclientprotocol/sdk';
 import { realpathSync } from 'node:fs';
 import * as path from 'node:path';
-import * as vscode from 'vscode';
 import { isInside } from '../core/policy/workspaceScope';
 
 /** JSON-RPC error code for a file access the user refused (ACP assigns none). */
 export const FS_DENIED_CODE = -32001;
+export const FILE_NOT_FOUND_CODE = -32002;
+export const EDIT_REFUSED_MESSAGE = 'the editor refused the edit';
 
 export function fsDeniedMessage(kind: 'read' | 'write', p: string): string {
   return `Denied: ${kind === 'read' ? 'reading' : 'writing'} ${p} (outside the workspace) was not approved by the user`;
+}
+export function notAbsoluteMessage(p: string): string {
+  return `Path must be absolute: ${p}`;
+}
+export function fileNotFoundMessage(p: string): string {
+  return `File not found: ${p}`;
 }
 
 /**
@@ -24,11 +30,14 @@ export interface FsGuard {
   confirm(kind: 'read' | 'write', p: string): Promise<boolean>;
 }
 
-export function notAbsoluteMessage(p: string): string {
-  return `Path must be absolute: ${p}`;
-}
-export function fileNotFoundMessage(p: string): string {
-  return `File not found: ${p}`;
+/** Where text files are read and written; `p` is always absolute. */
+export interface DocumentStore {
+  /** The text the user sees (an open editor's unsaved text first), or undefined when the file does not exist. */
+  read(p: string): Promise<string | undefined>;
+  /** Writes `content`; false when an open editor refused the edit. */
+  write(p: string, content: string): Promise<boolean>;
+  /** A URI for error data (`file:///…`). */
+  uriOf(p: string): string;
 }
 
 export interface FsHostLike {
@@ -36,41 +45,24 @@ export interface FsHostLike {
   writeTextFile(p: string, content: string): Promise<void>;
 }
 
-export class WorkspaceFsHost implements FsHostLike {
-  constructor(private readonly guard?: FsGuard) {}
+export class AcpFsHost implements FsHostLike {
+  constructor(
+    private readonly store: DocumentStore,
+    private readonly guard?: FsGuard,
+  ) {}
 
   async readTextFile(p: string, line?: number | null, limit?: number | null): Promise<string> {
-    const uri = fileUri(p);
+    requireAbsolute(p);
     await this.check('read', p);
-    const open = openDocument(uri);
-    let text: string;
-    if (open) {
-      text = open.getText();
-    } else {
-      try {
-        text = new TextDecoder('utf-8').decode(await vscode.workspace.fs.readFile(uri));
-      } catch (err) {
-        if (err instanceof vscode.FileSystemError && err.code === 'FileNotFound') {
-          throw new RequestError(-32002, fileNotFoundMessage(p), { uri: uri.toString() });
-        }
-        throw err;
-      }
-    }
+    const text = await this.store.read(p);
+    if (text === undefined) throw new RequestError(FILE_NOT_FOUND_CODE, fileNotFoundMessage(p), { uri: this.store.uriOf(p) });
     return sliceLines(text, line, limit);
   }
 
   async writeTextFile(p: string, content: string): Promise<void> {
-    const uri = fileUri(p);
+    requireAbsolute(p);
     await this.check('write', p);
-    const open = openDocument(uri);
-    if (!open) {
-      await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(content));
-      return;
-    }
-    const edit = new vscode.WorkspaceEdit();
-    edit.replace(uri, new vscode.Range(open.positionAt(0), open.positionAt(open.getText().length)), content);
-    if (!(await vscode.workspace.applyEdit(edit))) throw RequestError.internalError({ path: p }, 'the editor refused the edit');
-    await open.save();
+    if (!(await this.store.write(p, content))) throw RequestError.internalError({ path: p }, EDIT_REFUSED_MESSAGE);
   }
 
   private async check(kind: 'read' | 'write', p: string): Promise<void> {
@@ -79,6 +71,10 @@ export class WorkspaceFsHost implements FsHostLike {
     if (isInside(realOrResolved(p), roots)) return;
     if (!(await this.guard.confirm(kind, p))) throw new RequestError(FS_DENIED_CODE, fsDeniedMessage(kind, p), { path: p });
   }
+}
+
+function requireAbsolute(p: string): void {
+  if (!path.isAbsolute(p)) throw RequestError.invalidParams({ path: p }, notAbsoluteMessage(p));
 }
 
 /** The real path (symlinks followed) of `p`, or of its nearest existing parent joined with the rest. */
@@ -105,13 +101,4 @@ export function sliceLines(text: string, line?: number | null, limit?: number | 
   const start = Math.max(0, (line ?? 1) - 1);
   const end = limit === undefined || limit === null ? lines.length : start + Math.max(0, limit);
   return lines.slice(start, end).join('\n');
-}
-
-function fileUri(p: string): vscode.Uri {
-  if (!path.isAbsolute(p)) throw RequestError.invalidParams({ path: p }, notAbsoluteMessage(p));
-  return vscode.Uri.file(p);
-}
-
-function openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
-  return vscode.workspace.textDocuments.find((d) => !d.isClosed && d.uri.toString() === uri.toString());
 }

@@ -1,8 +1,6 @@
 // `session/request_permission` as an editor dialog: the agent's options become buttons (their kinds,
 // not their ids, carry the meaning), a dismissed dialog or a cancelled turn answers `cancelled`, and an
 // "always" answer is remembered for this agent so the same kind of tool call is not asked again.
-import type { ModalQuestion } from '../vscode/modalPrompter';
-
 export type PermissionOptionKind = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
 
 export interface PermissionOptionLike {
@@ -20,8 +18,15 @@ export interface PermissionToolCall {
 
 export type PermissionOutcome = { outcome: 'selected'; optionId: string } | { outcome: 'cancelled' };
 
+/** A modal question with buttons; the answer is the chosen label, or undefined when dismissed. */
+export interface PermissionQuestion {
+  message: string;
+  detail?: string;
+  buttons: string[];
+}
+
 export interface PermissionAsker {
-  ask(question: ModalQuestion, signal?: AbortSignal): Promise<string | undefined>;
+  ask(question: PermissionQuestion, signal?: AbortSignal): Promise<string | undefined>;
 }
 
 export function permissionTitle(agentName: string, toolTitle: string): string {
@@ -66,7 +71,7 @@ export class PermissionHost {
 
     const ordered = [...options].sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind));
     const labels = buttonLabels(ordered);
-    const question: ModalQuestion = {
+    const question: PermissionQuestion = {
       message: permissionTitle(this.agentName, toolCall.title?.trim() || UNTITLED_TOOL_CALL),
       detail: describeInput(toolCall),
       buttons: labels,

@@ -1,15 +1,17 @@
-// Serves an agent's `terminal/*` requests through the VS Code terminal bridge, with the policy in front
-// of `terminal/create`: deny answers with an error naming the rule, prompt asks the user first, and in
-// both refusals nothing runs. Ids are scoped to the agent that created them.
+// Serves an agent's `terminal/*` requests through the VS Code terminal bridge, with the policy gate in
+// front of `terminal/create`: deny answers with a JSON-RPC error naming the rule, prompt asks the user
+// first, and in both refusals nothing runs. Ids are scoped to the agent that created them.
 import { RequestError } from '@agentclientprotocol/sdk';
 import type {
   Approver,
+  CallerInfo,
   CreateTerminalParams,
   PolicyDecision,
   TerminalExitStatus,
   TerminalHandle,
   TerminalOutput,
 } from '../core/contracts';
+import { passPolicyGate, type GateVerdict } from '../core/policy/policyGate';
 import { policyCommandLine } from '../core/policy/terminalCommandLine';
 
 /** JSON-RPC server-error code for a command the policy or the user refused. */
@@ -17,12 +19,6 @@ export const COMMAND_DENIED_CODE = -32001;
 export const UNKNOWN_TERMINAL_CODE = -32002;
 export const NO_POLICY_REASON = 'no policy is loaded, so every agent command asks first';
 
-export function commandDeniedMessage(reason: string): string {
-  return `Command denied: ${reason}`;
-}
-export function userDeniedMessage(reason: string): string {
-  return `Command denied by the user: ${reason}`;
-}
 export function unknownTerminalMessage(id: string): string {
   return `Unknown terminal id: ${id}`;
 }
@@ -42,9 +38,11 @@ export interface TerminalBridgeLike {
 
 export interface TerminalHostDeps {
   bridge: TerminalBridgeLike;
-  /** The policy verdict, or undefined while no policy is available (then every command asks). */
-  explain(command: string, cwd: string, env?: Record<string, string>): PolicyDecision | undefined;
+  /** The rules' decision on the command text, or undefined while no policy is available (then every command asks). */
+  decide(command: string, cwd: string): PolicyDecision | undefined;
   approver: Approver;
+  /** The agent, named in approval dialogs. */
+  caller?: CallerInfo;
   /** Bridge owner key: every terminal of this agent is released under it. */
   owner: string;
   defaultCwd(): string;
@@ -62,13 +60,14 @@ export class AcpTerminalHost {
     const line = policyCommandLine(req);
     const cwd = req.cwd ?? this.deps.defaultCwd();
     const env = req.env?.length ? Object.fromEntries(req.env.map((v) => [v.name, v.value])) : undefined;
-    const decision = this.deps.explain(line, cwd, env) ?? noPolicyDecision();
-    this.deps.log(`terminal/create ${JSON.stringify(line)} in ${cwd}: ${decision.decision} (${decision.reason})`);
-    if (decision.decision === 'deny') throw denied(commandDeniedMessage(decision.reason), decision);
-    if (decision.decision === 'prompt') {
-      const answer = await abortable(this.deps.approver.approve({ command: line, cwd, decision }, signal), signal);
-      if (answer.kind === 'deny') throw denied(userDeniedMessage(decision.reason), decision);
-    }
+    const verdict = await passPolicyGate(
+      { decide: (command, at) => this.deps.decide(command, at) ?? noPolicyDecision(), approver: this.deps.approver },
+      { command: line, cwd, ...(env ? { env } : {}), ...(this.deps.caller ? { caller: this.deps.caller } : {}) },
+      signal,
+    );
+    const { decision } = verdict;
+    this.deps.log(`terminal/create ${JSON.stringify(line)} in ${cwd}: ${decision.decision} (${decision.reason}) → ${outcome(verdict)}`);
+    if (verdict.kind === 'refuse') throw denied(verdict.message, decision);
     throwIfAborted(signal);
 
     const params: CreateTerminalParams = { command: req.command };
@@ -130,6 +129,12 @@ export class AcpTerminalHost {
 
 function noPolicyDecision(): PolicyDecision {
   return { decision: 'prompt', rule: null, kind: 'default', reason: NO_POLICY_REASON, segments: [], uncertain: true };
+}
+
+function outcome(verdict: GateVerdict): string {
+  if (verdict.kind === 'run') return `runs (${verdict.decidedBy})`;
+  if (verdict.kind === 'refuse') return `refused (${verdict.by})`;
+  return 'aborted';
 }
 
 function denied(message: string, decision: PolicyDecision): RequestError {

@@ -12,6 +12,7 @@ import { FileArtifactStore } from '../core/output/artifacts';
 import { DEFAULT_INTERCEPTOR_RULES } from '../core/interceptor';
 import { BashPipeline } from '../core/pipeline';
 import { createShellAnalyzer } from '../core/policy/shellAnalysis';
+import { direnvStage } from '../exec/direnv';
 import { LocalShellExecutor } from '../exec/localExecutor';
 import { NodePtyExecutor } from '../exec/ptyExecutor';
 import { signalNumber } from '../exec/processTree';
@@ -106,7 +107,7 @@ export async function runMain(args: string[]): Promise<number> {
 
   const artifactDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bash-run-'));
   const settings = cliSettings(rules);
-  const executor = new LocalShellExecutor({ direnv: settings.direnv });
+  const executor = new LocalShellExecutor();
   const pty = new NodePtyExecutor();
   const controller = new AbortController();
   let caught: NodeJS.Signals | undefined;
@@ -136,6 +137,7 @@ export async function runMain(args: string[]): Promise<number> {
       sessionCwd: () => cwd,
       workspaceRoots: () => [cwd],
       sessionId: `cli-${process.pid}`,
+      environment: direnvStage(() => settings.direnv),
     });
     const input: Record<string, unknown> = { command: parsed.command };
     if (parsed.timeout !== undefined) input.timeout = parsed.timeout;

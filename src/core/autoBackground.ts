@@ -1,4 +1,5 @@
-// §2.8: how long a foreground call waits before it turns into a background job.
+// Auto-background (docs/ARCHITECTURE.md, Background jobs): how long a foreground call waits before it
+// turns into a background job.
 
 /**
  * 0 when the threshold is ≤ 0 (background at once); with a timeout, `max(0, min(threshold,

@@ -1,6 +1,7 @@
-// §7.1: run one command in a client-owned terminal (ACP `terminal/*`, or our in-process VS Code
-// bridge) through the `ClientBridge`/`TerminalHandle` contract. Every wait on the client is bounded,
-// so a hung client can delay a result by seconds at most, never forever.
+// The client-terminal route (docs/ARCHITECTURE.md, Routes): run one command in a client-owned terminal
+// (ACP `terminal/*`, or our in-process VS Code bridge) through the `ClientBridge`/`TerminalHandle`
+// contract. Every wait on the client is bounded, so a hung client can delay a result by seconds at most,
+// never forever.
 import type {
   ArtifactStore,
   ClientBridge,

@@ -1,5 +1,6 @@
-// §2 step 2: a leading `cd <path> && rest` becomes the working directory, so the command that runs
-// (and the persistent shell it runs in) does not carry a `cd` the model meant only for this call.
+// Pipeline stage 2 (docs/ARCHITECTURE.md, Pipeline): a leading `cd <path> && rest` becomes the working
+// directory, so the command that runs (and the persistent shell it runs in) does not carry a `cd` the
+// model meant only for this call.
 
 export interface CdPrefix {
   /** The directory as written, with one pair of surrounding quotes removed; not yet resolved. */
@@ -29,7 +30,7 @@ export function extractCdPrefix(command: string): CdPrefix | undefined {
 
   let path = rawPath;
   const quoted = /^['"]/.test(path) || /['"]$/.test(path);
-  // One leading and one trailing quote are stripped independently (§2), so `"a b"` → `a b`.
+  // One leading and one trailing quote are stripped independently (as oh-my-pi does): `"a b"` → `a b`.
   if (path.startsWith("'") || path.startsWith('"')) path = path.slice(1);
   if (path.endsWith("'") || path.endsWith('"')) path = path.slice(0, -1);
   // Quotes left inside, unquoted blanks (two words), `-` (previous dir) or nothing: not one literal path.

@@ -14,7 +14,7 @@ export interface AsyncDetails {
   type: 'bash';
 }
 
-/** §8.1 `BashToolDetails`. */
+/** oh-my-pi's `BashToolDetails`, plus Agent Bash's extras. */
 export interface BashToolDetails {
   timeoutSeconds?: number;
   timeoutDisabled?: true;
@@ -51,6 +51,8 @@ export interface ExecRequest {
   signal?: AbortSignal;
   /** Persistent-shell session key; undefined = one-shot shell. */
   sessionKey?: string;
+  /** Inherited variables to unset first (the environment stage's): `unset -v A B; <prefix> <command>`. */
+  unset?: string[];
   sink: OutputSinkLike;
 }
 
@@ -89,7 +91,7 @@ export interface PtyExecutor {
   start(req: PtyRequest): PtySession;
 }
 
-// ACP-shaped client bridge (spec acp-and-vscode-api.md §1; oh-my-pi §7.1).
+// ACP-shaped client bridge (the `terminal/*` methods; docs/ARCHITECTURE.md, Routes).
 export interface EnvVariable {
   name: string;
   value: string;
@@ -174,7 +176,10 @@ export type JobWaitOutcome = 'done' | 'timer' | 'aborted';
 
 export interface JobManager {
   atCapacity(): boolean;
-  /** `suppressDelivery`: hold the completion event until `resumeDelivery` (auto-background). */
+  /**
+   * `label`: the command (the manager cuts it, core/jobLimits.ts). `suppressDelivery`: hold the
+   * completion event until `resumeDelivery` (auto-background).
+   */
   register(label: string, runner: (ctx: JobContext) => Promise<ToolResult>, options?: { suppressDelivery?: boolean }): JobInfo;
   /** Auto-background support: race the job's end against `waitMs` and `signal`. */
   waitFor?(id: string, waitMs: number, signal?: AbortSignal): Promise<JobWaitOutcome>;
@@ -246,7 +251,7 @@ export interface BashSettings {
 
 // ---- Timeouts ----
 
-/** The outcome of clamping a requested timeout (§2.7). */
+/** The outcome of clamping a requested timeout. */
 export interface TimeoutInfo {
   /** The requested value in seconds (default 300). */
   requested: number;

@@ -1,4 +1,5 @@
-// §2 step 7: the working directory a command runs in, resolved against the session cwd and checked.
+// Pipeline stage 7 (docs/ARCHITECTURE.md, Pipeline): the working directory a command runs in, resolved
+// against the session cwd and checked.
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';

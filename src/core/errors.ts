@@ -1,4 +1,4 @@
-// Errors the pipeline turns into `isError` results carrying their message text (§8.3).
+// Errors the pipeline turns into `isError` results carrying their message text.
 
 /** A failure the model should read: bad input, a block, a timeout, a missing exit status. */
 export class ToolError extends Error {

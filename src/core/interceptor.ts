@@ -1,6 +1,7 @@
-// §4: the interceptor nudges the model from shell commands to dedicated tools (`cat` → `read`, …).
-// It is a convenience, not a security boundary (the policy is): off by default, a rule applies only
-// when its tool exists, and a blocked command sent again unchanged runs, so a model cannot loop.
+// Pipeline stage 5 (docs/ARCHITECTURE.md, Pipeline): the interceptor nudges the model from shell
+// commands to dedicated tools (`cat` → `read`, …). It is a convenience, not a security boundary (the
+// policy is): off by default, a rule applies only when its tool exists, and a blocked command sent again
+// unchanged runs, so a model cannot loop.
 import type { InterceptorRule, ShellAnalysis } from './contracts';
 
 /** oh-my-pi's `DEFAULT_BASH_INTERCEPTOR_RULES` (v17.2.8), in order; regex sources kept verbatim. */

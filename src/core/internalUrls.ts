@@ -1,6 +1,7 @@
-// §2 step 5: internal URLs (`skill://x`, `artifact://3`, `local://out.txt`, …) in a command, its env
-// values and its cwd become real filesystem paths before anything runs. Unlike oh-my-pi, a URL that
-// cannot be resolved is an error naming it: leaving it in place only fails later, less clearly.
+// Pipeline stage 6 (docs/ARCHITECTURE.md, Pipeline): internal URLs (`skill://x`, `artifact://3`,
+// `local://out.txt`, …) in a command, its env values and its cwd become real filesystem paths before
+// anything runs. Unlike oh-my-pi, a URL that cannot be resolved is an error naming it: leaving it in
+// place only fails later, less clearly.
 import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import type { UrlResolver } from './contracts';

@@ -1,10 +1,11 @@
-// The environment every non-PTY local command runs under (§6.5). An agent has no keyboard: anything
-// that would open a pager, an editor, a password prompt or a progress bar must be told not to, or the
-// command hangs until its timeout. The PTY path deliberately does not use this (a person is watching).
+// The environment every non-PTY local command runs under (docs/ARCHITECTURE.md, Routes). An agent has no
+// keyboard: anything that would open a pager, an editor, a password prompt or a progress bar must be
+// told not to, or the command hangs until its timeout. The PTY path deliberately does not use this (a
+// person is watching).
 // Plain data and string work only: no child_process, no vscode.
 import { existsSync } from 'node:fs';
 
-/** §6.5's table, in its order. Values are applied under the caller's overrides. */
+/** oh-my-pi's non-interactive table, in its order. Values are applied under the caller's overrides. */
 export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = Object.freeze({
   // Pagers
   PAGER: 'cat',
@@ -83,7 +84,7 @@ function parseCount(value: string | undefined): number {
  * `base` (usually the shell env) with `undefined` values dropped, then the non-interactive defaults,
  * then the git neutralisation appended after any `GIT_CONFIG_*` entries already present (so a user's
  * own injected settings survive and ours, coming later, win for the keys we care about), then
- * `overrides` (the caller's env, which §6.5 says wins over the defaults).
+ * `overrides` (the caller's env, which wins over the defaults).
  */
 export function buildNonInteractiveEnv(
   base: NodeJS.ProcessEnv,
@@ -120,7 +121,7 @@ export function buildNonInteractiveEnv(
   return env;
 }
 
-/** §6.5 Windows groups: only when neither the inherited nor the caller env owns them. */
+/** The Windows UTF-8 groups: only when neither the inherited nor the caller env owns them. */
 function addWindowsUtf8Defaults(
   env: Record<string, string>,
   base: NodeJS.ProcessEnv,

@@ -1,7 +1,8 @@
-// The bash tool, end to end: every call goes through these stages in this order (oh-my-pi §2, with
-// the policy of issue 3 in front of the interceptor) and ends in one result shape whatever ran it.
-//   validate → cd prefix → async gate → policy (+ approval) → interceptor → internal URLs → cwd
-//   → timeout clamp → route (async job → client bridge → PTY → local executor) → result
+// The bash tool, end to end: every call goes through these stages in this order and ends in one result
+// shape whatever ran it (docs/ARCHITECTURE.md, Pipeline and Routes).
+//   validate → cd prefix → async gate → policy gate (+ approval) → interceptor → internal URLs → cwd
+//   → timeout clamp → route (async job → auto-background → client bridge → PTY → local executor,
+//     each after the environment stage) → result
 // Tool-level failures never throw out of `run`: they come back as `isError` results.
 import * as path from 'node:path';
 import { BridgeShell, runBridgeCommand } from './bridgeRoute';
@@ -31,11 +32,12 @@ import type {
 import { resolveCwd, resolveCwdPath } from './cwd';
 import { ToolAbortError, ToolError } from './errors';
 import { parseBashInput } from './input';
+import { jobsAtCapacityMessage } from './jobLimits';
 import { Interceptor } from './interceptor';
 import { expandCwdUrl, expandEnvUrls, expandInternalUrls, withArtifactScheme, withLocalScheme } from './internalUrls';
 import { OutputSink } from './output/outputSink';
 import { decide } from './policy/policy';
-import { isCodeLoadingAssignment } from './policy/shellNormalize';
+import { gateDecision, passPolicyGate } from './policy/policyGate';
 import {
   buildBackgroundStartResult,
   buildCompletedResult,
@@ -44,6 +46,7 @@ import {
 } from './output/results';
 import { streamTailUpdates, TailBuffer } from './output/tailBuffer';
 import { clampTimeout } from './timeout';
+import { withUnsets, type EnvPreflight } from './envPreflight';
 
 export const ASYNC_JOBS_UNAVAILABLE = 'Async job manager unavailable for this session.';
 export const COMMAND_ABORTED = 'Command aborted';
@@ -52,41 +55,8 @@ export const CANCELLED_NOTICE_LINE = '[Command cancelled]';
 export const ABORTED_NOTICE_LINE = '[Command aborted]';
 /** Kind of the artifact that holds a run's full output. */
 export const OUTPUT_ARTIFACT_KIND = 'bash';
-/** Job labels are cut to this many characters (oh-my-pi: 117 + `...` past 120). */
-export const JOB_LABEL_MAX = 120;
 /** Used for client terminals when the host does not say which shell to wrap the line in. */
 export const DEFAULT_BRIDGE_SHELL: BridgeShell = { command: '/bin/bash', args: ['-l', '-c'] };
-
-/** A deny rule (or a critical/deny verdict) fired: nothing ran. */
-export function commandDeniedMessage(reason: string): string {
-  return `Command denied: ${reason}`;
-}
-/** The user answered "deny" to the approval prompt: nothing ran. */
-export function userDeniedMessage(reason: string): string {
-  return `Command denied by the user: ${reason}`;
-}
-export function jobsAtCapacityMessage(max: number): string {
-  return `Too many background jobs are running (limit ${max}). Wait for one to finish or cancel one, then try again.`;
-}
-export function jobLabel(command: string): string {
-  return command.length > JOB_LABEL_MAX ? `${command.slice(0, JOB_LABEL_MAX - 3)}...` : command;
-}
-
-/** Why an `env` parameter makes an allowed command ask first. */
-export function envRiskReason(name: string): string {
-  return `the \`env\` parameter sets \`${name}\`, which can make programs load other code`;
-}
-
-/**
- * The `env` parameter is not part of the command text the rules read, but `BASH_ENV`, `LD_PRELOAD`,
- * `PATH`, `GIT_*`, `npm_config_*`… can make an allowed command run anything: such a call asks first.
- */
-export function withEnvRisk(decision: PolicyDecision, env: Record<string, string> | undefined): PolicyDecision {
-  if (decision.decision !== 'allow' || !env) return decision;
-  const risky = Object.keys(env).find((name) => isCodeLoadingAssignment(`${name}=`) !== undefined);
-  if (!risky) return decision;
-  return { ...decision, decision: 'prompt', rule: null, kind: 'opaque', reason: envRiskReason(risky) };
-}
 
 export interface BashPipelineDeps {
   settings: () => BashSettings;
@@ -109,18 +79,8 @@ export interface BashPipelineDeps {
   bridgePollIntervalMs?: number;
   /** Optional: how sinks are made (default `new OutputSink(opts)`). */
   createSink?: (opts: OutputSinkOptions) => OutputSinkLike;
-  /**
-   * Optional: environment preflight (direnv) for the bridge and PTY routes; the local executor runs
-   * its own. Returns the command (possibly with `unset -v …;` in front) and the env to use.
-   */
-  preflight?: (input: Preflight) => Promise<Preflight>;
-}
-
-export interface Preflight {
-  command: string;
-  cwd: string;
-  env?: Record<string, string>;
-  timeoutMs: number;
+  /** Optional: the environment stage (direnv) every route passes; absent, the caller's env is used as is. */
+  environment?: EnvPreflight;
 }
 
 export interface BashRunOptions {
@@ -138,6 +98,8 @@ interface Prepared {
   command: string;
   cwd: string;
   env?: Record<string, string>;
+  /** From the environment stage: inherited variables to unset before the command. */
+  unset?: string[];
   timeout: TimeoutInfo;
   notices: string[];
 }
@@ -149,11 +111,19 @@ export class BashPipeline {
 
   /** The policy verdict for `command` run in `cwd` (default: the session cwd), without running it. */
   explain(command: string, cwd?: string, env?: Record<string, string>): PolicyDecision {
-    const decision = decide(this.deps.analyzer.analyze(command), this.deps.settings().patterns, {
+    const at = this.policyCwd(cwd);
+    return gateDecision((c, where) => this.decide(c, where), { command, cwd: at, ...(env ? { env } : {}) });
+  }
+
+  /**
+   * The rules' decision on the command text alone, in `cwd` (default: the session cwd); hosts that
+   * create terminals pass it to the policy gate, which adds the env risk.
+   */
+  decide(command: string, cwd?: string): PolicyDecision {
+    return decide(this.deps.analyzer.analyze(command), this.deps.settings().patterns, {
       cwd: this.policyCwd(cwd),
       workspaceRoots: this.deps.workspaceRoots(),
     });
-    return withEnvRisk(decision, env);
   }
 
   async run(rawInput: unknown, opts: BashRunOptions = {}): Promise<ToolResult> {
@@ -175,25 +145,24 @@ export class BashPipeline {
       // 3. Async gate: an explicit background run needs a job manager.
       if (input.async && !deps.jobs) throw new ToolError(ASYNC_JOBS_UNAVAILABLE);
 
-      // 4. Policy on the raw command (the `cd` included), where it was asked to run.
-      const analysis = deps.analyzer.analyze(raw);
-      const policyCwd = this.policyCwd(input.cwd);
-      const decision = withEnvRisk(
-        decide(analysis, settings.patterns, { cwd: policyCwd, workspaceRoots: deps.workspaceRoots() }),
-        input.env,
+      // 4. Policy gate on the raw command (the `cd` included), where it was asked to run.
+      const gate = await passPolicyGate(
+        { decide: (c, at) => this.decide(c, at), approver: opts.approver ?? deps.approver },
+        {
+          command: raw,
+          cwd: this.policyCwd(input.cwd),
+          ...(input.env ? { env: input.env } : {}),
+          ...(opts.caller ? { caller: opts.caller } : {}),
+        },
+        signal,
       );
-      verdict = { decision: decision.decision, reason: decision.reason };
-      if (decision.decision === 'deny') throw new ToolError(commandDeniedMessage(decision.reason));
-      if (decision.decision === 'prompt') {
-        if (signal?.aborted) throw new ToolAbortError(COMMAND_ABORTED);
-        const answer = await (opts.approver ?? deps.approver).approve({ command: raw, cwd: policyCwd, decision, caller: opts.caller }, signal);
-        // 'always': the approver already persisted the new rules; this call proceeds like 'allow'.
-        if (answer.kind === 'deny') throw new ToolError(userDeniedMessage(decision.reason));
-      }
+      verdict = { decision: gate.decision.decision, reason: gate.decision.reason };
+      if (gate.kind === 'refuse') throw new ToolError(gate.message);
+      if (gate.kind === 'aborted') throw new ToolAbortError(COMMAND_ABORTED);
 
       // 5. Interceptor: raw command, then the cd-stripped one.
       if (settings.interceptor.enabled) {
-        const commands = [{ command: raw, analysis }];
+        const commands = [{ command: raw, analysis: deps.analyzer.analyze(raw) }];
         if (command !== raw) commands.push({ command, analysis: deps.analyzer.analyze(command) });
         const blocked = this.interceptor.check({
           raw,
@@ -235,19 +204,22 @@ export class BashPipeline {
   private async route(p: Prepared, pty: boolean, async: boolean, raw: string, opts: BashRunOptions): Promise<ToolResult> {
     const { deps } = this;
     const bridge = deps.bridge;
+    // Background runs (explicit or automatic) pass the environment stage inside the job, so the call
+    // returns at once; foreground routes pass it here.
     if (async) return this.startJob(p, raw);
     const useBridge = !!(bridge?.capabilities.terminal && bridge.createTerminal && !pty);
-    if ((useBridge || (pty && deps.pty)) && deps.preflight) p = await this.preflighted(p, deps.preflight);
     const auto = deps.settings().autoBackground;
-    // The bridge wins over auto-background (§2.9): the client shows the live terminal instead.
+    // The bridge wins over auto-background: the client shows the live terminal instead.
     if (auto.enabled && !pty && !useBridge && deps.jobs?.waitFor && !deps.jobs.atCapacity()) {
       return this.autoBackground(deps.jobs, p, raw, opts);
     }
+    p = await this.withEnvironment(p, opts.signal);
+    if (opts.signal?.aborted) throw new ToolAbortError(COMMAND_ABORTED);
     if (bridge && useBridge) {
       const settings = deps.settings();
       return runBridgeCommand({
         bridge,
-        line: p.command,
+        line: withUnsets(p.command, p.unset),
         shell: this.bridgeShell(settings),
         cwd: p.cwd,
         ...(p.env ? { env: p.env } : {}),
@@ -267,10 +239,19 @@ export class BashPipeline {
     return this.runLocal(p, opts);
   }
 
-  private async preflighted(p: Prepared, preflight: NonNullable<BashPipelineDeps['preflight']>): Promise<Prepared> {
-    const out = await preflight({ command: p.command, cwd: p.cwd, ...(p.env ? { env: p.env } : {}), timeoutMs: p.timeout.timeoutMs });
-    const next: Prepared = { ...p, command: out.command };
+  /** The environment stage: the project's env (direnv) under the caller's, and what it unsets. */
+  private async withEnvironment(p: Prepared, signal: AbortSignal | undefined): Promise<Prepared> {
+    const stage = this.deps.environment;
+    if (!stage) return p;
+    const out = await stage({
+      cwd: p.cwd,
+      ...(p.env ? { env: p.env } : {}),
+      timeoutMs: p.timeout.timeoutMs,
+      ...(signal ? { signal } : {}),
+    });
+    const next: Prepared = { ...p };
     if (out.env) next.env = out.env;
+    if (out.unset?.length) next.unset = out.unset;
     return next;
   }
 
@@ -279,7 +260,7 @@ export class BashPipeline {
     return this.execLocal(p, this.makeSink(onChunk), opts.sessionKey ?? this.deps.sessionId, opts.signal);
   }
 
-  /** One run on the local executor into `sink` (disposed after), mapped to a result (§8). */
+  /** One run on the local executor into `sink` (disposed after), mapped to a result. */
   private async execLocal(p: Prepared, sink: OutputSinkLike, sessionKey: string, signal?: AbortSignal): Promise<ToolResult> {
     const started = Date.now();
     try {
@@ -287,6 +268,7 @@ export class BashPipeline {
         command: p.command,
         cwd: p.cwd,
         ...(p.env ? { env: p.env } : {}),
+        ...(p.unset ? { unset: p.unset } : {}),
         timeoutMs: p.timeout.timeoutMs,
         ...(signal ? { signal } : {}),
         sessionKey,
@@ -306,6 +288,7 @@ export class BashPipeline {
         command: p.command,
         cwd: p.cwd,
         ...(p.env ? { env: p.env } : {}),
+        ...(p.unset ? { unset: p.unset } : {}),
         timeoutMs: p.timeout.timeoutMs,
         ...(opts.signal ? { signal: opts.signal } : {}),
         sink,
@@ -325,7 +308,7 @@ export class BashPipeline {
   }
 
   /**
-   * §2.8 auto-background: the command runs as a job whose completion is held back; if it ends within
+   * Auto-background: the command runs as a job whose completion is held back; if it ends within
    * the wait its result comes back inline, otherwise the call returns a background-start result with
    * the latest output and the completion is delivered later.
    */
@@ -365,9 +348,11 @@ export class BashPipeline {
     options?: { suppressDelivery?: boolean },
     onTail?: (tail: string) => void,
   ): JobInfo {
+    // The job manager cuts the command to a label.
     return jobs.register(
-      jobLabel(raw),
+      raw,
       async (ctx) => {
+        const prepared = await this.withEnvironment(p, ctx.signal);
         const tail = new TailBuffer();
         const sink = this.makeSink((text) => {
           tail.append(text);
@@ -375,13 +360,13 @@ export class BashPipeline {
           onTail?.(tail.text());
         });
         // A fresh shell per job: a background command must not share (or block) the foreground shell.
-        return this.execLocal(p, sink, `${this.deps.sessionId}:async:${ctx.jobId}`, ctx.signal);
+        return this.execLocal(prepared, sink, `${this.deps.sessionId}:async:${ctx.jobId}`, ctx.signal);
       },
       options,
     );
   }
 
-  /** §8.2/§8.3 for local and PTY runs. Throws the cancel outcomes; the caller turns them into results. */
+  /** The result of a local or PTY run. Throws the cancel outcomes; the caller turns them into results. */
   private completed(res: ExecResult, p: Prepared, wallTimeMs: number, signal?: AbortSignal): Promise<ToolResult> {
     if (res.cancelled && !res.timedOut) {
       const out = res.summary.output;

@@ -1,5 +1,5 @@
-// Timeout clamping (§2.7): one function shared by the tool pipeline and the bang-command path, so the
-// model and the user see the same bounds and the same notice text.
+// Timeout clamping (pipeline stage 8, docs/ARCHITECTURE.md): one function shared by the tool pipeline
+// and the bang-command path, so the model and the user see the same bounds and the same notice text.
 import type { TimeoutInfo } from './contracts';
 
 export const DEFAULT_TIMEOUT_SEC = 300;

@@ -1,4 +1,4 @@
-// User bang commands (§7.3): `!cmd` typed by the person, run as they would run it in their own
+// User bang commands: `!cmd` typed by the person, run as they would run it in their own
 // shell. No approval, no interceptor, no URL expansion: the person is the author. The timeout is
 // the tool's default (300 s) through the same clamp, so a global ceiling applies here too.
 import { spawn } from 'node:child_process';
@@ -73,7 +73,7 @@ export async function runBang(command: string, options: BangOptions): Promise<Ba
   if (isPersistentShellCdCommand(command)) return runCd(command, options, timeout.timeoutMs);
 
   const sink = new OutputSink({
-    // No artifact (§7.3): bang output is bounded in memory only.
+    // No artifact: bang output is bounded in memory only.
     ...(options.headBytes !== undefined ? { headBytes: options.headBytes } : {}),
     ...(options.maxColumns !== undefined ? { maxColumns: options.maxColumns } : {}),
     ...(options.onChunk ? { onChunk: options.onChunk } : {}),
@@ -155,7 +155,7 @@ function runCd(command: string, options: BangOptions, timeoutMs: number): Promis
 }
 
 /**
- * The text a bang result contributes to the conversation (§7.3): `Ran \`cmd\``, the output in a
+ * The text a bang result contributes to the conversation: `Ran \`cmd\``, the output in a
  * fenced block, then the cancel or exit-code line.
  */
 export function bangMessageText(result: BangResult): string {

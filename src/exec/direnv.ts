@@ -1,7 +1,9 @@
-// direnv preflight (§6.6): a project's `.envrc` (PATH additions, tool versions) applied to the
-// agent's commands the way the user's own terminal would apply it. direnv's allow list still rules:
-// an `.envrc` the user never allowed is never executed, because `direnv export` refuses it.
+// direnv as the pipeline's environment stage: a project's `.envrc` (PATH additions, tool versions)
+// applied to the agent's commands on every route, the way the user's own terminal would apply it.
+// direnv's allow list still rules: an `.envrc` the user never allowed is never executed, because
+// `direnv export` refuses it.
 import type { ChildProcess } from 'node:child_process';
+import { UNSETTABLE_NAME, type EnvPreflight, type EnvPreflightResult } from '../core/envPreflight';
 import { findOnPath } from './shellConfig';
 import { killProcessTree, spawnInGroup } from './processTree';
 
@@ -9,9 +11,6 @@ export type DirenvMode = 'auto' | 'off';
 
 /** `bash.direnvLoadTimeoutMs`. */
 export const DIRENV_LOAD_TIMEOUT_MS = 30_000;
-
-/** Names that may appear in `unset -v …` without quoting. */
-const UNSETTABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** What `direnv export json` reports: a value to set, or null to unset. */
 export type DirenvDiff = Record<string, string | null>;
@@ -31,16 +30,19 @@ export function findDirenv(env: NodeJS.ProcessEnv = process.env): string | undef
 }
 
 /**
- * Runs `direnv export json` in `cwd`, bounded by `budgetMs` (the process group is killed past it).
- * Undefined when direnv fails, times out, or has nothing to say (no `.envrc`, or not allowed).
+ * Runs `direnv export json` in `cwd`, bounded by `budgetMs` and `signal` (the process group is killed
+ * past either). Undefined when direnv fails, times out, is aborted, or has nothing to say (no `.envrc`,
+ * or not allowed).
  */
 export function loadDirenvDiff(
   direnvPath: string,
   cwd: string,
   env: Record<string, string>,
   budgetMs: number,
+  signal?: AbortSignal,
 ): Promise<DirenvDiff | undefined> {
   return new Promise((resolve) => {
+    if (signal?.aborted) return resolve(undefined);
     let child: ChildProcess;
     try {
       // DIRENV_LOG_FORMAT='' silences the "direnv: loading" chatter on stderr we don't read anyway.
@@ -55,14 +57,17 @@ export function loadDirenvDiff(
     }
     const chunks: Buffer[] = [];
     child.stdout?.on('data', (chunk: Buffer) => chunks.push(chunk));
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
+    let stopped = false;
+    const stop = (): void => {
+      stopped = true;
       void killProcessTree(child);
-    }, budgetMs);
+    };
+    const timer = setTimeout(stop, budgetMs);
+    signal?.addEventListener('abort', stop, { once: true });
     const done = (ok: boolean): void => {
       clearTimeout(timer);
-      if (!ok || timedOut) return resolve(undefined);
+      signal?.removeEventListener('abort', stop);
+      if (!ok || stopped) return resolve(undefined);
       resolve(parseDiff(Buffer.concat(chunks).toString('utf8')));
     };
     child.once('error', () => done(false));
@@ -86,27 +91,21 @@ function parseDiff(text: string): DirenvDiff | undefined {
 }
 
 /**
- * Merges a diff under the caller's env (`{...set, ...caller}`: the caller wins) and turns unsets
- * the caller does not re-supply into an `unset -v A B; ` prefix on the command.
+ * Merges a diff under the caller's env (`{...set, ...caller}`: the caller wins); unsets the caller
+ * does not re-supply become names for `unset -v …` (those that would need quoting are dropped).
  */
-export function mergeDirenv(
-  command: string,
-  callerEnv: Record<string, string> | undefined,
-  diff: DirenvDiff,
-): { command: string; env: Record<string, string> } {
+export function mergeDirenv(callerEnv: Record<string, string> | undefined, diff: DirenvDiff): { env: Record<string, string>; unset: string[] } {
   const set: Record<string, string> = {};
   const unset: string[] = [];
   for (const [key, value] of Object.entries(diff)) {
     if (value !== null) set[key] = value;
-    else if (!(callerEnv && key in callerEnv) && UNSETTABLE.test(key)) unset.push(key);
+    else if (!(callerEnv && key in callerEnv) && UNSETTABLE_NAME.test(key)) unset.push(key);
   }
-  const env = { ...set, ...(callerEnv ?? {}) };
-  return { command: unset.length > 0 ? `unset -v ${unset.join(' ')}; ${command}` : command, env };
+  return { env: { ...set, ...(callerEnv ?? {}) }, unset };
 }
 
 export interface DirenvPreflightInput {
   mode: DirenvMode;
-  command: string;
   cwd: string;
   /** The caller's env overrides. */
   env?: Record<string, string>;
@@ -116,26 +115,34 @@ export interface DirenvPreflightInput {
   baseEnv?: Record<string, string>;
   /** Overrides the PATH lookup (tests). */
   direnvPath?: string;
+  /** Kills direnv when the call is cancelled. */
+  signal?: AbortSignal;
 }
 
-export interface DirenvPreflightResult {
-  command: string;
-  /** Caller env with direnv's values under it; undefined when there were neither. */
-  env?: Record<string, string>;
+export interface DirenvPreflightResult extends EnvPreflightResult {
   /** True when a diff was applied. */
   applied: boolean;
 }
 
-/** The whole preflight; skips cleanly (command and env unchanged) when off or direnv is absent. */
+/** One load; skips cleanly (the caller's env unchanged, nothing unset) when off or direnv is absent. */
 export async function applyDirenvPreflight(input: DirenvPreflightInput): Promise<DirenvPreflightResult> {
-  const unchanged: DirenvPreflightResult = { command: input.command, env: input.env, applied: false };
+  const unchanged: DirenvPreflightResult = { ...(input.env ? { env: input.env } : {}), applied: false };
   if (input.mode === 'off') return unchanged;
   const base = input.baseEnv ?? stringEnv(process.env);
   const direnvPath = input.direnvPath ?? findDirenv(base);
   if (!direnvPath) return unchanged;
-  const diff = await loadDirenvDiff(direnvPath, input.cwd, base, direnvBudgetMs(input.timeoutMs));
+  const diff = await loadDirenvDiff(direnvPath, input.cwd, base, direnvBudgetMs(input.timeoutMs), input.signal);
   if (!diff) return unchanged;
-  return { ...mergeDirenv(input.command, input.env, diff), applied: true };
+  const merged = mergeDirenv(input.env, diff);
+  return { env: merged.env, ...(merged.unset.length > 0 ? { unset: merged.unset } : {}), applied: true };
+}
+
+/** The pipeline's environment stage backed by direnv; `mode` and `baseEnv` are read at each call. */
+export function direnvStage(mode: () => DirenvMode, baseEnv?: () => NodeJS.ProcessEnv): EnvPreflight {
+  return async (input) => {
+    const out = await applyDirenvPreflight({ mode: mode(), ...input, ...(baseEnv ? { baseEnv: stringEnv(baseEnv()) } : {}) });
+    return { ...(out.env ? { env: out.env } : {}), ...(out.unset ? { unset: out.unset } : {}) };
+  };
 }
 
 function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {

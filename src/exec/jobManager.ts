@@ -1,26 +1,19 @@
-// Background bash jobs (§2.8): `async: true` runs and auto-backgrounded ones. The manager owns the
-// job records, their cancellation, a bounded tail of their output for progress, and the delivery of
-// each final result through an event, exactly once.
+// Background bash jobs (docs/ARCHITECTURE.md, Background jobs): `async: true` runs and auto-backgrounded
+// ones. The manager owns the job records, their cancellation, a bounded tail of their output for
+// progress, and the delivery of each final result through an event, exactly once.
 import type { JobContext, JobInfo, JobManager, JobState, JobWaitOutcome, ToolResult } from '../core/contracts';
 
 export type { JobWaitOutcome } from '../core/contracts';
+import { jobLabel, jobsAtCapacityMessage } from '../core/jobLimits';
 import { utf8SafeTail } from '../core/output/tailBuffer';
 
 export const DEFAULT_MAX_JOBS = 100;
-/** §2.8: progress shows the latest 50 KiB of output. */
+/** Progress shows the latest 50 KiB of output. */
 export const JOB_TAIL_BYTES = 50 * 1024;
-export const JOB_LABEL_MAX = 120;
 /** Finished jobs kept for `list()`/`get()`; older ones are forgotten so a long session stays bounded. */
 export const FINISHED_JOBS_KEPT = 200;
 /** `dispose()` waits this long for cancelled runners to settle. */
 const DISPOSE_WAIT_MS = 5000;
-
-export const jobsAtCapacityError = (max: number): string => `Too many background jobs running (limit ${max}).`;
-
-/** The command as a label: cut to 117 characters plus `...` when longer than 120. */
-export function jobLabelOf(command: string): string {
-  return command.length > JOB_LABEL_MAX ? `${command.slice(0, JOB_LABEL_MAX - 3)}...` : command;
-}
 
 export { autoBackgroundWaitMs } from '../core/autoBackground';
 
@@ -77,11 +70,11 @@ export class BashJobManager implements JobManager {
 
   register(label: string, runner: (ctx: JobContext) => Promise<ToolResult>, options: RegisterOptions = {}): JobInfo {
     if (this.disposed) throw new Error('BashJobManager is disposed');
-    if (this.atCapacity()) throw new Error(jobsAtCapacityError(this.cap));
+    if (this.atCapacity()) throw new Error(jobsAtCapacityMessage(this.cap));
     const id = `job-${this.nextId++}`;
     const controller = new AbortController();
     const record: JobRecord = {
-      info: { id, label: jobLabelOf(label), state: 'running', startedAt: Date.now(), tail: '' },
+      info: { id, label: jobLabel(label), state: 'running', startedAt: Date.now(), tail: '' },
       controller,
       cancelRequested: false,
       suppressed: options.suppressDelivery === true,

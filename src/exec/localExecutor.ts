@@ -1,10 +1,10 @@
-// The local, non-PTY backend: persistent shell sessions keyed as §6.2, one-shot shells for everything
-// else, and the bookkeeping that lets `dispose()` kill every process it ever started.
+// The local, non-PTY backend: persistent shell sessions (keyed by `sessionKeyOf`), one-shot shells for
+// everything else, and the bookkeeping that lets `dispose()` kill every process it ever started.
 import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import type { ExecRequest, ExecResult, LocalExecutor } from '../core/contracts';
+import { withUnsets } from '../core/envPreflight';
 import { buildNonInteractiveEnv } from '../core/nonInteractiveEnv';
-import { applyDirenvPreflight, type DirenvMode } from './direnv';
 import { runOneShot } from './oneShotRun';
 import { PersistentShell } from './persistentShell';
 import { groupAlive, killGroupAndWait, killProcessTree } from './processTree';
@@ -20,13 +20,11 @@ export interface LocalShellExecutorOptions {
   baseEnv?: NodeJS.ProcessEnv;
   /** SIGTERM → SIGKILL grace for kills (default 1000 ms). */
   killGraceMs?: number;
-  /** `agentBash.direnv` (default `auto`: used when `direnv` is on PATH). */
-  direnv?: DirenvMode;
   /** false = never keep a shell between calls (every call is one-shot). Default true. */
   persistent?: boolean;
 }
 
-/** Async jobs get a fresh shell per job (§2.8); their keys carry this marker. */
+/** Async jobs get a fresh shell per job; their keys carry this marker. */
 const ASYNC_KEY_MARK = ':async:';
 
 export class LocalShellExecutor implements LocalExecutor {
@@ -55,17 +53,9 @@ export class LocalShellExecutor implements LocalExecutor {
       shellArgs: this.options.shellArgs,
       env: this.options.baseEnv,
     });
-    // §6.6's order: `unset …; <prefix> <command>`, so the prefix goes on before direnv's unsets.
-    const direnv = await applyDirenvPreflight({
-      mode: this.options.direnv ?? 'auto',
-      command: withPrefix(req.command, config.prefix),
-      cwd: req.cwd,
-      env: req.env,
-      timeoutMs: req.timeoutMs,
-      baseEnv: config.env,
-    });
-    if (req.signal?.aborted) return cancelledBeforeStart(req.sink);
-    const callerEnv = direnv.env ?? {};
+    // The environment stage's unsets go in front of the whole line, shell prefix included.
+    const command = withUnsets(withPrefix(req.command, config.prefix), req.unset);
+    const callerEnv = req.env ?? {};
     const sessionEnv = buildNonInteractiveEnv(config.env);
 
     const persistent =
@@ -74,7 +64,7 @@ export class LocalShellExecutor implements LocalExecutor {
       !req.sessionKey.includes(ASYNC_KEY_MARK) &&
       PersistentShell.supports(config.shell) &&
       PersistentShell.canScope(callerEnv);
-    if (!persistent) return this.oneShot(req, config, direnv.command, buildNonInteractiveEnv(config.env, callerEnv));
+    if (!persistent) return this.oneShot(req, config, command, buildNonInteractiveEnv(config.env, callerEnv));
 
     const key = sessionKeyOf(req.sessionKey as string, config, sessionEnv);
     let shell = this.sessions.get(key);
@@ -85,7 +75,7 @@ export class LocalShellExecutor implements LocalExecutor {
     // Busy (an overlapping call) or quarantined: a fresh, uncached shell, so the owner's session is
     // neither queued behind nor touched by this call's fate.
     if (this.quarantined.has(key) || shell?.busy) {
-      return this.oneShot(req, config, direnv.command, buildNonInteractiveEnv(config.env, callerEnv));
+      return this.oneShot(req, config, command, buildNonInteractiveEnv(config.env, callerEnv));
     }
     if (!shell) {
       shell = new PersistentShell({
@@ -98,7 +88,7 @@ export class LocalShellExecutor implements LocalExecutor {
       this.sessions.set(key, shell);
     }
 
-    const result = await shell.run(req, direnv.command, callerEnv);
+    const result = await shell.run(req, command, callerEnv);
     if (result.timedOut || result.cancelled || shell.dead) {
       if (this.sessions.get(key) === shell) this.sessions.delete(key);
       const settled = shell.kill().finally(() => {
@@ -148,8 +138,8 @@ export class LocalShellExecutor implements LocalExecutor {
 }
 
 /**
- * §6.2's key: session key, shell, prefix, snapshot (none here), the shell env as sorted `K=V` lines,
- * minimizer options (none). Hashed, because the env part alone is kilobytes.
+ * The persistent-shell key: session key, shell, prefix, snapshot (none here), the shell env as sorted
+ * `K=V` lines, minimizer options (none). Hashed, because the env part alone is kilobytes.
  */
 export function sessionKeyOf(sessionKey: string, config: ShellConfig, env: Record<string, string>): string {
   const envText = Object.keys(env)

@@ -53,7 +53,7 @@ export async function runOneShot(req: ExecRequest, options: OneShotOptions): Pro
 
   let accepting = true;
   const onData = (chunk: Buffer): void => {
-    // After a timeout or cancel, late output is dropped (§6.3).
+    // After a timeout or cancel, late output is dropped: the result already carries its notice.
     if (accepting) req.sink.push(chunk);
   };
   const stdout = child.stdout as NonNullable<ChildProcess['stdout']>;

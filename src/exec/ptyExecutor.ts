@@ -1,13 +1,15 @@
-// The interactive path (§7.2): the command in a real pseudo-terminal, for programs that need one
-// (prompts, curses, `read`). Backed by `@lydell/node-pty` 1.1.0: the same code as node-pty 1.1.0 but
-// shipped with prebuilt N-API binaries per platform, so users never need a compiler and one build
-// serves every Node ABI (the Node 20 CLI and the Node 24 code-server extension host alike).
+// The interactive path (docs/ARCHITECTURE.md, Routes): the command in a real pseudo-terminal, for
+// programs that need one (prompts, curses, `read`). Backed by `@lydell/node-pty` 1.1.0: the same code as
+// node-pty 1.1.0 but shipped with prebuilt N-API binaries per platform, so users never need a compiler
+// and one build serves every Node ABI (the Node 20 CLI and the Node 24 code-server extension host
+// alike).
 //
 // The module is loaded lazily with `require`: a missing or broken native binary only fails PTY runs,
 // each with `PTY error: <msg>`, and never the extension's activation.
 import { randomBytes } from 'node:crypto';
 import type * as NodePty from '@lydell/node-pty';
 import type { ExecResult, OutputSummary, PtyExecutor, PtyRequest, PtySession } from '../core/contracts';
+import { withUnsets } from '../core/envPreflight';
 import { groupAlive, killGroupAndWait, signalName } from './processTree';
 import { effectiveDeadlineMs, RunGuard } from './runControl';
 import { getShellConfig, shellKind, withPrefix } from './shellConfig';
@@ -19,7 +21,7 @@ export const DEFAULT_PTY_COLS = 80;
 export const DEFAULT_PTY_ROWS = 24;
 export const ptyErrorLine = (msg: string): string => `PTY error: ${msg}\n`;
 
-/** Marks of the agent's non-interactive runs that would get in a person's way in a terminal (§11). */
+/** Marks of the agent's non-interactive runs that would get in a person's way in a terminal. */
 const NOT_FOR_A_TERMINAL = ['GIT_EDITOR', 'GPG_TTY', 'CI', 'NO_COLOR'];
 
 let loaded: NodePtyModule | undefined;
@@ -207,7 +209,7 @@ class PtyRun implements PtySession {
 
       const nonce = randomBytes(12).toString('hex');
       const scanner = new MarkerScanner(ptyEndMarker(nonce));
-      const line = ptyCommandLine(withPrefix(req.command, config.prefix), nonce, config.shell);
+      const line = ptyCommandLine(withUnsets(withPrefix(req.command, config.prefix), req.unset), nonce, config.shell);
       const pty = nodePty.spawn(config.shell, [...config.args, line], {
         name: PTY_TERM,
         cols: req.cols ?? DEFAULT_PTY_COLS,

@@ -1,6 +1,6 @@
-// What every local run shares: its deadline (§6.3), cancellation through an AbortSignal, the notice
+// What every local run shares: its deadline, cancellation through an AbortSignal, the notice
 // texts the sink prepends, and the post-exit drain that stops a background child holding the output
-// pipe from holding the call open (§6.4).
+// pipe from holding the call open (docs/ARCHITECTURE.md, Process model).
 import type { Readable } from 'node:stream';
 import type { ExecResult, OutputSinkLike } from '../core/contracts';
 
@@ -12,7 +12,7 @@ export const DRAIN_IDLE_MS = 250;
 /** …or this long after the exit at the latest. */
 export const DRAIN_MAX_MS = 2000;
 
-/** §6.3: a positive timeout below one second still gets one second; 0 = none. */
+/** A positive timeout below one second still gets one second; 0 = none. */
 export function effectiveDeadlineMs(timeoutMs: number): number {
   return timeoutMs > 0 ? Math.max(1000, timeoutMs) : 0;
 }

@@ -1,4 +1,4 @@
-// Which shell runs the agent's commands, with which arguments and base environment (§6.1).
+// Which shell runs the agent's commands, with which arguments and base environment.
 import { accessSync, constants as fsConstants, existsSync } from 'node:fs';
 import path from 'node:path';
 
@@ -7,7 +7,7 @@ export interface ShellConfig {
   shell: string;
   /** Arguments that precede the command line; always end with the "run this string" flag. */
   args: string[];
-  /** The base environment of the shell (process env plus the marks of §6.1). */
+  /** The base environment of the shell (the process env plus the marks `getShellConfig` adds). */
   env: Record<string, string>;
   /** `PI_SHELL_PREFIX` and friends: prepended as `<prefix> <command>` (profilers, strace). */
   prefix?: string;
@@ -99,7 +99,7 @@ function pickShell(options: ShellConfigOptions, env: NodeJS.ProcessEnv, platform
   return findOnPath('bash', env, STANDARD_DIRS) ?? findOnPath('sh', env, STANDARD_DIRS) ?? 'sh';
 }
 
-/** §6.1 for this process: shell, its arguments, its base env and the optional prefix. */
+/** The shell for this process: the shell, its arguments, its base env and the optional prefix. */
 export function getShellConfig(options: ShellConfigOptions = {}): ShellConfig {
   const source = options.env ?? process.env;
   const platform = options.platform ?? process.platform;

@@ -3,13 +3,14 @@
 // a handle to the connection. Every agent still connected is disconnected when the extension stops.
 import * as vscode from 'vscode';
 import { AcpAgentConnection, type AgentConnectionDeps } from '../acp/agentConnection';
-import { parseAgentConfig, readAgentConfigs, type AcpAgentConfig } from '../acp/agentConfig';
-import { WorkspaceFsHost } from '../acp/fsHost';
+import { parseAgentConfig, type AcpAgentConfig } from '../acp/agentConfig';
+import { AcpFsHost } from '../acp/fsHost';
 import { AcpPanel } from './acpPanel';
 import type { AgentBashServices } from './services';
+import { readAcpAgents } from './settings';
+import { WorkspaceDocuments } from './workspaceDocuments';
 
 export const CONNECT_ACP_COMMAND = 'agentBash.connectAcpAgent';
-export const AGENTS_SETTING = 'acp.agents';
 export const NO_AGENTS_MESSAGE = 'Agent Bash: no ACP agents are configured. Add one to the `agentBash.acp.agents` setting.';
 export const PICK_AGENT_PLACEHOLDER = 'ACP agent to connect';
 export function unknownAgentMessage(name: string): string {
@@ -34,10 +35,10 @@ export function registerAcp(context: vscode.ExtensionContext, services: AgentBas
   // Read at call time, so a test (or a late-landing service) that swaps one is honoured.
   const deps: AgentConnectionDeps = {
     bridge: services.bridge,
-    explain: (command, cwd, env) => (services as Partial<AgentBashServices>).pipeline?.explain(command, cwd, env),
+    decide: (command, cwd) => (services as Partial<AgentBashServices>).pipeline?.decide(command, cwd),
     approver: { approve: (req, signal) => services.approver.approve(req, signal) },
     asker: { ask: (question, signal) => services.prompter.ask(question, signal) },
-    fs: new WorkspaceFsHost({
+    fs: new AcpFsHost(new WorkspaceDocuments(), {
       roots: () => services.workspaceRoots(),
       confirm: async (kind, p) =>
         (await services.prompter.ask({
@@ -88,15 +89,12 @@ export function registerAcp(context: vscode.ExtensionContext, services: AgentBas
 }
 
 function configuredAgents(services: AgentBashServices): AcpAgentConfig[] {
-  const value = vscode.workspace.getConfiguration('agentBash').get<unknown>(AGENTS_SETTING);
-  return readAgentConfigs(value, (message) => services.log.warn(message));
+  return readAcpAgents((message) => services.log.warn(message));
 }
 
 function configFromArgument(arg: unknown): AcpAgentConfig {
   if (typeof arg !== 'string') return parseAgentConfig(arg);
-  const found = readAgentConfigs(vscode.workspace.getConfiguration('agentBash').get<unknown>(AGENTS_SETTING), () => undefined).find(
-    (a) => a.name === arg,
-  );
+  const found = readAcpAgents(() => undefined).find((a) => a.name === arg);
   if (!found) throw new Error(unknownAgentMessage(arg));
   return found;
 }

@@ -65,6 +65,7 @@ export class CommandLog implements vscode.Disposable {
     };
     return {
       explain: (command, cwd, env) => pipeline.explain(command, cwd, env),
+      decide: (command, cwd) => pipeline.decide(command, cwd),
       run: (...args) => runFrom(source, ...args),
       runFrom,
     };

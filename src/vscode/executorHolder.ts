@@ -1,5 +1,5 @@
-// One LocalExecutor for the session whose shell follows the settings: when `agentBash.shell.*` or
-// `agentBash.direnv` change, the next call gets a fresh executor and the old one is disposed (its
+// One LocalExecutor for the session whose shell follows the settings: when `agentBash.shell.*`
+// changes, the next call gets a fresh executor and the old one is disposed (its
 // persistent shells killed), so changes apply without a reload.
 import type { ExecRequest, ExecResult, LocalExecutor } from '../core/contracts';
 import { LocalShellExecutor } from '../exec/localExecutor';
@@ -22,7 +22,7 @@ export class ExecutorHolder {
 
   get(): LocalShellExecutor {
     const s = this.settings.current();
-    const key = JSON.stringify([s.shell.path ?? '', s.shell.args ?? [], s.direnv]);
+    const key = JSON.stringify([s.shell.path ?? '', s.shell.args ?? []]);
     if (this.current?.key !== key) {
       if (this.current) {
         const done = this.current.executor.dispose().finally(() => this.retired.delete(done));
@@ -35,7 +35,6 @@ export class ExecutorHolder {
           // The extension host's environment is already the user's login environment; a login shell
           // per command would only re-run profiles (slow, and a stuck profile would hang every call).
           shellArgs: s.shell.args ?? ['-c'],
-          direnv: s.direnv,
           baseEnv: this.baseEnv(),
         }),
       };

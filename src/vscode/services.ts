@@ -12,6 +12,8 @@ export interface PipelineLike {
   ): Promise<ToolResult>;
   /** `env`: variables the command would get (some, like BASH_ENV, can make an allowed command ask). */
   explain(command: string, cwd?: string, env?: Record<string, string>): PolicyDecision;
+  /** The rules' decision on the command text alone (the policy gate adds the env risk). */
+  decide(command: string, cwd?: string): PolicyDecision;
 }
 
 export interface AgentBashServices {

@@ -1,6 +1,8 @@
-// Reads `agentBash.*` once per change into the plain BashSettings object the core uses. Changes take
-// effect without a reload: callers ask `current()` per command.
+// Every `agentBash.*` read happens here. The core's settings are parsed once per change into the plain
+// BashSettings object; changes take effect without a reload: callers ask `current()` per command. The
+// editor-only settings (terminals, ACP agents) are read at each use.
 import * as vscode from 'vscode';
+import { readAgentConfigs, type AcpAgentConfig } from '../acp/agentConfig';
 import type { BashSettings, InterceptorRule, PolicyRule } from '../core/contracts';
 import { parsePolicyRules, RULE_MESSAGES } from '../core/policy/policyRulesSchema';
 import { DEFAULT_INTERCEPTOR_RULES } from '../core/interceptor';
@@ -89,8 +91,14 @@ export class SettingsStore implements vscode.Disposable {
     return this.cached;
   }
 
-  get<T>(key: string): T | undefined {
-    return vscode.workspace.getConfiguration(SECTION).get<T>(key);
+  /** `agentBash.terminal.reveal`: show a bridge terminal when its command starts (default true). */
+  terminalReveal(): boolean {
+    return vscode.workspace.getConfiguration(SECTION).get<boolean>('terminal.reveal') !== false;
+  }
+
+  /** `agentBash.terminal.keep`: released terminals kept on screen (default 10). */
+  terminalKeep(): number {
+    return vscode.workspace.getConfiguration(SECTION).get<number>('terminal.keep') ?? 10;
   }
 
   /** Appends rules to `agentBash.patterns` at the chosen scope, before the existing ones there. */
@@ -109,4 +117,9 @@ export class SettingsStore implements vscode.Disposable {
   dispose(): void {
     this.sub.dispose();
   }
+}
+
+/** `agentBash.acp.agents`: the valid entries; `report` hears about each one left out. */
+export function readAcpAgents(report: (problem: string) => void): AcpAgentConfig[] {
+  return readAgentConfigs(vscode.workspace.getConfiguration(SECTION).get<unknown>('acp.agents'), report);
 }

@@ -1,8 +1,9 @@
-// Terminals created directly (ACP `terminal/create`, the public API) pass the same policy as the bash
-// tool: the command line they would run is explained, a deny refuses, a prompt asks the user.
+// Terminals created directly through the public API pass the same policy gate as the bash tool: the
+// command line they would run is explained, a deny refuses, a prompt asks the user.
 import { policyCommandLine } from '../core/policy/terminalCommandLine';
-import type { CreateTerminalParams } from '../core/contracts';
-import { commandDeniedMessage, userDeniedMessage } from '../core/pipeline';
+import type { CallerInfo, CreateTerminalParams } from '../core/contracts';
+import { COMMAND_ABORTED } from '../core/pipeline';
+import { passPolicyGate } from '../core/policy/policyGate';
 import type { AgentBashServices } from './services';
 
 export class TerminalPolicyError extends Error {
@@ -10,14 +11,22 @@ export class TerminalPolicyError extends Error {
 }
 
 /** Throws TerminalPolicyError when the policy (or the user) refuses the terminal's command line. */
-export async function checkTerminalPolicy(services: AgentBashServices, params: CreateTerminalParams, signal?: AbortSignal): Promise<void> {
-  const line = policyCommandLine(params);
-  const cwd = params.cwd ?? services.workspaceCwd();
+export async function checkTerminalPolicy(
+  services: AgentBashServices,
+  params: CreateTerminalParams,
+  options: { signal?: AbortSignal; caller?: CallerInfo } = {},
+): Promise<void> {
   const env = params.env?.length ? Object.fromEntries(params.env.map((v) => [v.name, v.value])) : undefined;
-  const decision = services.pipeline.explain(line, cwd, env);
-  if (decision.decision === 'deny') throw new TerminalPolicyError(commandDeniedMessage(decision.reason));
-  if (decision.decision === 'prompt') {
-    const answer = await services.approver.approve({ command: line, cwd, decision }, signal);
-    if (answer.kind === 'deny') throw new TerminalPolicyError(userDeniedMessage(decision.reason));
-  }
+  const verdict = await passPolicyGate(
+    { decide: (command, cwd) => services.pipeline.decide(command, cwd), approver: services.approver },
+    {
+      command: policyCommandLine(params),
+      cwd: params.cwd ?? services.workspaceCwd(),
+      ...(env ? { env } : {}),
+      ...(options.caller ? { caller: options.caller } : {}),
+    },
+    options.signal,
+  );
+  if (verdict.kind === 'refuse') throw new TerminalPolicyError(verdict.message);
+  if (verdict.kind === 'aborted') throw new TerminalPolicyError(COMMAND_ABORTED);
 }

@@ -8,13 +8,8 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import type { PolicyRule } from '../../src/core/contracts';
 import { permissionTitle } from '../../src/acp/permissionHost';
-import {
-  COMMAND_DENIED_CODE,
-  commandDeniedMessage,
-  UNKNOWN_TERMINAL_CODE,
-  unknownTerminalMessage,
-  userDeniedMessage,
-} from '../../src/acp/terminalHost';
+import { COMMAND_DENIED_CODE, UNKNOWN_TERMINAL_CODE, unknownTerminalMessage } from '../../src/acp/terminalHost';
+import { commandDeniedMessage, userDeniedMessage } from '../../src/core/policy/policyGate';
 import { ALLOW_ONCE, APPROVAL_TITLE, DENY } from '../../src/vscode/approvalDialog';
 import { invalidAgentConfigMessage } from '../../src/acp/agentConfig';
 import { CONNECT_ACP_COMMAND, unknownAgentMessage, type AcpAgentHandle } from '../../src/vscode/acpCommands';

@@ -1,6 +1,6 @@
-// The last guard on result size (oh-my-pi §5.5): whatever route produced the text, a result body
-// never goes much past the inline budget. Output that came through the OutputSink is already within
-// it; this catches the routes that bypass the sink (client-terminal output) plus long notices.
+// The last guard on result size (docs/ARCHITECTURE.md, Output): whatever route produced the text, a
+// result body never goes much past the inline budget. Output that came through the OutputSink is already
+// within it; this catches the routes that bypass the sink (client-terminal output) plus long notices.
 
 import { artifactUrl } from './artifacts';
 import { DEFAULT_INLINE_CAP_BYTES, INLINE_CAP_HEAD_RATIO, INLINE_CAP_TAIL_RATIO } from './outputLimits';

@@ -1,6 +1,6 @@
 // The output side's types: what an output sink reports, and where full output is kept.
 
-/** §5.3's `OutputSummary`, field names exact. */
+/** oh-my-pi's `OutputSummary`, field names exact. */
 export interface OutputSummary {
   output: string;
   truncated: boolean;

@@ -1,17 +1,13 @@
-// Every byte/line/time limit of the output path (oh-my-pi §5.1), in one place so the sink, the
-// inline cap, the notices and the tests agree on the same numbers.
+// Every byte/line/time limit of the output path (docs/ARCHITECTURE.md, Output), in one place so the
+// sink, the inline cap, the notices and the tests agree on the same numbers.
 
 /** The in-memory budget of a result body (`DEFAULT_MAX_BYTES`, 50 KiB). */
 export const DEFAULT_MAX_BYTES = 51200;
-/** Only the generic line-based truncate helpers use this; the sink is byte-based. */
-export const DEFAULT_MAX_LINES = 3000;
 /** Head window kept verbatim at the start of a long stream (`tools.artifactHeadBytes`, 20 KiB). */
 export const DEFAULT_HEAD_BYTES = 20480;
-/** `tools.artifactTailBytes` (20 KiB). Informational: the v17 sink's tail gets whatever the head leaves. */
-export const DEFAULT_TAIL_BYTES = 20480;
 /** Per-line byte cap (`tools.outputMaxColumns`); 0 disables. */
 export const DEFAULT_MAX_COLUMNS = 768;
-/** What the final inline cap allows above the spill threshold (§5.5). */
+/** What the final inline cap allows above the spill threshold. */
 export const INLINE_CAP_SLACK_BYTES = 2048;
 /** The final inline cap's default budget: 50 KiB + 2 KiB = 53,248 bytes. */
 export const DEFAULT_INLINE_CAP_BYTES = DEFAULT_MAX_BYTES + INLINE_CAP_SLACK_BYTES;
@@ -35,7 +31,7 @@ export const CHUNK_PENDING_MAX_BYTES = 1024 * 1024;
  * `ESC[3` + `1m` does not leak `1m` into the text. Longer unterminated sequences are not held.
  */
 export const ESCAPE_CARRY_MAX_BYTES = 512;
-/** The ACP `outputByteLimit` sent to a client terminal (§7.1). */
+/** The ACP `outputByteLimit` sent to a client terminal. */
 export const CLIENT_OUTPUT_BYTE_LIMIT = DEFAULT_MAX_BYTES;
 /** The ellipsis appended to a column-cut line (3 bytes in UTF-8). */
 export const COLUMN_ELLIPSIS = '…';

@@ -1,7 +1,7 @@
-// The bounded output collector of every local run (oh-my-pi §5.2/§5.3). It takes raw bytes as they
-// arrive, turns them into sanitized UTF-8 lines, and keeps only a head window and a tail window in
-// memory; the complete sanitized stream goes to an artifact file once it no longer fits (or once a
-// line had to be cut), so memory stays bounded however much a command prints.
+// The bounded output collector of every local run (docs/ARCHITECTURE.md, Output). It takes raw bytes as
+// they arrive, turns them into sanitized UTF-8 lines, and keeps only a head window and a tail window in
+// memory; the complete sanitized stream goes to an artifact file once it no longer fits (or once a line
+// had to be cut), so memory stays bounded however much a command prints.
 //
 // Design: the hot path works on bytes, not strings. A chunk that is valid UTF-8 with no control
 // characters (the common case) is never decoded: newlines are found with a native byte search,
@@ -183,7 +183,7 @@ export class OutputSink implements OutputSinkLike {
 
   constructor(opts: OutputSinkOptions = {}) {
     this.maxColumns = Math.max(0, Math.floor(opts.maxColumns ?? DEFAULT_MAX_COLUMNS));
-    // §5.1: the executor never passes spillThreshold, so the budget is DEFAULT_MAX_BYTES; tests may.
+    // The executor never passes spillThreshold, so the budget is DEFAULT_MAX_BYTES; tests may.
     this.spillThreshold = Math.max(1, Math.floor(opts.spillThreshold ?? DEFAULT_MAX_BYTES));
     this.headLimit = Math.max(0, Math.min(Math.floor(opts.headBytes ?? DEFAULT_HEAD_BYTES), Math.floor(this.spillThreshold / 2)));
     this.head = Buffer.allocUnsafe(this.headLimit);

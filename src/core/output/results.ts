@@ -1,7 +1,7 @@
-// Turns the outcome of a run into the tool result the model reads (oh-my-pi §8): the text (output,
-// wall time and other notices, exit code, timeout line, inline cap, truncation notice) and
-// `BashToolDetails`. Every route (local, PTY, client terminal, background job) ends here, so the
-// model sees one format whatever ran the command.
+// Turns the outcome of a run into the tool result the model reads (oh-my-pi's result shape): the text
+// (output, wall time and other notices, exit code, timeout line, inline cap, truncation notice) and
+// `BashToolDetails`. Every route (local, PTY, client terminal, background job) ends here, so the model
+// sees one format whatever ran the command.
 
 import type { ArtifactStore, BashToolDetails, OutputSummary, TimeoutInfo, ToolResult } from '../contracts';
 import { ToolAbortError, ToolError } from '../errors';
@@ -45,7 +45,7 @@ export function backgroundedLine(jobId: string): string {
 /** Output that already starts with some executor's timeout notice line (whatever its rounding). */
 const LEADING_TIMEOUT_LINE = /^\[Command timed out(?: after [0-9.]+ seconds)?\]\n/;
 
-/** The timeout fields of `BashToolDetails` (§8.1). */
+/** The timeout fields of `BashToolDetails`. */
 export function timeoutDetails(timeout: TimeoutInfo): BashToolDetails {
   const details: BashToolDetails = {};
   if (timeout.timeoutSec === undefined) details.timeoutDisabled = true;
@@ -73,8 +73,8 @@ export interface CompletedResultArgs {
 }
 
 /**
- * §8.2. Throws `ToolError("<text>\n\nCommand failed: missing exit status")` when the exit code is
- * unknown and the run did not time out (§8.3).
+ * The completed-run result. Throws `ToolError("<text>\n\nCommand failed: missing exit status")` when
+ * the exit code is unknown and the run did not time out.
  */
 export async function buildCompletedResult(args: CompletedResultArgs): Promise<ToolResult> {
   const { summary, exitCode, timeout } = args;
@@ -134,7 +134,7 @@ export interface BackgroundStartArgs {
   notices?: string[];
 }
 
-/** §8.3: the result returned when a run goes on as a background job. */
+/** The result returned when a run goes on as a background job. */
 export function buildBackgroundStartResult(args: BackgroundStartArgs): ToolResult {
   const parts: string[] = [];
   const preview = args.preview?.trim();
@@ -176,7 +176,7 @@ export function isToolError(err: unknown): err is ToolError {
 }
 
 /**
- * The summary of client-terminal output (§7.1 step 10): the client already cut it, so totals equal
+ * The summary of client-terminal output: the client already cut it, so totals equal
  * the shown values. oh-my-pi used `output.length` (UTF-16 units) for the byte counts; we count real
  * UTF-8 bytes so the "limit" in the notice means bytes like everywhere else.
  */

@@ -1,5 +1,5 @@
-// Makes terminal output safe and readable for a model (oh-my-pi §5.2 step 3): escape sequences and
-// control characters are removed, `\t` and `\n` are kept, and replacement characters produced by
+// Makes terminal output safe and readable for a model (docs/ARCHITECTURE.md, Output): escape sequences
+// and control characters are removed, `\t` and `\n` are kept, and replacement characters produced by
 // invalid input are dropped rather than shown.
 
 /**

@@ -1,5 +1,5 @@
-// What the model is told about output it did not see in full (oh-my-pi §5.6): `details.meta`, built
-// from the sink's summary, and the bracketed notice appended to the result text.
+// What the model is told about output it did not see in full (docs/ARCHITECTURE.md, Output):
+// `details.meta`, built from the sink's summary, and the bracketed notice appended to the result text.
 
 import type { OutputSummary } from './outputContracts';
 import { artifactUrl } from './artifacts';

@@ -1,6 +1,7 @@
-// Commands that always need a person (oh-my-pi's critical list, spec §3): matched against the raw
-// command and against every normalised segment (so `\rm -rf /` and `sudo /bin/rm -rf /` are seen
-// too). A hit floors the decision at prompt; an allow rule cannot approve it, a deny rule still denies.
+// Commands that always need a person (oh-my-pi's critical list; docs/ARCHITECTURE.md, Policy): matched
+// against the raw command and against every normalised segment (so `\rm -rf /` and `sudo /bin/rm -rf /`
+// are seen too). A hit floors the decision at prompt; an allow rule cannot approve it, a deny rule still
+// denies.
 
 export interface CriticalPattern {
   /** Short name used in the decision reason. */

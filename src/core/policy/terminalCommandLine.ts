@@ -3,8 +3,8 @@
 // For a shell wrapper the payload after `-c` is what runs, so that is what the rules must see; a plain
 // argv is quoted back into a line.
 import path from 'node:path';
+import { SHELLS } from './shellNormalize';
 
-const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'ash', 'fish']);
 /** `-c`, or a cluster of short options that contains `c` (`-lc`, `-ec`). */
 const COMMAND_FLAG = /^-[A-Za-z]*c[A-Za-z]*$/;
 

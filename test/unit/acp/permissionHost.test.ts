@@ -1,6 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { buttonLabels, PermissionHost, permissionTitle, type PermissionOptionLike } from '../../../src/acp/permissionHost';
-import type { ModalQuestion } from '../../../src/vscode/modalPrompter';
+import { buttonLabels, PermissionHost, permissionTitle, type PermissionOptionLike, type PermissionQuestion } from '../../../src/acp/permissionHost';
 
 const OPTIONS: PermissionOptionLike[] = [
   { optionId: 'no', name: 'Reject', kind: 'reject_once' },
@@ -10,10 +9,10 @@ const OPTIONS: PermissionOptionLike[] = [
 const CALL = { toolCallId: 't1', title: 'npm test', kind: 'execute', rawInput: { command: 'npm test' } };
 
 function asker(answers: Array<string | undefined>) {
-  const asked: ModalQuestion[] = [];
+  const asked: PermissionQuestion[] = [];
   return {
     asked,
-    ask: async (q: ModalQuestion) => {
+    ask: async (q: PermissionQuestion) => {
       asked.push(q);
       return answers.shift();
     },

@@ -27,11 +27,8 @@ import {
   ASYNC_JOBS_UNAVAILABLE,
   BashPipeline,
   BashPipelineDeps,
-  commandDeniedMessage,
-  envRiskReason,
-  jobLabel,
-  userDeniedMessage,
 } from '../../../src/core/pipeline';
+import { commandDeniedMessage, envRiskReason, userDeniedMessage } from '../../../src/core/policy/policyGate';
 import { PTY_UNAVAILABLE_NOTICE } from '../../../src/core/output/results';
 import { createShellAnalyzer } from '../../../src/core/policy/shellAnalysis';
 import { FakeClientBridge } from './bridgeFakes';
@@ -440,26 +437,71 @@ describe('core/pipeline BashPipeline', () => {
       assert.equal(bridge.handle.releaseCount, 1);
     });
 
-    it('the preflight (direnv) shapes the bridge and PTY runs, never the local executor', async () => {
+    it('the environment stage (direnv) shapes every route: bridge, PTY, local and background jobs', async () => {
       const seen: string[] = [];
-      const preflight = async (i: { command: string; cwd: string; env?: Record<string, string>; timeoutMs: number }) => {
-        seen.push(`${i.command}@${i.timeoutMs}`);
-        return { ...i, command: `unset -v OLD; ${i.command}`, env: { ...i.env, FROM_ENVRC: '1' } };
+      const environment = async (i: { cwd: string; env?: Record<string, string>; timeoutMs: number }) => {
+        seen.push(`${i.cwd}@${i.timeoutMs}:${JSON.stringify(i.env ?? null)}`);
+        return { env: { ...i.env, FROM_ENVRC: '1' }, unset: ['OLD', 'bad-name'] };
       };
       const bridge = new FakeClientBridge();
       bridge.handle.exit.resolve({ exitCode: 0, signal: null });
-      await make({ bridge, bridgePollIntervalMs: 5, preflight }).run({ command: 'make', env: { A: 'b' }, timeout: 7 });
+      await make({ bridge, bridgePollIntervalMs: 5, environment }).run({ command: 'make', env: { A: 'b' }, timeout: 7 });
       assert.deepEqual(bridge.created[0]!.args, ['-l', '-c', 'unset -v OLD; make']);
       assert.deepEqual(bridge.created[0]!.env, [
         { name: 'A', value: 'b' },
         { name: 'FROM_ENVRC', value: '1' },
       ]);
+
       const pty = new FakePtyExecutor();
-      await make({ pty, preflight }).run({ command: 'top', pty: true });
-      assert.equal(pty.calls[0]!.command, 'unset -v OLD; top');
-      await make({ preflight }).run({ command: 'ls' });
+      await make({ pty, environment }).run({ command: 'top', pty: true });
+      assert.equal(pty.calls[0]!.command, 'top');
+      assert.deepEqual(pty.calls[0]!.unset, ['OLD', 'bad-name']);
+      assert.deepEqual(pty.calls[0]!.env, { FROM_ENVRC: '1' });
+
+      await make({ environment }).run({ command: 'ls', cwd: 'sub' });
       assert.equal(executor.calls[0]!.command, 'ls');
-      assert.deepEqual(seen, ['make@7000', 'top@300000']);
+      assert.deepEqual(executor.calls[0]!.unset, ['OLD', 'bad-name']);
+      assert.deepEqual(executor.calls[0]!.env, { FROM_ENVRC: '1' });
+
+      const jobs = new FakeJobManager();
+      await make({ jobs, environment }).run({ command: 'make all', async: true });
+      await jobs.registered[0]!.done;
+      assert.deepEqual(executor.calls[1]!.env, { FROM_ENVRC: '1' });
+      assert.equal(executor.calls[1]!.sessionKey, 'sess-1:async:1');
+
+      assert.deepEqual(seen, [
+        `${ws}@7000:{"A":"b"}`,
+        `${ws}@300000:null`,
+        `${path.join(ws, 'sub')}@300000:null`,
+        `${ws}@300000:null`,
+      ]);
+    });
+
+    it('without an environment stage the caller env goes through as is and nothing is unset', async () => {
+      await make().run({ command: 'ls', env: { A: 'b' } });
+      assert.deepEqual(executor.calls[0]!.env, { A: 'b' });
+      assert.equal('unset' in executor.calls[0]!, false);
+    });
+
+    it('the environment stage gets the call’s signal, and an abort during it runs nothing', async () => {
+      const ac = new AbortController();
+      let got: AbortSignal | undefined;
+      const environment = async (i: { signal?: AbortSignal }) => {
+        got = i.signal;
+        ac.abort();
+        return {};
+      };
+      const r = await make({ environment }).run({ command: 'ls' }, { signal: ac.signal });
+      assert.equal(got, ac.signal);
+      assert.equal(textOf(r), 'Command aborted');
+      assert.equal(executor.calls.length, 0);
+    });
+
+    it('a denied command never reaches the environment stage', async () => {
+      let called = 0;
+      await make({ environment: async () => (called++, {}) }).run({ command: 'rm -rf build' });
+      assert.equal(called, 0);
+      assert.equal(executor.calls.length, 0);
     });
 
     it('a bridge without the terminal capability is not used', async () => {
@@ -565,9 +607,11 @@ describe('core/pipeline BashPipeline', () => {
       });
     });
 
-    it('job labels are cut at 120 characters', () => {
-      assert.equal(jobLabel('a'.repeat(120)), 'a'.repeat(120));
-      assert.equal(jobLabel('a'.repeat(121)), `${'a'.repeat(117)}...`);
+    it('a long command reaches the job manager whole (the manager cuts the label)', async () => {
+      const jobs = new FakeJobManager();
+      const long = `echo ${'a'.repeat(200)}`;
+      await make({ jobs }).run({ command: long, async: true });
+      assert.equal(jobs.registered[0]!.label, long);
     });
   });
 });

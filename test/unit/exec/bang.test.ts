@@ -3,7 +3,6 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import { bangMessageText, isPersistentShellCdCommand, runBang, wrapForUserShell } from '../../../src/exec/bang';
-import { bangPreview, clampLine, visibleWidth } from '../../../src/exec/bangPreview';
 import { LocalShellExecutor } from '../../../src/exec/localExecutor';
 
 describe('exec: bang commands', function () {
@@ -60,7 +59,7 @@ describe('exec: bang commands', function () {
 
   it('uses the 300 s default through the clamp and times out under a global ceiling', async () => {
     // A shell without the login profile, so the 1 s deadline does not race profile loading.
-    const executor = new LocalShellExecutor({ direnv: 'off', shellArgs: ['-c'] });
+    const executor = new LocalShellExecutor({ shellArgs: ['-c'] });
     const r = await runBang('echo start; sleep 5', { cwd: tmp, maxTimeout: 1, userShell: '/bin/bash', executor }).finally(() => executor.dispose());
     assert.equal(r.timedOut, true);
     assert.equal(r.cancelled, true);
@@ -76,7 +75,7 @@ describe('exec: bang commands', function () {
   });
 
   it("shares the session's persistent shell when given one", async () => {
-    const executor = new LocalShellExecutor({ direnv: 'off' });
+    const executor = new LocalShellExecutor();
     try {
       await runBang('export BANG_VAR=kept', { cwd: tmp, executor, sessionKey: 's1', userShell: '/bin/bash' });
       const r = await runBang('echo $BANG_VAR', { cwd: tmp, executor, sessionKey: 's1', userShell: '/bin/bash' });
@@ -96,37 +95,5 @@ describe('exec: bang commands', function () {
     const base = { command: 'ls', cancelled: false, truncated: false, timedOut: false };
     assert.equal(bangMessageText({ ...base, output: '', exitCode: 0 }), 'Ran `ls`\n```\n(no output)\n```');
     assert.equal(bangMessageText({ ...base, output: 'a\n', exitCode: 2 }), 'Ran `ls`\n```\na\n```\n\nCommand exited with code 2');
-  });
-
-  describe('preview', () => {
-    it('shows the last 20 logical lines', () => {
-      const output = `${Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join('\n')}\n`;
-      const p = bangPreview(output);
-      assert.equal(p.hiddenLines, 10);
-      assert.equal(p.text.split('\n').length, 20);
-      assert.ok(p.text.startsWith('line 11\n'));
-      assert.ok(p.text.endsWith('line 30'));
-      assert.deepEqual(bangPreview(''), { text: '', hiddenLines: 0 });
-    });
-
-    it('counts CJK and emoji as two columns, ANSI and combining marks as none', () => {
-      assert.equal(visibleWidth('abc'), 3);
-      assert.equal(visibleWidth('漢字'), 4);
-      assert.equal(visibleWidth('😀x'), 3);
-      assert.equal(visibleWidth('\x1b[31mred\x1b[0m'), 3);
-      assert.equal(visibleWidth('e\u0301'), 1);
-    });
-
-    it('clamps a line to 4000 visible columns with the omitted-count suffix', () => {
-      assert.equal(clampLine('a'.repeat(4000)), 'a'.repeat(4000));
-      assert.equal(clampLine('a'.repeat(4005)), `${'a'.repeat(4000)}… [5 visible columns omitted]`);
-      // 2001 wide characters = 4002 columns: 2000 fit, one (2 columns) is omitted.
-      assert.equal(clampLine('漢'.repeat(2001)), `${'漢'.repeat(2000)}… [2 visible columns omitted]`);
-      // 4001 columns: a wide character straddling the limit is dropped whole (3999 shown, 2 omitted).
-      const straddled = clampLine(`a${'😀'.repeat(2000)}`);
-      assert.ok(straddled === `a${'😀'.repeat(1999)}… [2 visible columns omitted]`, straddled.slice(-40));
-      // Escapes are kept and cost nothing.
-      assert.equal(clampLine(`\x1b[1m${'b'.repeat(4001)}`), `\x1b[1m${'b'.repeat(4000)}… [1 visible columns omitted]`);
-    });
   });
 });

@@ -4,7 +4,8 @@ import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import { buildNonInteractiveEnv, GIT_NEUTRAL_CONFIG, NON_INTERACTIVE_ENV } from '../../../src/core/nonInteractiveEnv';
-import { applyDirenvPreflight, direnvBudgetMs, findDirenv, mergeDirenv } from '../../../src/exec/direnv';
+import { withUnsets } from '../../../src/core/envPreflight';
+import { applyDirenvPreflight, direnvBudgetMs, direnvStage, findDirenv, mergeDirenv } from '../../../src/exec/direnv';
 import { LocalShellExecutor } from '../../../src/exec/localExecutor';
 import { FakeSink, processBaseline, waitFor } from './helpers';
 
@@ -112,21 +113,29 @@ describe('exec: direnv preflight', function () {
   });
 
   it('merges set values under the caller env and unsets the rest', () => {
-    const merged = mergeDirenv('make', { CALLER_WINS: 'caller', C: 'mine' }, { A: '1', CALLER_WINS: 'direnv', B: null, C: null, 'bad-name': null });
+    const merged = mergeDirenv({ CALLER_WINS: 'caller', C: 'mine' }, { A: '1', CALLER_WINS: 'direnv', B: null, C: null, 'bad-name': null });
     assert.deepEqual(merged.env, { A: '1', CALLER_WINS: 'caller', C: 'mine' });
-    assert.equal(merged.command, 'unset -v B; make');
+    assert.deepEqual(merged.unset, ['B']);
+    assert.equal(withUnsets('make', merged.unset), 'unset -v B; make');
+    assert.equal(withUnsets('make', ['A', 'bad-name', 'B']), 'unset -v A B; make');
+    assert.equal(withUnsets('make', []), 'make');
+    assert.equal(withUnsets('make', undefined), 'make');
   });
 
   for (const mode of ['one-shot', 'persistent'] as const) {
-    it(`applies a direnv diff to a ${mode} run`, async () => {
-      const executor = new LocalShellExecutor({ direnv: 'auto', baseEnv: baseEnv() });
+    it(`the direnv stage's env and unsets reach a ${mode} run`, async () => {
+      const stage = direnvStage(() => 'auto', baseEnv);
+      const pre = await stage({ cwd: tmp, env: { CALLER_WINS: 'caller' }, timeoutMs: 5000 });
+      assert.deepEqual(pre.unset, ['DROP_ME']);
+      const executor = new LocalShellExecutor({ baseEnv: baseEnv() });
       try {
         const sink = new FakeSink();
         const r = await executor.run({
           command: 'echo "$FROM_DIRENV $CALLER_WINS ${DROP_ME:-gone}"',
           cwd: tmp,
           timeoutMs: 5000,
-          env: { CALLER_WINS: 'caller' },
+          ...(pre.env ? { env: pre.env } : {}),
+          ...(pre.unset ? { unset: pre.unset } : {}),
           sessionKey: mode === 'persistent' ? 'direnv-session' : undefined,
           sink,
         });
@@ -138,24 +147,47 @@ describe('exec: direnv preflight', function () {
     });
   }
 
+  it('the unsets go in front of the shell prefix (`unset -v …; <prefix> <command>`)', async () => {
+    // With the prefix first, `env unset -v DROP_ME` would fail: unset is a builtin, not a program.
+    const executor = new LocalShellExecutor({ baseEnv: { ...baseEnv(), AGENT_BASH_SHELL_PREFIX: 'env' } });
+    try {
+      const sink = new FakeSink();
+      const r = await executor.run({ command: 'printenv DROP_ME || echo unset', cwd: tmp, timeoutMs: 5000, unset: ['DROP_ME'], sink });
+      assert.equal(sink.text(), 'unset\n');
+      assert.equal(r.exitCode, 0);
+    } finally {
+      await executor.dispose();
+    }
+  });
+
+  it('the stage reads its mode at each call', async () => {
+    let mode: 'auto' | 'off' = 'off';
+    const stage = direnvStage(() => mode, baseEnv);
+    rmSync(marker, { force: true });
+    assert.deepEqual(await stage({ cwd: tmp, env: { A: '1' }, timeoutMs: 0 }), { env: { A: '1' } });
+    assert.equal(existsSync(marker), false, 'off: direnv never runs');
+    mode = 'auto';
+    assert.deepEqual(await stage({ cwd: tmp, timeoutMs: 0 }), { env: { FROM_DIRENV: 'yes', CALLER_WINS: 'direnv' }, unset: ['DROP_ME'] });
+    assert.equal(existsSync(marker), true);
+  });
+
   it('does nothing when off', async () => {
     rmSync(marker, { force: true });
-    const r = await applyDirenvPreflight({ mode: 'off', command: 'x', cwd: tmp, timeoutMs: 0, direnvPath: path.join(fakeBin, 'direnv') });
-    assert.deepEqual(r, { command: 'x', env: undefined, applied: false });
+    const r = await applyDirenvPreflight({ mode: 'off', cwd: tmp, timeoutMs: 0, direnvPath: path.join(fakeBin, 'direnv') });
+    assert.deepEqual(r, { applied: false });
     assert.equal(existsSync(marker), false);
   });
 
   it('skips cleanly when direnv is not on PATH', async () => {
     assert.equal(findDirenv({ PATH: path.join(tmp, 'nowhere') }), undefined);
-    const r = await applyDirenvPreflight({ mode: 'auto', command: 'x', cwd: tmp, timeoutMs: 0, env: { A: '1' }, baseEnv: { PATH: path.join(tmp, 'nowhere') } });
-    assert.deepEqual(r, { command: 'x', env: { A: '1' }, applied: false });
+    const r = await applyDirenvPreflight({ mode: 'auto', cwd: tmp, timeoutMs: 0, env: { A: '1' }, baseEnv: { PATH: path.join(tmp, 'nowhere') } });
+    assert.deepEqual(r, { env: { A: '1' }, applied: false });
   });
 
   it('gives up (and kills direnv) when the load outlasts the timeout', async () => {
     const started = Date.now();
     const r = await applyDirenvPreflight({
       mode: 'auto',
-      command: 'x',
       cwd: tmp,
       timeoutMs: 500,
       baseEnv: { ...(baseEnv() as Record<string, string>), FAKE_DIRENV_SLEEP: '10' },
@@ -166,6 +198,30 @@ describe('exec: direnv preflight', function () {
     assert.ok(await waitFor(() => baseline.leftSince().length === 0, 2000));
   });
 
+  it('a cancelled call kills direnv at once', async () => {
+    const ac = new AbortController();
+    const started = Date.now();
+    const pending = applyDirenvPreflight({
+      mode: 'auto',
+      cwd: tmp,
+      timeoutMs: 0,
+      baseEnv: { ...(baseEnv() as Record<string, string>), FAKE_DIRENV_SLEEP: '20' },
+      direnvPath: path.join(fakeBin, 'direnv'),
+      signal: ac.signal,
+    });
+    setTimeout(() => ac.abort(), 300);
+    const r = await pending;
+    assert.deepEqual(r, { applied: false });
+    assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
+    assert.ok(await waitFor(() => baseline.leftSince().length === 0, 3000), JSON.stringify(baseline.leftSince()));
+    const already = new AbortController();
+    already.abort();
+    rmSync(marker, { force: true });
+    const fake = path.join(fakeBin, 'direnv');
+    await applyDirenvPreflight({ mode: 'auto', cwd: tmp, timeoutMs: 0, baseEnv: baseEnv() as Record<string, string>, direnvPath: fake, signal: already.signal });
+    assert.equal(existsSync(marker), false, 'an aborted call never starts direnv');
+  });
+
   const realDirenv = findDirenv(process.env);
   it(`loads an allowed .envrc with the real direnv${realDirenv ? '' : ' (skipped: direnv not installed)'}`, async function () {
     if (!realDirenv) this.skip();
@@ -174,10 +230,10 @@ describe('exec: direnv preflight', function () {
     execFileSync('mkdir', ['-p', project, data]);
     writeFileSync(path.join(project, '.envrc'), 'export REAL_DIRENV=loaded\n');
     const env = { ...process.env, XDG_DATA_HOME: data, XDG_CONFIG_HOME: data } as Record<string, string>;
-    const before = await applyDirenvPreflight({ mode: 'auto', command: 'x', cwd: project, timeoutMs: 0, baseEnv: env });
+    const before = await applyDirenvPreflight({ mode: 'auto', cwd: project, timeoutMs: 0, baseEnv: env });
     assert.equal(before.env?.REAL_DIRENV, undefined, 'an .envrc that was never allowed is not loaded');
     execFileSync(realDirenv as string, ['allow', project], { env, cwd: project });
-    const after = await applyDirenvPreflight({ mode: 'auto', command: 'x', cwd: project, timeoutMs: 0, baseEnv: env });
+    const after = await applyDirenvPreflight({ mode: 'auto', cwd: project, timeoutMs: 0, baseEnv: env });
     assert.equal(after.env?.REAL_DIRENV, 'loaded');
   });
 });

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import os from 'node:os';
 import type { JobInfo, ToolResult } from '../../../src/core/contracts';
-import { autoBackgroundWaitMs, BashJobManager, jobLabelOf } from '../../../src/exec/jobManager';
+import { jobLabel, jobsAtCapacityMessage } from '../../../src/core/jobLimits';
+import { autoBackgroundWaitMs, BashJobManager } from '../../../src/exec/jobManager';
 import { LocalShellExecutor } from '../../../src/exec/localExecutor';
 import { FakeSink, sleep, waitFor } from './helpers';
 
@@ -102,7 +103,8 @@ describe('exec: BashJobManager', () => {
     assert.equal(jobs.atCapacity(), false);
     jobs.register('b', slow);
     assert.equal(jobs.atCapacity(), true);
-    assert.throws(() => jobs.register('c', slow), /Too many background jobs running \(limit 2\)\./);
+    assert.throws(() => jobs.register('c', slow), { message: jobsAtCapacityMessage(2) });
+    assert.equal(jobsAtCapacityMessage(2), 'Too many background jobs are running (limit 2). Wait for one to finish or cancel one, then try again.');
     await waitFor(() => releases.length === 2, 1000);
     releases[0]();
     assert.ok(await waitFor(() => !jobs.atCapacity(), 1000));
@@ -111,8 +113,8 @@ describe('exec: BashJobManager', () => {
   });
 
   it('cuts labels longer than 120 characters to 117 plus `...`', () => {
-    assert.equal(jobLabelOf('a'.repeat(120)), 'a'.repeat(120));
-    assert.equal(jobLabelOf('b'.repeat(121)), `${'b'.repeat(117)}...`);
+    assert.equal(jobLabel('a'.repeat(120)), 'a'.repeat(120));
+    assert.equal(jobLabel('b'.repeat(121)), `${'b'.repeat(117)}...`);
     const jobs = new BashJobManager();
     const info = jobs.register('c'.repeat(200), async () => ok(''));
     assert.equal(info.label.length, 120);
@@ -157,7 +159,7 @@ describe('exec: BashJobManager', () => {
 
   it('runs a real command as a job with tail progress', async () => {
     const jobs = new BashJobManager();
-    const executor = new LocalShellExecutor({ direnv: 'off' });
+    const executor = new LocalShellExecutor();
     const done = completion(jobs);
     const tails: string[] = [];
     jobs.onDidChange((job) => tails.push(job.tail));

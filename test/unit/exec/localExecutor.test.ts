@@ -37,7 +37,7 @@ describe('exec: LocalShellExecutor', function () {
     tmp = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-exec-'));
     // No login profile: this machine's profile takes up to a second under load, which would turn
     // every deadline below into a race with shell startup. The login default has its own test.
-    executor = new LocalShellExecutor({ direnv: 'off', shellArgs: ['-c'] });
+    executor = new LocalShellExecutor({ shellArgs: ['-c'] });
   });
 
   after(async () => {
@@ -188,7 +188,7 @@ describe('exec: LocalShellExecutor', function () {
     // The unit harness sets AGENT_BASH_NO_LOGIN for the whole suite; this test wants the default.
     const baseEnv = { ...process.env };
     delete baseEnv.AGENT_BASH_NO_LOGIN;
-    const own = new LocalShellExecutor({ direnv: 'off', baseEnv });
+    const own = new LocalShellExecutor({ baseEnv });
     try {
       for (const sessionKey of [undefined, 'login']) {
         const sink = new FakeSink();
@@ -345,7 +345,7 @@ describe('exec: LocalShellExecutor', function () {
   });
 
   it('kills lingering background children on dispose', async () => {
-    const own = new LocalShellExecutor({ direnv: 'off' });
+    const own = new LocalShellExecutor();
     const pidFile = path.join(tmp, 'linger');
     const pidFile2 = path.join(tmp, 'linger2');
     await own.run({ command: `(sleep 30 & echo $! > ${pidFile}); echo done`, cwd: tmp, timeoutMs: 5000, sink: new FakeSink() });

@@ -51,6 +51,18 @@ describe('exec: NodePtyExecutor', function () {
     assert.ok(live.join('').includes('got hello\r\n'), 'the live view keeps the raw CRLF');
   });
 
+  it('unsets the environment stage’s variables before the command', async () => {
+    const own = new NodePtyExecutor({ shellArgs: ['-c'], baseEnv: { ...process.env, AB_DROP_ME: 'present' } });
+    try {
+      const sink = new FakeSink();
+      const result = await own.start({ command: 'echo "${AB_DROP_ME:-gone}"', cwd: tmp, timeoutMs: 20_000, unset: ['AB_DROP_ME'], sink }).result;
+      assert.equal(result.exitCode, 0);
+      assert.equal(sink.text(), 'gone\n');
+    } finally {
+      await own.dispose();
+    }
+  });
+
   it('uses the requested size and reports a resize to `tput cols`', async () => {
     const sink = new FakeSink();
     const live: string[] = [];

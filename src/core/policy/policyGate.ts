@@ -1,0 +1,111 @@
+// The one policy gate every host passes before anything runs: decide (the rules, then the env risk),
+// refuse on deny, ask on prompt. It returns a verdict instead of throwing, so each host turns a refusal
+// into its own error (a tool error, a JSON-RPC error, an API error) with the same message text.
+import type { Approver, CallerInfo } from '../contracts';
+import type { PolicyDecision } from './policyContracts';
+import { isCodeLoadingAssignment } from './shellNormalize';
+
+/** A deny rule (or a critical/deny verdict) fired: nothing ran. */
+export function commandDeniedMessage(reason: string): string {
+  return `Command denied: ${reason}`;
+}
+/** The user answered "deny" to the approval prompt: nothing ran. */
+export function userDeniedMessage(reason: string): string {
+  return `Command denied by the user: ${reason}`;
+}
+/** Why an `env` parameter makes an allowed command ask first. */
+export function envRiskReason(name: string): string {
+  return `the \`env\` parameter sets \`${name}\`, which can make programs load other code`;
+}
+
+/**
+ * The `env` parameter is not part of the command text the rules read, but `BASH_ENV`, `LD_PRELOAD`,
+ * `PATH`, `GIT_*`, `npm_config_*`… can make an allowed command run anything: such a call asks first.
+ */
+export function withEnvRisk(decision: PolicyDecision, env: Record<string, string> | undefined): PolicyDecision {
+  if (decision.decision !== 'allow' || !env) return decision;
+  const risky = Object.keys(env).find((name) => isCodeLoadingAssignment(`${name}=`) !== undefined);
+  if (!risky) return decision;
+  return { ...decision, decision: 'prompt', rule: null, kind: 'opaque', reason: envRiskReason(risky) };
+}
+
+/** Who let the command run: the rules, the user (for this call, the session, or for good), the sandbox. */
+export type DecidedBy = 'rule' | 'user-once' | 'user-session' | 'user-always' | 'sandbox';
+/** Who refused it: a rule (or the default), a critical pattern, or the user. */
+export type RefusedBy = 'rule' | 'critical' | 'user';
+
+export type GateVerdict =
+  | { kind: 'run'; decidedBy: DecidedBy; decision: PolicyDecision }
+  | { kind: 'refuse'; by: RefusedBy; decision: PolicyDecision; message: string }
+  /** The caller's signal aborted before or while the user was asked: nothing ran. */
+  | { kind: 'aborted'; decision: PolicyDecision };
+
+export interface GateRequest {
+  /** The command line the policy judges (and the user reads). */
+  command: string;
+  /** Where it runs, as the host names it; `decide` resolves it. */
+  cwd: string;
+  /** Variables the command gets on top of the inherited ones. */
+  env?: Record<string, string>;
+  caller?: CallerInfo;
+  /** A prompt is answered without asking when the command runs in an active sandbox that may auto-approve. */
+  sandbox?: { active: boolean; autoApprove: boolean };
+}
+
+export interface GateDeps {
+  /** The policy's decision on the command text alone; the env risk is the gate's own step. */
+  decide(command: string, cwd: string): PolicyDecision;
+  approver: Approver;
+}
+
+/** The gate's decide step: what `explain` shows and what the gate acts on. */
+export function gateDecision(decide: GateDeps['decide'], req: Pick<GateRequest, 'command' | 'cwd' | 'env'>): PolicyDecision {
+  return withEnvRisk(decide(req.command, req.cwd), req.env);
+}
+
+export async function passPolicyGate(deps: GateDeps, req: GateRequest, signal?: AbortSignal): Promise<GateVerdict> {
+  const decision = gateDecision((command, cwd) => deps.decide(command, cwd), req);
+  if (decision.decision === 'deny') {
+    const by: RefusedBy = decision.kind === 'critical' ? 'critical' : 'rule';
+    return { kind: 'refuse', by, decision, message: commandDeniedMessage(decision.reason) };
+  }
+  if (decision.decision === 'allow') return { kind: 'run', decidedBy: 'rule', decision };
+  if (req.sandbox?.active && req.sandbox.autoApprove) return { kind: 'run', decidedBy: 'sandbox', decision };
+  if (signal?.aborted) return { kind: 'aborted', decision };
+
+  const answer = await untilAborted(
+    deps.approver.approve({ command: req.command, cwd: req.cwd, decision, ...(req.caller ? { caller: req.caller } : {}) }, signal),
+    signal,
+  );
+  if (answer === undefined) return { kind: 'aborted', decision };
+  switch (answer.kind) {
+    case 'deny':
+      return { kind: 'refuse', by: 'user', decision, message: userDeniedMessage(decision.reason) };
+    case 'allow':
+      return { kind: 'run', decidedBy: 'user-once', decision };
+    case 'session':
+      return { kind: 'run', decidedBy: 'user-session', decision };
+    case 'always':
+      // The approver already persisted the new rules; this call proceeds like a one-time allow.
+      return { kind: 'run', decidedBy: 'user-always', decision };
+  }
+}
+
+/** The approver's answer, or undefined once `signal` aborts (a dialog left open must not hold the caller). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T | undefined> {
+  if (!signal) return promise;
+  return new Promise<T | undefined>((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(signal.aborted ? undefined : value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}

@@ -1,0 +1,143 @@
+import { RequestError } from '@agentclientprotocol/sdk';
+import * as assert from 'node:assert/strict';
+import type {
+  ApprovalAnswer,
+  ApprovalRequest,
+  CallerInfo,
+  CreateTerminalParams,
+  PolicyDecision,
+  PolicyRule,
+  ShellAnalyzer,
+} from '../../../src/core/contracts';
+import { AcpTerminalHost, COMMAND_DENIED_CODE, NO_POLICY_REASON, type TerminalBridgeLike } from '../../../src/acp/terminalHost';
+import { decide } from '../../../src/core/policy/policy';
+import { createShellAnalyzer } from '../../../src/core/policy/shellAnalysis';
+import { FakeTerminalHandle } from '../core/bridgeFakes';
+
+const WS = '/work/project';
+const RULES: PolicyRule[] = [
+  { match: 'echo *', approval: 'allow' },
+  { match: 'npm *', approval: 'prompt' },
+  { match: 'rm *', approval: 'deny' },
+];
+const CALLER: CallerInfo = { kind: 'acp', name: 'Agent X', sessionId: 'acp:Agent X#1' };
+
+class FakeBridge implements TerminalBridgeLike {
+  created: CreateTerminalParams[] = [];
+  async createTerminal(params: CreateTerminalParams): Promise<FakeTerminalHandle> {
+    this.created.push(params);
+    return new FakeTerminalHandle(`term-${this.created.length}`);
+  }
+  async releaseOwner(): Promise<void> {}
+}
+
+async function rejection(promise: Promise<unknown>): Promise<RequestError> {
+  try {
+    await promise;
+  } catch (err) {
+    assert.ok(err instanceof RequestError, `a RequestError, got ${String(err)}`);
+    return err;
+  }
+  assert.fail('expected a rejection');
+}
+
+describe('acp AcpTerminalHost (policy gate)', () => {
+  let analyzer: ShellAnalyzer;
+  let bridge: FakeBridge;
+  let requests: ApprovalRequest[];
+  let answer: ApprovalAnswer;
+  let policyLoaded: boolean;
+  const logs: string[] = [];
+
+  before(async () => {
+    analyzer = await createShellAnalyzer();
+  });
+  beforeEach(() => {
+    bridge = new FakeBridge();
+    requests = [];
+    answer = { kind: 'allow' };
+    policyLoaded = true;
+    logs.length = 0;
+  });
+
+  function host(): AcpTerminalHost {
+    return new AcpTerminalHost({
+      bridge,
+      decide: (command, cwd): PolicyDecision | undefined =>
+        policyLoaded ? decide(analyzer.analyze(command), RULES, { cwd, workspaceRoots: [WS] }) : undefined,
+      approver: {
+        approve: async (req) => {
+          requests.push(req);
+          return answer;
+        },
+      },
+      caller: CALLER,
+      owner: 'acp:x',
+      defaultCwd: () => WS,
+      log: (m) => logs.push(m),
+    });
+  }
+  const signal = () => new AbortController().signal;
+
+  it('an allowed command creates a terminal without asking', async () => {
+    assert.deepEqual(await host().create({ command: 'echo', args: ['hi'] }, signal()), { terminalId: 'term-1' });
+    assert.deepEqual(bridge.created, [{ command: 'echo', args: ['hi'] }]);
+    assert.equal(requests.length, 0);
+    assert.deepEqual(logs, ['terminal/create "echo hi" in /work/project: allow (`echo hi` in segment 1 matched allow rule `echo *`) → runs (rule)']);
+  });
+
+  it('deny is JSON-RPC -32001 naming the rule; the user is not asked and no terminal is created', async () => {
+    const err = await rejection(host().create({ command: 'rm', args: ['-rf', 'build'] }, signal()));
+    assert.equal(err.code, COMMAND_DENIED_CODE);
+    assert.equal(err.code, -32001);
+    assert.equal(err.message, 'Command denied: `rm -rf build` in segment 1 matched deny rule `rm *`');
+    assert.deepEqual(err.data, { decision: 'deny', rule: 'rm *', reason: '`rm -rf build` in segment 1 matched deny rule `rm *`' });
+    assert.equal(requests.length, 0);
+    assert.equal(bridge.created.length, 0);
+  });
+
+  it('prompt asks with the agent as caller; the user’s deny is -32001 and nothing is created', async () => {
+    answer = { kind: 'deny' };
+    const err = await rejection(host().create({ command: 'npm', args: ['i'], cwd: '/work/project/sub' }, signal()));
+    assert.equal(err.message, 'Command denied by the user: `npm i` in segment 1 matched prompt rule `npm *`');
+    assert.equal(err.code, -32001);
+    assert.equal(requests.length, 1);
+    assert.equal(requests[0]!.command, 'npm i');
+    assert.equal(requests[0]!.cwd, '/work/project/sub');
+    assert.deepEqual(requests[0]!.caller, CALLER);
+    assert.equal(bridge.created.length, 0);
+  });
+
+  it('a risky env entry makes an allowed command ask (the gate’s env step)', async () => {
+    answer = { kind: 'deny' };
+    const err = await rejection(host().create({ command: 'echo', args: ['hi'], env: [{ name: 'LD_PRELOAD', value: '/tmp/x.so' }] }, signal()));
+    assert.equal(err.message, 'Command denied by the user: the `env` parameter sets `LD_PRELOAD`, which can make programs load other code');
+    assert.equal(bridge.created.length, 0);
+  });
+
+  it('with no policy loaded every command asks, with the no-policy reason', async () => {
+    policyLoaded = false;
+    answer = { kind: 'session' };
+    await host().create({ command: 'echo', args: ['hi'] }, signal());
+    assert.equal(requests[0]!.decision.reason, NO_POLICY_REASON);
+    assert.equal(bridge.created.length, 1);
+  });
+
+  it('a cancelled request (abort while asking) is -32800 and creates nothing', async () => {
+    const ac = new AbortController();
+    const h = new AcpTerminalHost({
+      bridge,
+      decide: (command, cwd) => decide(analyzer.analyze(command), RULES, { cwd, workspaceRoots: [WS] }),
+      approver: { approve: () => new Promise<ApprovalAnswer>(() => undefined) },
+      owner: 'acp:x',
+      defaultCwd: () => WS,
+      log: () => undefined,
+    });
+    const pending = rejection(h.create({ command: 'npm', args: ['i'] }, ac.signal));
+    await Promise.resolve();
+    ac.abort();
+    const err = await pending;
+    assert.equal(err.code, -32800);
+    assert.equal(bridge.created.length, 0);
+  });
+});
