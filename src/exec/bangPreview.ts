@@ -7,7 +7,9 @@ export const MAX_DISPLAY_LINE_COLUMNS = 4000;
 export const omittedColumnsSuffix = (n: number): string => `… [${n} visible columns omitted]`;
 
 // CSI (`ESC [ … final`), OSC (`ESC ] … BEL|ST`) and two-byte escapes: zero width on screen.
+// eslint-disable-next-line no-control-regex -- terminal escapes are what it matches.
 const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/y;
+// eslint-disable-next-line no-misleading-character-class -- variation selectors are matched one by one, on purpose.
 const ZERO_WIDTH = /[\p{Mn}\p{Me}\p{Cf}\u200b\ufe00-\ufe0f]/u;
 const EMOJI = /\p{Emoji_Presentation}/u;
 
