@@ -44,4 +44,10 @@ export default defineConfig(
     extends: [js.configs.recommended],
     languageOptions: { globals: globals.node },
   },
+  {
+    // The agent panel's webview script runs in the browser.
+    files: ['media/**/*.js'],
+    extends: [js.configs.recommended],
+    languageOptions: { sourceType: 'script', globals: { ...globals.browser, acquireVsCodeApi: 'readonly' } },
+  },
 );
