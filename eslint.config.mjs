@@ -6,6 +6,8 @@ import { globals, js, tseslint } from 'agent-bash-lint';
 
 export default defineConfig(
   globalIgnores(['out/', 'dist/', 'lint/node_modules/', 'sample-workspace/', '.vscode-test/']),
+  // A disable comment that no longer suppresses anything goes, rather than hiding a later finding.
+  { linterOptions: { reportUnusedDisableDirectives: 'error' } },
   {
     files: ['**/*.ts'],
     extends: [js.configs.recommended, tseslint.configs.recommendedTypeChecked],
