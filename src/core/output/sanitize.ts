@@ -2,11 +2,11 @@
 // control characters are removed, `\t` and `\n` are kept, and replacement characters produced by
 // invalid input are dropped rather than shown.
 
+/* eslint-disable no-control-regex -- control characters are what this file's patterns match. */
 /**
  * Anything that could need work: C0 (any, since `\r` also goes), DEL, C1, U+FFFD and surrogate halves
  * (in `u` mode a well-formed pair is one code point and does not match; a lone half does). `\t` and `\n` are excluded so that ordinary text takes the fast path.
  */
-// eslint-disable-next-line no-control-regex -- terminal escapes and control characters are what it matches.
 const NEEDS_SANITIZE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffd\ud800-\udfff]/u;
 
 /**
@@ -17,18 +17,15 @@ const NEEDS_SANITIZE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffd\ud800-\udfff]/u;
  * - any other escape: `ESC intermediates* final` (`ESC ( B`, `ESC 7`, `ESC =`, `ESC c`).
  */
 const ANSI_SEQUENCE =
-  // eslint-disable-next-line no-control-regex -- terminal escapes and control characters are what it matches.
   /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][\s\S]*?\x1b\\|(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b[ -/]*[0-~]/g;
 
 /** C0 controls except `\t` (0x09) and `\n` (0x0A), DEL, C1. */
-// eslint-disable-next-line no-control-regex -- terminal escapes and control characters are what it matches.
 const CONTROL_CHARS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 
 /** U+FFFD and unpaired surrogate halves (the latter become U+FFFD in UTF-8 anyway, then go too). */
 const REPLACEMENT_AND_LONE_SURROGATES = /[\ufffd\ud800-\udfff]/gu;
 
 /** An escape sequence that a chunk boundary cut off (see `ESCAPE_CARRY_MAX_BYTES`). */
-// eslint-disable-next-line no-control-regex -- terminal escapes and control characters are what it matches.
 const INCOMPLETE_ESCAPE_AT_END = /(?:\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b\n]*|[ -/]*)?|\x9b[0-?]*[ -/]*)$/;
 
 /** True when `sanitizeText` would change `text`. */
