@@ -5,7 +5,7 @@ import { defineConfig, globalIgnores } from 'eslint/config';
 import { globals, js, tseslint } from 'agent-bash-lint';
 
 export default defineConfig(
-  globalIgnores(['out/', 'dist/', 'lint/node_modules/', 'sample-workspace/', '.vscode-test/']),
+  globalIgnores(['out/', 'dist/', 'sample-workspace/', '.vscode-test/']),
   // A disable comment that no longer suppresses anything goes, rather than hiding a later finding.
   { linterOptions: { reportUnusedDisableDirectives: 'error' } },
   {
