@@ -20,7 +20,7 @@ export function invalidAgentConfigMessage(detail: string): string {
 export function parseAgentConfig(value: unknown): AcpAgentConfig {
   const parsed = acpAgentConfigSchema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
+  const issue = parsed.error.issues.at(0);
   const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
   throw new Error(invalidAgentConfigMessage(`${where}${issue?.message ?? 'not an object'}`));
 }

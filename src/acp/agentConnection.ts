@@ -218,7 +218,7 @@ export class AcpAgentConnection {
     this.connection = connection;
     void connection.closed.then(
       () => this.disconnect('the agent closed the connection'),
-      (err: unknown) => this.disconnect(`the connection failed: ${(err as Error)?.message ?? String(err)}`),
+      (err: unknown) => this.disconnect(`the connection failed: ${(err as Partial<Error> | null | undefined)?.message ?? String(err)}`),
     );
 
     let timer: NodeJS.Timeout | undefined;

@@ -81,8 +81,9 @@ export class PermissionHost {
       this.asker.ask(question, signal),
       new Promise<undefined>((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true })),
     ]);
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may have fired while we awaited.
     if (signal.aborted || answer === undefined) return { outcome: 'cancelled' };
-    const chosen = ordered[labels.indexOf(answer)];
+    const chosen = ordered.find((_, k) => labels[k] === answer);
     if (!chosen) return { outcome: 'cancelled' };
     if (chosen.kind === 'allow_always' || chosen.kind === 'reject_always') this.remembered.set(key, chosen.kind);
     return { outcome: 'selected', optionId: chosen.optionId };

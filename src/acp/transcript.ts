@@ -34,7 +34,7 @@ export class Transcript {
       case 'agent_thought_chunk': {
         if (update.content.type !== 'text') return undefined;
         const kind = update.sessionUpdate === 'agent_message_chunk' ? 'agent' : 'thought';
-        const last = this.items[this.items.length - 1];
+        const last = this.items.at(-1);
         if (last && last.kind === kind) {
           last.text += update.content.text;
           return this.items.length - 1;

@@ -50,7 +50,7 @@ export function parseCliArgs(args: string[], spec: OptionSpec): ParsedArgs {
       continue;
     }
     if (!spec.values.includes(name)) throw new UsageError(CLI_MESSAGES.unknownOption(arg));
-    const value = eq > 0 ? arg.slice(eq + 1) : args[++i];
+    const value = eq > 0 ? arg.slice(eq + 1) : args.at(++i);
     if (value === undefined || value === '' || value === '--') throw new UsageError(CLI_MESSAGES.missingValue(name));
     const list = out.values.get(name) ?? [];
     if (list.length > 0 && !spec.repeatable?.includes(name)) throw new UsageError(CLI_MESSAGES.repeated(name));

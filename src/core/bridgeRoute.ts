@@ -252,6 +252,7 @@ export async function runBridgeCommand(req: BridgeRunRequest): Promise<ToolResul
       const tick = new Promise<void>((resolve) => (pollTimer = setTimeout(resolve, pollMs)));
       await Promise.race([tick, outcomeP]);
       clearTimeout(pollTimer);
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- `latch` sets `outcome` while we await.
       if (outcome) break;
       // Raced against the outcome: a hung `terminal/output` cannot delay exit, timeout or abort.
       const current = h.currentOutput();
@@ -259,6 +260,7 @@ export async function runBridgeCommand(req: BridgeRunRequest): Promise<ToolResul
       const polled = await Promise.race([current.then((o) => ({ o }), noop), outcomeP]);
       if (polled && 'o' in polled) {
         lastPolled = polled.o;
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- `latch` sets `outcome` while we await.
         if (!pushedAny && !outcome) {
           onUpdate?.({ content: [{ type: 'text', text: polled.o.output }], details: { terminalId } });
         }

@@ -85,7 +85,8 @@ function formatIssues(error: z.ZodError): string {
 
 function prettyJson(value: unknown): string {
   try {
-    return JSON.stringify(value, null, 2) ?? String(value);
+    // `undefined`, functions and symbols stringify to undefined, which the lib's `string` type hides.
+    return (JSON.stringify(value, null, 2) as string | undefined) ?? String(value);
   } catch {
     return String(value);
   }

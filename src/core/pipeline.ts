@@ -313,6 +313,7 @@ export class BashPipeline {
    * the latest output and the completion is delivered later.
    */
   private async autoBackground(jobs: JobManager, p: Prepared, raw: string, opts: BashRunOptions): Promise<ToolResult> {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- taken only to check they exist; called with `.call(jobs)` below.
     const { waitFor, resumeDelivery, consumeResult } = jobs;
     if (!waitFor || !resumeDelivery || !consumeResult) throw new Error('auto-background needs waitFor, resumeDelivery and consumeResult');
     let latest = '';

@@ -129,8 +129,8 @@ function runCd(command: string, options: BangOptions, timeoutMs: number): Promis
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout?.on('data', (c: Buffer) => out.push(c));
-    child.stderr?.on('data', (c: Buffer) => err.push(c));
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => err.push(c));
     const guard = new RunGuard(timeoutMs, options.signal, () => void killProcessTree(child));
     let done = false;
     const finish = (code: number | null, failure?: Error): void => {

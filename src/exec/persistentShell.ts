@@ -62,7 +62,7 @@ class TokenSplitter {
     let buf = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
     this.pending = undefined;
     while (buf.length > 0) {
-      const segment = this.queue[0];
+      const segment = this.queue.at(0);
       // Between calls nobody listens: output of an earlier call's background child is dropped.
       if (!segment) return;
       const at = buf.indexOf(segment.token);
@@ -229,6 +229,7 @@ export class PersistentShell {
     this.write(this.callScript(req.cwd, commandLine, env, nonce, endToken));
 
     // Done when both the status and the end of output arrived, or the shell died (`exit 3`, a kill).
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- `outputDone` is set by the splitter's callback while we await.
     while (!(status !== undefined && outputDone) && !this.exitInfo && !guard.reason) {
       await new Promise<void>((resolve) => {
         wake = resolve;
@@ -244,6 +245,7 @@ export class PersistentShell {
       const summary = await req.sink.dump(guard.notice());
       return { exitCode: undefined, timedOut: guard.reason === 'timeout', cancelled: true, summary };
     }
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by the splitter's callback while we awaited.
     if (status !== undefined && outputDone) {
       const summary = await req.sink.dump();
       return { exitCode: status, ...signalOfShellStatus(status), timedOut: false, cancelled: false, summary };
@@ -299,9 +301,9 @@ export class PersistentShell {
     while (newline >= 0) {
       const line = this.statusText.slice(0, newline);
       this.statusText = this.statusText.slice(newline + 1);
-      const [nonce, value] = line.split(' ');
+      const [nonce, value = ''] = line.split(' ');
       const waiter = this.statusWaiters.get(nonce);
-      if (waiter && value !== undefined && /^\d+$/.test(value)) waiter(Number(value));
+      if (waiter && /^\d+$/.test(value)) waiter(Number(value));
       newline = this.statusText.indexOf('\n');
     }
   }

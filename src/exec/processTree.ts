@@ -28,7 +28,7 @@ export interface ExitStatus {
 }
 
 /** Node's `(code, signal)` pair as a shell would report it: SIGKILL → 137, name kept. */
-export function exitStatusOf(code: number | null, signal: NodeJS.Signals | string | null): ExitStatus {
+export function exitStatusOf(code: number | null, signal: string | null): ExitStatus {
   if (signal) {
     const num = signalNumber(signal);
     return { exitCode: num === undefined ? undefined : 128 + num, signal };
@@ -206,6 +206,7 @@ export async function killGroupAndWait(pgid: number, leaderExit: Promise<void>, 
   // Poll the group (and the strays) rather than trusting the leader alone: a background child that
   // ignores SIGTERM keeps the group alive after the shell has died.
   while (Date.now() < deadline) {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- `leaderGone` is set by the callback above while we await.
     if (leaderGone && !groupAlive(pgid) && !strays.some(pidAlive)) return;
     await delay(Math.min(20, Math.max(1, deadline - Date.now())));
   }

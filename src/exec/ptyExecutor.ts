@@ -28,6 +28,7 @@ let loaded: NodePtyModule | undefined;
 
 /** `require('@lydell/node-pty')` on first use; throws the loader's error when it cannot load. */
 export function loadNodePty(): NodePtyModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, so a missing native module fails the PTY run, not activation.
   loaded ??= require('@lydell/node-pty') as NodePtyModule;
   return loaded;
 }
@@ -229,6 +230,7 @@ class PtyRun implements PtySession {
         if (scanner.found) return;
         deliver(scanner.push(data));
         // Everything the command wrote has been read: release the trailing `read`.
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- `push` above may have found the end marker.
         if (scanner.found) pty.write('\n');
       });
       const exited = new Promise<{ exitCode: number; signal?: number }>((resolve) => {
@@ -251,6 +253,7 @@ class PtyRun implements PtySession {
       // A background child left in the terminal's session dies with it: a PTY run leaves nothing.
       if (groupAlive(pty.pid)) await killGroupAndWait(pty.pid, Promise.resolve(), this.options.killGraceMs ?? 1000);
       deliver(scanner.flush());
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the guard's callback clears `accepting` while we await.
       if (accepting) sink.push(this.normalizer.flush());
       const name = event.signal && event.signal > 0 ? signalName(event.signal) : undefined;
       status = event.signal && event.signal > 0 ? { exitCode: 128 + event.signal, ...(name ? { signal: name } : {}) } : { exitCode: event.exitCode };

@@ -56,7 +56,8 @@ export class CommandLog implements vscode.Disposable {
       const result = await pipeline.run(...args);
       const input = args[0] as { command?: unknown; cwd?: unknown } | undefined;
       this.record({
-        command: typeof input?.command === 'string' ? input.command : String(input?.command ?? ''),
+        // A rejected non-string command shows as JSON rather than `[object Object]`.
+        command: typeof input?.command === 'string' ? input.command : ((JSON.stringify(input?.command) as string | undefined) ?? ''),
         ...(typeof input?.cwd === 'string' ? { cwd: input.cwd } : {}),
         result,
         source: src,

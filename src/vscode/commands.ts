@@ -55,7 +55,8 @@ async function runAgentBash(context: vscode.ExtensionContext, deps: CommandDeps,
     if (!command) return undefined;
     input = { command };
   }
-  const command = String(input.command ?? '');
+  // A non-string command is the pipeline's to reject; it must not land in the history as `[object Object]`.
+  const command = typeof input.command === 'string' ? input.command : '';
   if (command.trim()) {
     const history = (context.globalState.get<string[]>(HISTORY_KEY) ?? []).filter((c) => c !== command);
     await context.globalState.update(HISTORY_KEY, [command, ...history].slice(0, HISTORY_MAX));
@@ -125,7 +126,9 @@ async function runBangCommand(deps: CommandDeps, arg: unknown): Promise<BangResu
     sessionKey: `${deps.sessionId}:bang`,
     headBytes: settings.artifactHeadBytes * 1024,
     maxColumns: settings.outputMaxColumns,
-  }).finally(() => closeSub.dispose());
+  }).finally(() => {
+    closeSub.dispose();
+  });
   if (result.newCwd) deps.cwd.set(result.newCwd);
   write(`\n\x1b[2m${result.cancelled ? '[cancelled]' : result.timedOut ? '[timed out]' : `[exit code ${result.exitCode ?? '?'}]`}\x1b[0m\n`);
   deps.log.info(`! ${oneLine(command)} · exit=${result.exitCode ?? '-'} · cwd=${deps.cwd.get()}${result.cancelled ? ' · cancelled' : ''}`);

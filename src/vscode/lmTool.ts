@@ -22,6 +22,7 @@ export function resultText(result: ToolResult): string {
 }
 
 export function registerLmTool(services: AgentBashServices, inbox?: JobInbox): vscode.Disposable {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- hosts without the Language Model API (older VS Code forks) lack `vscode.lm`, whatever the types say.
   if (!vscode.lm?.registerTool) return new vscode.Disposable(() => undefined);
   return vscode.lm.registerTool<ToolInput>(LM_TOOL_NAME, {
     prepareInvocation(options) {
@@ -48,6 +49,7 @@ export function registerLmTool(services: AgentBashServices, inbox?: JobInbox): v
       try {
         // Inside a chat request VS Code already asked the user (prepareInvocation's confirmation);
         // a call with no invocation token (another extension) goes through our own approval dialog.
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the token's type is `never | undefined` (opaque), its value an object.
         const approved = options.toolInvocationToken !== undefined ? { approver: PRE_APPROVED } : {};
         const result = await services.pipeline.run(options.input, { signal: controller.signal, ...approved });
         if (result.details.async?.state === 'running') inbox?.track(result.details.async.jobId);

@@ -52,7 +52,9 @@ export class TerminalPtyExecutor implements PtyExecutor {
     const closeSub = vscode.window.onDidCloseTerminal((closed) => {
       if (closed === terminal && !done) started.kill();
     });
-    void started.result.finally(() => closeSub.dispose());
+    void started.result.finally(() => {
+      closeSub.dispose();
+    });
     void started.result.then(
       (r) => {
         done = true;

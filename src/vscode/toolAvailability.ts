@@ -13,6 +13,7 @@ const EQUIVALENTS: Readonly<Record<string, readonly string[]>> = {
 
 export function vscodeToolAvailable(tool: string): boolean {
   const names = EQUIVALENTS[tool] ?? [tool.toLowerCase()];
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- hosts without the Language Model API lack `vscode.lm`, whatever the types say.
   const tools = vscode.lm?.tools ?? [];
   return tools.some((t) => {
     const name = t.name.toLowerCase();

@@ -1,6 +1,6 @@
-// `npm test`: build once, run the unit tier and the integration tier (inside a real VS Code), and end
-// with one line `N passed, N failed` summing both. Exits non-zero when anything failed, when a tier
-// did not run, or when setup failed.
+// `npm test`: build once, lint, run the unit tier and the integration tier (inside a real VS Code), and
+// end with one line `N passed, N failed` summing them (lint counts as one test). Exits non-zero when
+// anything failed, when a tier did not run, or when setup failed.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -28,16 +28,19 @@ if (!ok) {
   console.log('0 passed, 1 failed');
   process.exit(1);
 }
+// Lint before the tiers: a failure fails the run, but the tiers still run so one run shows everything.
+const lintOk = step('lint', 'npm', ['run', '--silent', 'lint']);
+if (!lintOk) console.log('[test] lint FAILED: the problems are listed above (`npm run lint` shows them again)');
 // Setup first (Debian packages, Node 24, code-server): a failed setup fails the run, never skips a tier.
 const setupOk = step('setup', process.execPath, ['test/harness/setup.mjs']);
 const unitOk = step('unit tier', process.execPath, ['test/harness/unit.mjs']);
 const itOk = step('integration tier', process.execPath, ['test/harness/integration.mjs']);
 const uiOk = step('ui tier', process.execPath, ['test/harness/ui.mjs']);
 const tiers = [counts('unit-counts.json'), counts('integration-counts.json'), counts('ui-counts.json')];
-const passed = tiers.reduce((n, c) => n + c.passed, 0);
-const failed = tiers.reduce((n, c) => n + c.failed, 0);
+const passed = tiers.reduce((n, c) => n + c.passed, lintOk ? 1 : 0);
+const failed = tiers.reduce((n, c) => n + c.failed, lintOk ? 0 : 1);
 const skipped = tiers.reduce((n, c) => n + (c.skipped ?? 0), 0);
-ok = setupOk && unitOk && itOk && uiOk && failed === 0;
+ok = lintOk && setupOk && unitOk && itOk && uiOk && failed === 0;
 console.log(`[test] wall time ${((Date.now() - started) / 1000).toFixed(1)} s`);
 console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(ok ? 0 : 1);

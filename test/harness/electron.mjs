@@ -16,6 +16,7 @@ async function main() {
       throw new Error(
         `test:electron: could not download desktop VS Code (${err.message}). This machine cannot reach ` +
           'update.code.visualstudio.com; use `npm test` (code-server) here, or set AGENT_BASH_VSCODE_PATH to a local VS Code.',
+        { cause: err },
       );
     }
   }

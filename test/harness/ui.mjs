@@ -2,7 +2,7 @@
 // extension, no test entry, so VS Code shows modal dialogs) and clicks through what a user does.
 // Each test is a function; the tier prints `ui: N passed, N failed` and records the counts.
 import { chromium } from 'playwright-core';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setup } from './setup.mjs';

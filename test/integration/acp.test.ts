@@ -204,7 +204,7 @@ describe('acp client', function () {
     });
     const tool = panel.transcript.tool('tc-argv');
     assert.equal(tool?.status, 'failed');
-    assert.deepEqual(tool?.terminalIds, [r.argv.terminalId]);
+    assert.deepEqual(tool.terminalIds, [r.argv.terminalId]);
     assert.equal(panel.transcript.tool('tc-env')?.status, 'completed');
   });
 

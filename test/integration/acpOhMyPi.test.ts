@@ -17,7 +17,8 @@ const OMP_DIR = process.env.AGENT_BASH_OMP_DIR ?? '';
 
 describe('acp oh-my-pi (real agent, opt-in)', function () {
   this.timeout(120_000);
-  let services: AgentBashServices;
+  // Unset when `before` skips (no oh-my-pi installed); `after` runs anyway.
+  let services: AgentBashServices | undefined;
   let fake: FakeOpenAi | undefined;
   let handle: AcpAgentHandle | undefined;
   let toolArgs: Record<string, unknown> = {};
@@ -78,7 +79,7 @@ describe('acp oh-my-pi (real agent, opt-in)', function () {
   }
 
   it('runs its bash tool through terminal/create in a VS Code terminal and reads the exit code', async () => {
-    assert.ok(handle);
+    assert.ok(handle && services);
     await setPatterns([{ match: '*', approval: 'allow' }]);
     services.prompter.setResponder((q) => q.buttons.find((b) => /allow/i.test(b)));
     const opened: string[] = [];

@@ -73,7 +73,7 @@ describe('bridge: agent commands in VS Code terminals', () => {
     assert.ok(elapsed < 6000, `timeout took ${elapsed} ms`);
     const pids = readFileSync(pidFile, 'utf8').trim().split('\n').map(Number);
     assert.equal(pids.length, 2);
-    await waitUntil(() => pids.every((p) => !alive(p)), 3000, `pids ${pids} to die`);
+    await waitUntil(() => pids.every((p) => !alive(p)), 3000, `pids ${pids.join(',')} to die`);
   });
 
   it('keeps the last outputByteLimit bytes, cut at a UTF-8 boundary', async () => {

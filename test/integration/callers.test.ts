@@ -108,7 +108,7 @@ describe('callers: LM tool, API, PTY, jobs, bang', () => {
       ],
     );
     const viaCommand = await vscode.commands.executeCommand<PolicyDecision>('agentBash.explain', 'echo a && rm -rf b');
-    assert.equal(viaCommand?.decision, 'deny');
+    assert.equal(viaCommand.decision, 'deny');
   });
 
   it('the API refuses a terminal whose command the policy denies', async () => {

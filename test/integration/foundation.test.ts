@@ -43,7 +43,7 @@ describe('foundation', () => {
   it('Run Agent Bash returns the result of the command it ran', async () => {
     await answerDialogs('Allow once');
     const result = await vscode.commands.executeCommand<{ details: { exitCode?: number }; isError?: boolean }>('agentBash.run', 'exit 4');
-    assert.equal(result?.details.exitCode, 4);
-    assert.equal(result?.isError, true);
+    assert.equal(result.details.exitCode, 4);
+    assert.equal(result.isError, true);
   });
 });

@@ -507,7 +507,7 @@ export class OutputSink implements OutputSinkLike {
         if (!this.finalized) this.emitText();
       }, wait);
       // A quiet tail must not keep the process alive on its own.
-      this.timer.unref?.();
+      this.timer.unref();
     }
   }
 

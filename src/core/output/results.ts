@@ -153,7 +153,8 @@ export function errorMessage(err: unknown): string {
   if (err instanceof Error) return err.message || err.name;
   if (typeof err === 'string') return err;
   try {
-    return JSON.stringify(err) ?? String(err);
+    // `undefined`, functions and symbols stringify to undefined, which the lib's `string` type hides.
+    return (JSON.stringify(err) as string | undefined) ?? String(err);
   } catch {
     return String(err);
   }

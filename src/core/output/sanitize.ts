@@ -2,6 +2,7 @@
 // and control characters are removed, `\t` and `\n` are kept, and replacement characters produced by
 // invalid input are dropped rather than shown.
 
+/* eslint-disable no-control-regex -- control characters are what this file's patterns match. */
 /**
  * Anything that could need work: C0 (any, since `\r` also goes), DEL, C1, U+FFFD and surrogate halves
  * (in `u` mode a well-formed pair is one code point and does not match; a lone half does). `\t` and `\n` are excluded so that ordinary text takes the fast path.

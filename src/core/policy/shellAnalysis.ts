@@ -118,7 +118,7 @@ function wordOf(node: SyntaxNode, w: Walk): Word {
     case 'string':
       return joinParts(node, w, node.startIndex + 1, node.endIndex - 1, true);
     case 'translated_string': {
-      const inner = node.namedChildren.find((c) => c?.type === 'string');
+      const inner = node.namedChildren.find((c) => c.type === 'string');
       return inner ? wordOf(inner, w) : { text: raw, dynamic: true, expandable: false };
     }
     case 'concatenation':
@@ -144,7 +144,7 @@ function joinParts(node: SyntaxNode, w: Walk, from: number, to: number, quoted: 
     globView += raw;
   };
   for (const child of node.namedChildren) {
-    if (!child || child.startIndex < from || child.endIndex > to) continue;
+    if (child.startIndex < from || child.endIndex > to) continue;
     gap(child.startIndex);
     if (child.type === 'string_content') {
       text += unescapeDoubleQuoted(w.src.slice(child.startIndex, child.endIndex));
@@ -196,7 +196,6 @@ const FRESH: Ctx = { redirects: [], consumesPipe: false };
 function operatorOf(node: SyntaxNode): string {
   let op = '';
   for (const child of node.children) {
-    if (!child) continue;
     if (!child.isNamed) op += child.type;
     else if (op) break;
   }
@@ -210,7 +209,7 @@ function operatorOf(node: SyntaxNode): string {
 function parseRedirect(node: SyntaxNode, w: Walk, out: ParsedRedirect[], followUps: SyntaxNode[]): void {
   if (node.type === 'file_redirect') {
     const fd = node.childForFieldName('descriptor');
-    const dests = node.childrenForFieldName('destination').filter((d): d is SyntaxNode => d !== null);
+    const dests = node.childrenForFieldName('destination');
     const words = dests.map((d) => wordOf(d, w));
     const redirect: Redirect = { op: operatorOf(node) };
     if (fd) redirect.fd = fd.text;
@@ -221,7 +220,7 @@ function parseRedirect(node: SyntaxNode, w: Walk, out: ParsedRedirect[], followU
     return;
   }
   if (node.type === 'herestring_redirect') {
-    const value = node.namedChildren.find((c) => c !== null);
+    const value = node.namedChildren.at(0);
     const word = value ? wordOf(value, w) : { text: '', dynamic: false, expandable: false };
     const redirect: Redirect = { op: '<<<' };
     if (!word.dynamic) redirect.target = word.text;
@@ -235,7 +234,6 @@ function parseRedirect(node: SyntaxNode, w: Walk, out: ParsedRedirect[], followU
     let body: SyntaxNode | undefined;
     const extra: ParsedRedirect[] = [];
     for (const child of node.children) {
-      if (!child) continue;
       if (!child.isNamed) {
         if (child.type === '<<' || child.type === '<<-') op = child.type;
         continue;
@@ -274,13 +272,13 @@ function parseRedirect(node: SyntaxNode, w: Walk, out: ParsedRedirect[], followU
 function descend(node: SyntaxNode, w: Walk): void {
   const t = node.type;
   if (t === 'command_substitution' || t === 'process_substitution') {
-    for (const child of node.namedChildren) if (child) visit(child, w, FRESH);
+    for (const child of node.namedChildren) visit(child, w, FRESH);
     return;
   }
   if (node.childCount === 0) return;
   // Only nodes whose text can hold a substitution are worth descending into.
   if (!/[$`<>]/.test(w.src.slice(node.startIndex, node.endIndex))) return;
-  for (const child of node.namedChildren) if (child) descend(child, w);
+  for (const child of node.namedChildren) descend(child, w);
 }
 
 function visit(node: SyntaxNode, w: Walk, ctx: Ctx): void {
@@ -302,7 +300,6 @@ function visit(node: SyntaxNode, w: Walk, ctx: Ctx): void {
     case 'pipeline': {
       let first = true;
       for (const child of node.namedChildren) {
-        if (!child) continue;
         if (first) visit(child, w, ctx);
         else if (child.type === 'list') {
           // tree-sitter reads `a | b |& c && d` as `a | (b |& c && d)`; bash pipes into the list's
@@ -326,7 +323,7 @@ function visit(node: SyntaxNode, w: Walk, ctx: Ctx): void {
       return;
     default:
       if (STATEMENT_TYPES.has(node.type)) {
-        for (const child of node.namedChildren) if (child) visit(child, w, ctx);
+        for (const child of node.namedChildren) visit(child, w, ctx);
       } else {
         descend(node, w);
       }
@@ -347,8 +344,8 @@ function visitRedirected(node: SyntaxNode, w: Walk, ctx: Ctx): void {
     // `a && b > f` and `a | b > f` redirect only `b`, though tree-sitter attaches `> f` to the list.
     let last: SyntaxNode = body;
     while (last.type === 'list' || last.type === 'pipeline') {
-      const children = last.namedChildren.filter((c): c is SyntaxNode => c !== null && c.type !== 'comment');
-      const next = children[children.length - 1];
+      const children = last.namedChildren.filter((c) => c.type !== 'comment');
+      const next = children.at(-1);
       if (!next) break;
       last = next;
     }
@@ -360,7 +357,7 @@ function visitRedirected(node: SyntaxNode, w: Walk, ctx: Ctx): void {
   }
   for (const f of followUps) {
     if (f.type === 'pipeline') {
-      for (const stage of f.namedChildren) if (stage) visit(stage, w, { ...ctx, consumesPipe: true });
+      for (const stage of f.namedChildren) visit(stage, w, { ...ctx, consumesPipe: true });
     } else {
       visit(f, w, ctx);
     }
@@ -402,7 +399,6 @@ function visitDeclaration(node: SyntaxNode, w: Walk, ctx: Ctx): void {
   const words: Word[] = [];
   const assignments: string[] = [];
   for (const child of node.children) {
-    if (!child) continue;
     if (!child.isNamed) {
       // The keyword (`export`, `local`, `declare`, `unset`, …) is an anonymous token.
       if (/^[a-z]+$/.test(child.type)) words.push({ text: child.type, dynamic: false, expandable: false });
@@ -416,7 +412,7 @@ function visitDeclaration(node: SyntaxNode, w: Walk, ctx: Ctx): void {
       words.push(wordOf(child, w));
     }
   }
-  const seg = pushSegment(w, node, words, [], ctx, node.namedChildren.filter((c): c is SyntaxNode => c !== null));
+  const seg = pushSegment(w, node, words, [], ctx, node.namedChildren);
   const risky = assignments.map(isCodeLoadingAssignment).find((n) => n !== undefined);
   if (risky && words[0]?.text !== 'local' && !seg.opaque) {
     seg.opaque = true;
@@ -465,7 +461,7 @@ function pushSegment(w: Walk, node: SyntaxNode, words: Word[], assignments: stri
   const dynamicArgs = norm.argvDynamic.flatMap((d, k) => (d ? [k] : []));
   if (dynamicArgs.length > 0) seg.dynamicArgs = dynamicArgs;
   if (dynamicArgs.length > 0 || ctx.redirects.some((r) => r.dynamic && isOutputRedirect(r))) seg.dynamic = true;
-  const head = words[norm.prefix.length];
+  const head = words.at(norm.prefix.length);
   if (head && (head.dynamic || head.expandable)) markUncertain(w, UNCERTAIN.dynamicName(head.text));
 
   let opaqueReason = norm.opaqueReason;
@@ -516,8 +512,8 @@ let parser: TreeSitter.Parser | undefined;
 function firstError(node: SyntaxNode): number {
   if (node.isError || node.isMissing) return node.startIndex;
   for (const child of node.children) {
-    if (child && child.hasError) return firstError(child);
-    if (child && child.isMissing) return child.startIndex;
+    if (child.hasError) return firstError(child);
+    if (child.isMissing) return child.startIndex;
   }
   return node.startIndex;
 }

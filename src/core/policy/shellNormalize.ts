@@ -224,7 +224,8 @@ export function normalizeWords(words: Word[]): NormalizedCommand {
     const head = words[start];
     if (head.dynamic || head.expandable) break;
     const name = basename(head.text);
-    const spec = WRAPPERS[name];
+    // Own keys only: `toString` or `constructor` must not find Object.prototype's members.
+    const spec = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
     if (!spec) break;
     const assignments: string[] = [];
     const r = skipWrapperOptions(name, spec, words, start + 1, assignments);
@@ -293,7 +294,7 @@ function classifyShell(name: string, words: Word[], out: NormalizedCommand): voi
     break;
   }
   if (inline) {
-    const payload = words[i];
+    const payload = words.at(i);
     if (!payload) out.opaqueReason = OPAQUE.dynamicPayload(name);
     else if (payload.dynamic) out.opaqueReason = OPAQUE.dynamicPayload(name);
     else out.payload = { kind: 'shell -c', text: payload.text };
@@ -374,7 +375,7 @@ function classify(words: Word[], out: NormalizedCommand): void {
     }
     case 'trap': {
       const first = firstOperand(words, 1, new Set());
-      const action = words[first];
+      const action = words.at(first);
       if (!action || first + 1 >= words.length || action.text === '-' || action.text === '') return;
       if (action.dynamic) out.opaqueReason = OPAQUE.dynamicPayload(name);
       else out.payload = { kind: 'trap', text: action.text };

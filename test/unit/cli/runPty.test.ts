@@ -9,8 +9,9 @@ function runCli(args: string[], stdin: string): Promise<{ code: number | null; s
     const child = spawn(process.execPath, [CLI, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b));
-    child.stderr.on('data', (b: Buffer) => (stderr += b));
+    // Decoded as a stream: a UTF-8 character split across two chunks stays whole.
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
     child.once('close', (code) => resolve({ code, stdout, stderr }));
     // Typed after the program is waiting for it.
     setTimeout(() => child.stdin.end(stdin), 500);

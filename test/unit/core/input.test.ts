@@ -104,7 +104,7 @@ describe('core/input bashInputJsonSchema', () => {
     assert.deepEqual(Object.keys(s.properties).sort(), ['async', 'command', 'cwd', 'env', 'pty', 'timeout']);
     assert.deepEqual(s.required, ['command']);
     assert.equal(s.additionalProperties, false);
-    assert.equal(s.properties.command?.description, 'command to execute');
+    assert.equal(s.properties.command.description, 'command to execute');
   });
 
   it('hides async when async is disabled', () => {

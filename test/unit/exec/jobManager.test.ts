@@ -35,7 +35,7 @@ describe('exec: BashJobManager', () => {
     assert.equal(delivered.length, 1);
     assert.equal(delivered[0].state, 'completed');
     assert.deepEqual(delivered[0].result?.details.async, { state: 'completed', jobId: 'job-1', type: 'bash' });
-    assert.equal(delivered[0].result?.content[0].text, 'hi');
+    assert.equal(delivered[0].result.content[0].text, 'hi');
     assert.ok((delivered[0].endedAt ?? 0) >= delivered[0].startedAt);
     assert.equal(jobs.get('job-1')?.state, 'completed');
     await jobs.dispose();
@@ -52,8 +52,8 @@ describe('exec: BashJobManager', () => {
     for (const job of [exit, timeout, thrown]) assert.equal(jobs.get(job.id)?.state, 'failed', job.label);
     const failed = jobs.get(thrown.id)?.result;
     assert.equal(failed?.content[0].text, 'exploded');
-    assert.equal(failed?.isError, true);
-    assert.deepEqual(failed?.details.async, { state: 'failed', jobId: thrown.id, type: 'bash' });
+    assert.equal(failed.isError, true);
+    assert.deepEqual(failed.details.async, { state: 'failed', jobId: thrown.id, type: 'bash' });
     await jobs.dispose();
   });
 
@@ -80,7 +80,7 @@ describe('exec: BashJobManager', () => {
     let progress: ((tail: string) => void) | undefined;
     let finish: (() => void) | undefined;
     const info = jobs.register('gen', (ctx) => {
-      progress = ctx.onProgress;
+      progress = (tail) => ctx.onProgress(tail);
       return new Promise((resolve) => {
         finish = () => resolve(ok('done'));
       });

@@ -12,7 +12,7 @@ describe('exec: processes found by their environment mark', () => {
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     let out = '';
-    shell.stdout.on('data', (b: Buffer) => (out += b));
+    shell.stdout.setEncoding('utf8').on('data', (s: string) => (out += s));
     await new Promise((r) => shell.once('close', r));
     const orphan = Number(out.trim());
     assert.ok(pidAlive(orphan), 'the orphan should be running');
