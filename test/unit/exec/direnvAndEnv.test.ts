@@ -135,7 +135,7 @@ describe('exec: direnv preflight', function () {
           cwd: tmp,
           timeoutMs: 5000,
           ...(pre.env ? { env: pre.env } : {}),
-          ...(pre.unset ? { unset: pre.unset } : {}),
+          env: pre.env,
           sessionKey: mode === 'persistent' ? 'direnv-session' : undefined,
           sink,
         });

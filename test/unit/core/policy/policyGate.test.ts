@@ -56,8 +56,7 @@ describe('core/policyGate', () => {
   it('allow by a rule runs without asking (decidedBy rule)', async () => {
     const approver = new RecordingApprover();
     const v = await passPolicyGate(deps(approver), { command: 'echo hi', cwd: WS });
-    assert.equal(v.kind, 'run');
-    assert.equal(v.kind === 'run' && v.decidedBy, 'rule');
+    assert.deepEqual([v.kind, v.kind === 'run' ? v.decidedBy : undefined], ['run', 'rule']);
     assert.equal(v.decision.reason, '`echo hi` in segment 1 matched allow rule `echo *`');
     assert.equal(approver.requests.length, 0);
   });
