@@ -106,3 +106,39 @@ describe('exec: reliability of persistent sessions', function () {
     });
   }
 });
+
+describe('exec: reliability of persistent sessions in sh (dash: no `builtin`)', function () {
+  this.timeout(60_000);
+  let shExecutor: LocalShellExecutor;
+  let dir: string;
+
+  before(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-rel-sh-'));
+    shExecutor = new LocalShellExecutor({ direnv: 'off', shellPath: '/bin/sh', shellArgs: ['-c'] });
+  });
+  after(async () => {
+    await shExecutor.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps state, scopes per-call env, replaces a stopped shell, runs a command starting with -', async () => {
+    const call = async (command: string, env?: Record<string, string>) => {
+      const sink = new FakeSink();
+      const result = await shExecutor.run({ command, cwd: dir, timeoutMs: 30_000, sessionKey: 'sh', sink, env });
+      return { ...result, sink };
+    };
+    assert.equal((await call('X=kept')).exitCode, 0);
+    assert.equal((await call('echo "$X $Z"', { Z: 'z' })).sink.text(), 'kept z\n');
+    assert.equal((await call('echo "[$Z]"')).sink.text(), '[]\n');
+    const stopped = await call('echo before; kill -STOP $$');
+    assert.equal(stopped.exitCode, undefined);
+    assert.equal(stopped.sink.notice, REPLACED_STOPPED);
+    assert.equal(stopped.sink.text(), 'before\n');
+    const next = await call('echo "after [$X]"');
+    assert.equal(next.exitCode, 0);
+    assert.equal(next.sink.text(), 'after []\n');
+    const dash = await call('-x');
+    assert.equal(dash.exitCode, 127);
+    assert.equal(dash.sink.text(), '/bin/sh: 1: eval: -x: not found\n');
+  });
+});
