@@ -372,6 +372,8 @@ export class PersistentShell {
    * (unset again when they were unset), so they never leak into the next call. The wrapper's own
    * variables carry a per-call suffix and are unset at the end. The command goes to `eval` after a
    * space: a command that starts with `-` (`--yes`) is then a command, never an option of `eval`.
+   * What follows the command runs with stderr to /dev/null: under the user's `set -x` its trace
+   * lines would otherwise end up in the command's output.
    */
   private callScript(cwd: string, command: string, env: Record<string, string>, nonce: string, start: string, end: string): string {
     const b = this.builtin;
@@ -395,7 +397,7 @@ export class PersistentShell {
     return (
       `${save.join(' ')} { ${go}=1; ${b}printf '${TOKEN_LEAD_PRINTF}%s' '${start}'; ` +
       `${b}cd -- ${shellQuote(cwd)} && { ${set.join(' ')} ${b}eval ${shellQuote(` ${command}`)}\n` +
-      `}; ${st}=$?; ${this.healScript(opts)} ${restore.join(' ')} ${b}printf '${TOKEN_LEAD_PRINTF}%s' '${end}'; ` +
+      `}; { ${st}=$?; ${this.healScript(opts)} ${restore.join(' ')} ${b}printf '${TOKEN_LEAD_PRINTF}%s' '${end}'; } 2>/dev/null; ` +
       `} </dev/null 1>&2 2>&1 3>&-; ${b}printf '%s %s %s\\n' '${nonce}' "\${${st}:-x}" "\${${go}:-0}" >&3; ` +
       `${b}unset ${own.join(' ')}\n`
     );
