@@ -10,11 +10,15 @@ import type {
   TerminalHandle,
   TerminalOutput,
 } from '../core/contracts';
+import { resolveCwd } from '../core/cwd';
+import { ToolError } from '../core/errors';
 import { policyCommandLine } from '../core/policy/terminalCommandLine';
 
 /** JSON-RPC server-error code for a command the policy or the user refused. */
 export const COMMAND_DENIED_CODE = -32001;
 export const UNKNOWN_TERMINAL_CODE = -32002;
+/** JSON-RPC "invalid params": a cwd that is no usable directory. */
+export const INVALID_PARAMS_CODE = -32602;
 export const NO_POLICY_REASON = 'no policy is loaded, so every agent command asks first';
 
 export function commandDeniedMessage(reason: string): string {
@@ -60,7 +64,9 @@ export class AcpTerminalHost {
 
   async create(req: AcpCreateTerminal, signal: AbortSignal): Promise<{ terminalId: string }> {
     const line = policyCommandLine(req);
-    const cwd = req.cwd ?? this.deps.defaultCwd();
+    // The tool's own cwd check and messages (`Working directory does not exist: …`), before anyone
+    // is asked: a spawn in a missing directory would only say `spawn /bin/bash ENOENT`.
+    const cwd = req.cwd ? await checkedCwd(req.cwd, this.deps.defaultCwd()) : this.deps.defaultCwd();
     const env = req.env?.length ? Object.fromEntries(req.env.map((v) => [v.name, v.value])) : undefined;
     const decision = this.deps.explain(line, cwd, env) ?? noPolicyDecision();
     this.deps.log(`terminal/create ${JSON.stringify(line)} in ${cwd}: ${decision.decision} (${decision.reason})`);
@@ -74,7 +80,7 @@ export class AcpTerminalHost {
     const params: CreateTerminalParams = { command: req.command };
     if (req.args?.length) params.args = req.args;
     if (req.env?.length) params.env = req.env;
-    if (req.cwd) params.cwd = req.cwd;
+    if (req.cwd) params.cwd = cwd;
     if (typeof req.outputByteLimit === 'number') params.outputByteLimit = req.outputByteLimit;
     const handle = await this.deps.bridge.createTerminal(params, { owner: this.deps.owner });
     if (signal.aborted) {
@@ -130,6 +136,15 @@ export class AcpTerminalHost {
 
 function noPolicyDecision(): PolicyDecision {
   return { decision: 'prompt', rule: null, kind: 'default', reason: NO_POLICY_REASON, segments: [], uncertain: true };
+}
+
+async function checkedCwd(cwd: string, defaultCwd: string): Promise<string> {
+  try {
+    return await resolveCwd(cwd, defaultCwd);
+  } catch (err) {
+    if (err instanceof ToolError) throw new RequestError(INVALID_PARAMS_CODE, err.message, { cwd });
+    throw err;
+  }
 }
 
 function denied(message: string, decision: PolicyDecision): RequestError {
