@@ -14,12 +14,16 @@ async function main(argv: string[]): Promise<number> {
   return 2;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    process.stderr.write(`agent-bash: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exitCode = 2;
-  },
-);
+/**
+ * Exits as soon as the result is out: every process and timer of the run is already cleaned up, and
+ * nothing else (a library's idle handle) may hold the caller. The empty writes wait until what was
+ * written before has been handed over (pipes are asynchronous on some platforms).
+ */
+function exitAfterOutput(code: number): void {
+  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+}
+
+main(process.argv.slice(2)).then(exitAfterOutput, (err: unknown) => {
+  process.stderr.write(`agent-bash: ${err instanceof Error ? err.message : String(err)}\n`);
+  exitAfterOutput(2);
+});

@@ -12,11 +12,15 @@ import type {
   TerminalOutput,
 } from '../core/contracts';
 import { passPolicyGate, type GateVerdict } from '../core/policy/policyGate';
+import { resolveCwd } from '../core/cwd';
+import { ToolError } from '../core/errors';
 import { policyCommandLine } from '../core/policy/terminalCommandLine';
 
 /** JSON-RPC server-error code for a command the policy or the user refused. */
 export const COMMAND_DENIED_CODE = -32001;
 export const UNKNOWN_TERMINAL_CODE = -32002;
+/** JSON-RPC "invalid params": a cwd that is no usable directory. */
+export const INVALID_PARAMS_CODE = -32602;
 export const NO_POLICY_REASON = 'no policy is loaded, so every agent command asks first';
 
 export function unknownTerminalMessage(id: string): string {
@@ -58,7 +62,9 @@ export class AcpTerminalHost {
 
   async create(req: AcpCreateTerminal, signal: AbortSignal): Promise<{ terminalId: string }> {
     const line = policyCommandLine(req);
-    const cwd = req.cwd ?? this.deps.defaultCwd();
+    // The tool's own cwd check and messages (`Working directory does not exist: …`), before anyone
+    // is asked: a spawn in a missing directory would only say `spawn /bin/bash ENOENT`.
+    const cwd = req.cwd ? await checkedCwd(req.cwd, this.deps.defaultCwd()) : this.deps.defaultCwd();
     const env = req.env?.length ? Object.fromEntries(req.env.map((v) => [v.name, v.value])) : undefined;
     const verdict = await passPolicyGate(
       { decide: (command, at) => this.deps.decide(command, at) ?? noPolicyDecision(), approver: this.deps.approver },
@@ -73,7 +79,7 @@ export class AcpTerminalHost {
     const params: CreateTerminalParams = { command: req.command };
     if (req.args?.length) params.args = req.args;
     if (req.env?.length) params.env = req.env;
-    if (req.cwd) params.cwd = req.cwd;
+    if (req.cwd) params.cwd = cwd;
     if (typeof req.outputByteLimit === 'number') params.outputByteLimit = req.outputByteLimit;
     const handle = await this.deps.bridge.createTerminal(params, { owner: this.deps.owner });
     if (signal.aborted) {
@@ -135,6 +141,15 @@ function outcome(verdict: GateVerdict): string {
   if (verdict.kind === 'run') return `runs (${verdict.decidedBy})`;
   if (verdict.kind === 'refuse') return `refused (${verdict.by})`;
   return 'aborted';
+}
+
+async function checkedCwd(cwd: string, defaultCwd: string): Promise<string> {
+  try {
+    return await resolveCwd(cwd, defaultCwd);
+  } catch (err) {
+    if (err instanceof ToolError) throw new RequestError(INVALID_PARAMS_CODE, err.message, { cwd });
+    throw err;
+  }
 }
 
 function denied(message: string, decision: PolicyDecision): RequestError {

@@ -5,17 +5,34 @@ import * as path from 'node:path';
 import type { PolicyRule } from '../core/contracts';
 import { parsePolicyRules } from '../core/policy/policyRulesSchema';
 
+/** Longest path the kernel takes (PATH_MAX minus its NUL), and longest single name in it. */
+export const PATH_MAX_BYTES = 4095;
+export const NAME_MAX_BYTES = 255;
+
+/** Every message of a usage error (exit 2), for every option of every command. Tests assert these. */
 export const CLI_MESSAGES = {
   missingSeparator: 'missing `--` before the command',
+  commandWithoutSeparator: (word: string) => `the command must follow \`--\` (found ${shownValue(word)} where an option was expected)`,
   emptyCommand: 'empty command after `--`',
   unknownOption: (opt: string) => `unknown option: ${opt}`,
   missingValue: (opt: string) => `option ${opt} needs a value`,
   repeated: (opt: string) => `option ${opt} given twice`,
-  badCwd: (dir: string) => `--cwd ${dir} is not a directory`,
+  badCwd: (dir: string) => `--cwd ${shownValue(dir)} is not a directory`,
+  notSeconds: (opt: string, value: string) => `${opt} ${shownValue(value)} is not a number of seconds (use digits, e.g. 30 or 2.5; 0 means no limit)`,
+  pathTooLong: (opt: string, value: string) =>
+    `${opt} is too long (${Buffer.byteLength(value)} bytes; a path may have ${PATH_MAX_BYTES} bytes and each name in it ${NAME_MAX_BYTES})`,
+  unusablePath: (opt: string, value: string, why: string) => `${opt} ${shownValue(value)} cannot be used: ${why}`,
   unreadableRules: (file: string, why: string) => `cannot read rules file ${file}: ${why}`,
   rulesNotJson: (file: string, why: string) => `rules file ${file} is not valid JSON: ${why}`,
   rulesInvalid: (file: string, why: string) => `rules file ${file}: ${why}`,
 } as const;
+
+/** How a value appears in a message: as typed, or JSON-quoted and shortened when that would mislead. */
+function shownValue(value: string): string {
+  const plain = value.length > 0 && value.length <= 200 && !/[\s"\\\x00-\x1f\x7f]/.test(value);
+  if (plain) return value;
+  return JSON.stringify(value.length > 200 ? `${value.slice(0, 60)}…${value.slice(-20)}` : value);
+}
 
 export class UsageError extends Error {}
 
@@ -34,6 +51,40 @@ export interface ParsedArgs {
   command: string;
 }
 
+/** Decimal seconds: `30`, `2.5`, `0`. Not ` ` (Number() reads it as 0), `1e3`, `0x10` or `-1`. */
+const SECONDS = /^(?:\d+(?:\.\d*)?|\.\d+)$/;
+
+/** A path value that the kernel would refuse by length; undefined when it is fine. */
+function pathLengthProblem(opt: string, value: string): string | undefined {
+  const tooLong = Buffer.byteLength(value) > PATH_MAX_BYTES || value.split('/').some((name) => Buffer.byteLength(name) > NAME_MAX_BYTES);
+  return tooLong ? CLI_MESSAGES.pathTooLong(opt, value) : undefined;
+}
+
+/**
+ * What each option's value must be, for every command: `parseCliArgs` checks each value here, so a
+ * bad value is always a UsageError that names its option. Options not listed take any value.
+ */
+const VALUE_CHECKS: Record<string, (opt: string, value: string) => string | undefined> = {
+  '--timeout': (opt, value) => (SECONDS.test(value) ? undefined : CLI_MESSAGES.notSeconds(opt, value)),
+  '--cwd': (opt, value) => pathLengthProblem(opt, value) ?? cwdProblem(opt, value),
+  '--rules': pathLengthProblem,
+  '--workspace': pathLengthProblem,
+};
+
+/** Whether `value` names a directory we can run in; the message when it does not. */
+function cwdProblem(opt: string, value: string): string | undefined {
+  try {
+    if (fs.statSync(path.resolve(value)).isDirectory()) return undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // ENOENT and ENOTDIR (`afile/sub`) both mean: there is no such directory.
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+      return code === 'ENAMETOOLONG' ? CLI_MESSAGES.pathTooLong(opt, value) : CLI_MESSAGES.unusablePath(opt, value, code ?? String(err));
+    }
+  }
+  return CLI_MESSAGES.badCwd(value);
+}
+
 export function parseCliArgs(args: string[], spec: OptionSpec): ParsedArgs {
   const out: ParsedArgs = { values: new Map(), flags: new Set(), command: '' };
   const flags = new Set(spec.flags ?? []);
@@ -49,9 +100,13 @@ export function parseCliArgs(args: string[], spec: OptionSpec): ParsedArgs {
       out.flags.add(name);
       continue;
     }
+    // A word that is no option at all is the start of a command someone forgot to put after `--`.
+    if (!arg.startsWith('-')) throw new UsageError(CLI_MESSAGES.commandWithoutSeparator(arg));
     if (!spec.values.includes(name)) throw new UsageError(CLI_MESSAGES.unknownOption(arg));
     const value = eq > 0 ? arg.slice(eq + 1) : args.at(++i);
     if (value === undefined || value === '' || value === '--') throw new UsageError(CLI_MESSAGES.missingValue(name));
+    const problem = VALUE_CHECKS[name]?.(name, value);
+    if (problem !== undefined) throw new UsageError(problem);
     const list = out.values.get(name) ?? [];
     if (list.length > 0 && !spec.repeatable?.includes(name)) throw new UsageError(CLI_MESSAGES.repeated(name));
     list.push(value);
@@ -66,7 +121,8 @@ export function parseCliArgs(args: string[], spec: OptionSpec): ParsedArgs {
 /** `--cwd` (default: this process's cwd) as an absolute path; a UsageError when it is not a directory. */
 export function resolveCwdOption(given: string | undefined): string {
   const cwd = path.resolve(given ?? process.cwd());
-  if (!fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(CLI_MESSAGES.badCwd(given ?? cwd));
+  const problem = VALUE_CHECKS['--cwd']('--cwd', given ?? cwd);
+  if (problem !== undefined) throw new UsageError(problem);
   return cwd;
 }
 
@@ -79,6 +135,8 @@ export function readRulesFile(file: string): PolicyRule[] {
     const why = err instanceof Error ? ((err as NodeJS.ErrnoException).code ?? err.message) : String(err);
     throw new UsageError(CLI_MESSAGES.unreadableRules(file, why));
   }
+  // Editors on Windows save "UTF-8 with BOM"; the BOM is an encoding mark, not JSON text.
+  if (text.startsWith('\uFEFF')) text = text.slice(1);
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -17,6 +17,7 @@ import { LocalShellExecutor } from '../exec/localExecutor';
 import { NodePtyExecutor } from '../exec/ptyExecutor';
 import { signalNumber } from '../exec/processTree';
 import { CLI_MESSAGES, parseCliArgs, readRulesFile, resolveCwdOption, UsageError } from './cliArgs';
+import { pruneRunArtifacts, runArtifactDir } from './runArtifacts';
 import { TtyPtyExecutor } from './ttyPty';
 
 export const RUN_USAGE = 'usage: agent-bash run [--rules FILE] [--cwd DIR] [--timeout S] [--pty] [--yes] -- COMMAND';
@@ -24,7 +25,6 @@ export const RUN_USAGE = 'usage: agent-bash run [--rules FILE] [--cwd DIR] [--ti
 /** Every message `run` writes to stderr. Tests assert these. */
 export const RUN_MESSAGES = {
   ...CLI_MESSAGES,
-  badTimeout: (value: string) => `--timeout ${value} is not a number of seconds`,
   needsApproval: (reason: string) => `refused: this command needs approval (${reason}); rerun with --yes to approve it`,
   artifact: (file: string) => `full output: ${file}`,
 } as const;
@@ -50,11 +50,8 @@ export function parseRunArgs(args: string[]): RunArgs {
   const timeout = parsed.values.get('--timeout')?.[0];
   if (rules !== undefined) out.rulesFile = rules;
   if (cwd !== undefined) out.cwd = cwd;
-  if (timeout !== undefined) {
-    const seconds = Number(timeout);
-    if (!Number.isFinite(seconds) || seconds < 0) throw new UsageError(RUN_MESSAGES.badTimeout(timeout));
-    out.timeout = seconds;
-  }
+  // parseCliArgs accepted only decimal digits here.
+  if (timeout !== undefined) out.timeout = Number(timeout);
   return out;
 }
 
@@ -105,7 +102,9 @@ export async function runMain(args: string[]): Promise<number> {
     return EXIT_USAGE;
   }
 
-  const artifactDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bash-run-'));
+  // Made only when an artifact is written; older runs' folders are pruned meanwhile, off the run's path.
+  const artifactDir = runArtifactDir(os.tmpdir());
+  const pruned = pruneRunArtifacts(os.tmpdir(), artifactDir).catch(() => []);
   const settings = cliSettings(rules);
   const executor = new LocalShellExecutor();
   const pty = new NodePtyExecutor();
@@ -144,22 +143,39 @@ export async function runMain(args: string[]): Promise<number> {
     if (parsed.pty) input.pty = true;
     const result = await pipeline.run(input, { signal: controller.signal });
     const text = result.content.map((c) => c.text).join('\n');
+    // Everything is torn down before the result is printed, so the process ends right after it.
+    await Promise.allSettled([executor.dispose(), pty.dispose(), pruned]);
+    removeIfEmpty(artifactDir);
     process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
-    const artifactId = result.details.artifactId;
-    const artifactPath = artifactId ? path.join(artifactDir, fs.readdirSync(artifactDir).find((n) => n.startsWith(`${artifactId}.`)) ?? '') : undefined;
-    if (artifactPath && fs.existsSync(artifactPath)) process.stderr.write(`agent-bash run: ${RUN_MESSAGES.artifact(artifactPath)}\n`);
+    const artifactPath = artifactPathOf(artifactDir, result.details.artifactId);
+    if (artifactPath) process.stderr.write(`agent-bash run: ${RUN_MESSAGES.artifact(artifactPath)}\n`);
     if (caught) return 128 + (signalNumber(caught) ?? 1);
     return exitStatusOf(result);
   } finally {
-    await Promise.allSettled([executor.dispose(), pty.dispose()]);
+    await Promise.allSettled([executor.dispose(), pty.dispose(), pruned]);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     process.off('SIGHUP', onSignal);
-    // Keep the directory only when it holds something the user was pointed at.
-    try {
-      if (fs.readdirSync(artifactDir).length === 0) fs.rmdirSync(artifactDir);
-    } catch {
-      // Best effort: a leftover empty temp directory is harmless.
-    }
+    removeIfEmpty(artifactDir);
+  }
+}
+
+/** The file of artifact `id` in `dir`, when there is one. */
+function artifactPathOf(dir: string, id: string | undefined): string | undefined {
+  if (!id) return undefined;
+  try {
+    const name = fs.readdirSync(dir).find((n) => n.startsWith(`${id}.`));
+    return name === undefined ? undefined : path.join(dir, name);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Keeps the folder only when it holds something the user was pointed at. */
+function removeIfEmpty(dir: string): void {
+  try {
+    if (fs.readdirSync(dir).length === 0) fs.rmdirSync(dir);
+  } catch {
+    // Never created (no artifact), or already gone.
   }
 }

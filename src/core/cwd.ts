@@ -27,6 +27,10 @@ export function cwdMissingMessage(abs: string): string {
 export function cwdNotDirectoryMessage(abs: string): string {
   return `Working directory is not a directory: ${abs}`;
 }
+export function cwdTooLongMessage(abs: string): string {
+  const shown = abs.length > 80 ? `${abs.slice(0, 60)}…${abs.slice(-20)}` : abs;
+  return `Working directory path is too long (${Buffer.byteLength(abs)} bytes; a path may have 4095 bytes and each name in it 255): ${shown}`;
+}
 export function cwdInternalSchemeMessage(cwd: string, scheme: string): string {
   return `Path "${cwd}" uses internal scheme "${scheme}://" and must be resolved through the proper protocol handler, not as a filesystem path.`;
 }
@@ -64,6 +68,7 @@ export async function resolveCwd(cwd: string | undefined, sessionCwd: string, ho
     const code = (err as NodeJS.ErrnoException).code;
     // ENOTDIR: a parent component is a file, so the directory does not exist either.
     if (code === 'ENOENT' || code === 'ENOTDIR') throw new ToolError(cwdMissingMessage(abs));
+    if (code === 'ENAMETOOLONG') throw new ToolError(cwdTooLongMessage(abs));
     throw new ToolError(`Working directory ${abs}: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (!stat.isDirectory()) throw new ToolError(cwdNotDirectoryMessage(abs));

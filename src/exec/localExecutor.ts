@@ -6,7 +6,7 @@ import type { ExecRequest, ExecResult, LocalExecutor } from '../core/contracts';
 import { withUnsets } from '../core/envPreflight';
 import { buildNonInteractiveEnv } from '../core/nonInteractiveEnv';
 import { runOneShot } from './oneShotRun';
-import { PersistentShell } from './persistentShell';
+import { PersistentShell, sessionReplacedNotice } from './persistentShell';
 import { groupAlive, killGroupAndWait, killProcessTree } from './processTree';
 import { cancelledBeforeStart } from './runControl';
 import { getShellConfig, withPrefix, type ShellConfig } from './shellConfig';
@@ -77,26 +77,43 @@ export class LocalShellExecutor implements LocalExecutor {
     if (this.quarantined.has(key) || shell?.busy) {
       return this.oneShot(req, config, command, buildNonInteractiveEnv(config.env, callerEnv));
     }
-    if (!shell) {
-      shell = new PersistentShell({
+    const start = (): PersistentShell => {
+      const fresh = new PersistentShell({
         shell: config.shell,
         args: config.args,
         env: sessionEnv,
         cwd: req.cwd,
         killGraceMs: this.options.killGraceMs,
       });
-      this.sessions.set(key, shell);
-    }
+      this.sessions.set(key, fresh);
+      return fresh;
+    };
+    shell ??= start();
 
-    const result = await shell.run(req, command, callerEnv);
-    if (result.timedOut || result.cancelled || shell.dead) {
-      if (this.sessions.get(key) === shell) this.sessions.delete(key);
-      const settled = shell.kill().finally(() => {
-        if (this.quarantined.get(key) === settled) this.quarantined.delete(key);
-      });
-      this.quarantined.set(key, settled);
+    let run = await shell.run(req, command, callerEnv);
+    if (run.kind === 'refused') {
+      // The command never started, so running it once in a fresh shell is safe. Only once: a
+      // second refusal means the cause is not the session, and the command's status says so.
+      this.discard(key, shell);
+      shell = start();
+      run = await shell.run(req, command, callerEnv, sessionReplacedNotice('refused'));
+      if (run.kind === 'refused') {
+        this.discard(key, shell);
+        return this.oneShot(req, config, command, buildNonInteractiveEnv(config.env, callerEnv));
+      }
     }
+    const result = run.result;
+    if (result.timedOut || result.cancelled || shell.dead) this.discard(key, shell);
     return result;
+  }
+
+  /** Drops a session's shell: later calls start a new one; until its kill settles they go one-shot. */
+  private discard(key: string, shell: PersistentShell): void {
+    if (this.sessions.get(key) === shell) this.sessions.delete(key);
+    const settled = shell.kill().finally(() => {
+      if (this.quarantined.get(key) === settled) this.quarantined.delete(key);
+    });
+    this.quarantined.set(key, settled);
   }
 
   private oneShot(req: ExecRequest, config: ShellConfig, command: string, env: Record<string, string>): Promise<ExecResult> {

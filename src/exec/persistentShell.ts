@@ -5,16 +5,24 @@
 //   single-quoted command, so a syntax error stays inside that eval instead of derailing the shell's
 //   parser for every later call, and the command runs at top level (not in a function, where
 //   `declare` would make its variables local).
-// - The command runs as `{ eval '…'; } </dev/null 1>&2 2>&1 3>&-`: stdin closed; stdout/stderr are
-//   both the one output pipe, so they arrive merged in the order written; and because bash saves and
-//   restores every fd a group redirects, a command's `exec >file` or `exec <file` cannot break the
-//   shell for later calls.
+// - The command runs as `{ …; eval '…'; …; } </dev/null 1>&2 2>&1 3>&-`: stdin closed; stdout/stderr
+//   are both the one output pipe, so they arrive merged in the order written; and because bash saves
+//   and restores every fd a group redirects, a command's `exec >file` or `exec <file` cannot break
+//   the shell for later calls.
 // - The exit status goes to fd 3, a separate pipe that is closed inside the command, tagged with a
 //   random per-call nonce. Output cannot forge it, whatever it prints.
-// - Where the call's output ends is marked in the output pipe by a second random token written after
-//   the status; everything before it belongs to the call. That makes completion exact and immediate
-//   (no idle wait per call), while a background child that keeps the pipe open (`sleep 30 &`) cannot
-//   hold the call: its later output is simply not this call's.
+// - The call's output lies between two random tokens printed inside the group: bytes before the
+//   start token are the wrapper's own (a redirection error), bytes after the end token belong to no
+//   call (a background child's late output). Completion is exact and immediate, and a background
+//   child that keeps the pipe open (`sleep 30 &`) cannot hold the call.
+//
+// The user's code shares this shell, so the wrapper depends on nothing it can redefine: every command
+// word is `\builtin x` (the backslash defeats aliases, `builtin` skips functions named `printf`, `cd`,
+// `eval`), its variables get fresh per-call names (nothing to make readonly in advance), and after
+// the command bash drops a function named `builtin` (through `unset`, which POSIX mode looks up before
+// functions) and re-enables the builtins it uses. What is left (a stopped shell, `enable -n builtin`,
+// `ulimit -n 5`) is caught by a liveness check: a shell that is stopped, or that has read everything
+// we sent without answering, is killed and replaced within a second, and the result says so.
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -23,6 +31,7 @@ import type { ExecRequest, ExecResult } from '../core/contracts';
 import { exitStatusOf, killProcessTree, signalOfShellStatus, spawnInGroup } from './processTree';
 import { cancelledBeforeStart, drainStreams, effectiveDeadlineMs, RunGuard } from './runControl';
 import { interactiveFreeArgs, shellKind, shellQuote } from './shellConfig';
+import { shellState, stdinIdentity } from './shellLiveness';
 
 export interface PersistentShellOptions {
   shell: string;
@@ -35,20 +44,49 @@ export interface PersistentShellOptions {
   killGraceMs?: number;
 }
 
+/** Why a session had to be replaced, in the words of the result's notice. */
+export const SESSION_BREAK_REASONS = {
+  stopped: 'it was stopped by a signal',
+  silent: 'it ran the command but no longer reports its end',
+  refused: 'it could no longer start commands',
+} as const;
+export type SessionBreak = keyof typeof SESSION_BREAK_REASONS;
+
+/** The notice line of a result whose session was replaced. Tests assert it. */
+export function sessionReplacedNotice(why: SessionBreak): string {
+  return (
+    `The shell session stopped answering (${SESSION_BREAK_REASONS[why]}) and was replaced; ` +
+    'variables, functions and the working directory set earlier are gone'
+  );
+}
+
+/** How often a running call checks that its shell can still answer. */
+export const LIVENESS_POLL_MS = 200;
+/** Consecutive "idle" observations that prove the shell will not answer (rules out a racing read). */
+const IDLE_POLLS = 2;
+
+/**
+ * One call's outcome. `refused`: the shell could not even start the command (it did not run; a
+ * fresh shell may run it). Otherwise the result, and `broken` when the shell had to be killed.
+ */
+export type PersistentRun = { kind: 'refused' } | { kind: 'done'; result: ExecResult; broken?: SessionBreak };
+
 /** Per-call variables can only be set through shell syntax when their names are identifiers. */
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 type Consumer = ((chunk: Buffer) => void) | undefined;
 
 interface Segment {
-  token: Buffer;
+  /** Bytes before this token are dropped; undefined = the segment starts at once. */
+  start: Buffer | undefined;
+  end: Buffer;
   consumer: Consumer;
   onEnd: () => void;
 }
 
 /**
- * Splits the output stream at the per-call end tokens. Bytes that might be the start of a token
- * split across two reads are held back until the next read decides.
+ * Splits the output stream at the per-call tokens. Bytes that might be the start of a token split
+ * across two reads are held back until the next read decides.
  */
 class TokenSplitter {
   private readonly queue: Segment[] = [];
@@ -58,6 +96,13 @@ class TokenSplitter {
     this.queue.push(segment);
   }
 
+  /** Stops waiting for `segment` (its call is over without its tokens). */
+  forget(segment: Segment): void {
+    const at = this.queue.indexOf(segment);
+    if (at >= 0) this.queue.splice(at, 1);
+    if (at === 0) this.pending = undefined;
+  }
+
   push(chunk: Buffer): void {
     let buf = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
     this.pending = undefined;
@@ -65,16 +110,24 @@ class TokenSplitter {
       const segment = this.queue.at(0);
       // Between calls nobody listens: output of an earlier call's background child is dropped.
       if (!segment) return;
-      const at = buf.indexOf(segment.token);
-      if (at >= 0) {
-        if (at > 0) segment.consumer?.(buf.subarray(0, at));
-        buf = buf.subarray(at + segment.token.length);
+      const endAt = buf.indexOf(segment.end);
+      if (segment.start) {
+        const startAt = buf.indexOf(segment.start);
+        if (startAt >= 0 && (endAt < 0 || startAt < endAt)) {
+          buf = buf.subarray(startAt + segment.start.length);
+          segment.start = undefined;
+          continue;
+        }
+      }
+      if (endAt >= 0) {
+        if (endAt > 0 && !segment.start) segment.consumer?.(buf.subarray(0, endAt));
+        buf = buf.subarray(endAt + segment.end.length);
         this.queue.shift();
         segment.onEnd();
         continue;
       }
-      const keep = partialTokenSuffix(buf, segment.token);
-      if (buf.length > keep) segment.consumer?.(buf.subarray(0, buf.length - keep));
+      const keep = Math.max(partialTokenSuffix(buf, segment.end), segment.start ? partialTokenSuffix(buf, segment.start) : 0);
+      if (buf.length > keep && !segment.start) segment.consumer?.(buf.subarray(0, buf.length - keep));
       if (keep > 0) this.pending = Buffer.from(buf.subarray(buf.length - keep));
       return;
     }
@@ -96,12 +149,18 @@ function randomToken(): string {
 }
 
 /**
- * End tokens start with the control byte RS (0x1e, written by printf as `\\036`): the per-chunk
- * search looks for the first byte with a fast scan, and a byte that text never contains keeps
- * that scan at memory speed (a hex first byte made it 30× slower on a stream of `aaaa…`).
+ * Tokens start with the control byte RS (0x1e, written by printf as `\\036`): the per-chunk search
+ * looks for the first byte with a fast scan, and a byte that text never contains keeps that scan at
+ * memory speed (a hex first byte made it 30× slower on a stream of `aaaa…`).
  */
 const TOKEN_LEAD = '\x1e';
 const TOKEN_LEAD_PRINTF = '\\036';
+
+/** What fd 3 says at the end of a call: its status, and whether the command started at all. */
+interface StatusLine {
+  status: number | undefined;
+  started: boolean;
+}
 
 export class PersistentShell {
   /** Shells whose syntax the protocol above is written in. */
@@ -118,10 +177,13 @@ export class PersistentShell {
   private readonly child: ChildProcess;
   private readonly stdin: Writable;
   private readonly stdout: Readable;
+  private readonly stdinId: string | undefined;
   private readonly splitter = new TokenSplitter();
+  private readonly kind: ReturnType<typeof shellKind>;
+  /** `\builtin ` where the shell has `builtin`; dash has not, there `\` alone defeats aliases. */
   private readonly builtin: string;
   private statusText = '';
-  private readonly statusWaiters = new Map<string, (status: number) => void>();
+  private readonly statusWaiters = new Map<string, (line: StatusLine) => void>();
   private exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private readonly exitWaiters: Array<() => void> = [];
   private killing: Promise<void> | undefined;
@@ -130,14 +192,16 @@ export class PersistentShell {
 
   constructor(options: PersistentShellOptions) {
     this.graceMs = options.killGraceMs;
-    // dash has no `builtin`; bash and zsh do, and it keeps a user's `cd`/`printf` function out of it.
-    this.builtin = shellKind(options.shell) === 'sh' ? '' : 'builtin ';
+    this.kind = shellKind(options.shell);
+    this.builtin = this.kind === 'sh' ? '\\' : '\\builtin ';
     const cwd = options.cwd && existsSync(options.cwd) ? options.cwd : undefined;
     this.child = spawnInGroup(options.shell, interactiveFreeArgs(options.args), {
       cwd,
       env: options.env,
       stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
     });
+    // Read now, while fd 0 is surely still our pipe: the liveness check compares against it.
+    this.stdinId = this.child.pid === undefined ? undefined : stdinIdentity(this.child.pid);
     const [stdin, stdout, stderr, status] = this.child.stdio as unknown as [Writable, Readable, Readable, Readable];
     this.stdin = stdin;
     this.stdout = stdout;
@@ -153,7 +217,7 @@ export class PersistentShell {
 
     // Startup output (profile banners) ends at this token and belongs to no call.
     const ready = randomToken();
-    this.splitter.expect({ token: Buffer.from(TOKEN_LEAD + ready), consumer: undefined, onEnd: () => undefined });
+    this.splitter.expect({ start: undefined, end: Buffer.from(TOKEN_LEAD + ready), consumer: undefined, onEnd: () => undefined });
     this.write(
       [
         'exec 2>&1',
@@ -181,32 +245,36 @@ export class PersistentShell {
 
   /**
    * Runs one command. `env` is set for this call only and restored afterwards (a command's own
-   * `export` of other variables persists). Never throws for a timeout or cancel; after either the
-   * shell is dead and must be dropped.
+   * `export` of other variables persists). Never throws for a timeout or cancel; after either, or
+   * after a `broken`/`refused` outcome, the shell is dead and must be dropped. `notice` heads the
+   * result (the caller's word that an earlier shell was replaced).
    */
-  async run(req: ExecRequest, commandLine: string, env: Record<string, string> = {}): Promise<ExecResult> {
-    if (req.signal?.aborted) return cancelledBeforeStart(req.sink);
+  async run(req: ExecRequest, commandLine: string, env: Record<string, string> = {}, notice?: string): Promise<PersistentRun> {
+    if (req.signal?.aborted) return { kind: 'done', result: await cancelledBeforeStart(req.sink) };
     if (this.running) throw new Error('PersistentShell.run: shell is busy');
     if (this.dead) throw new Error('PersistentShell.run: shell is dead');
     this.running = true;
     try {
-      return await this.runInner(req, commandLine, env);
+      return await this.runInner(req, commandLine, env, notice);
     } finally {
       this.running = false;
     }
   }
 
-  private async runInner(req: ExecRequest, commandLine: string, env: Record<string, string>): Promise<ExecResult> {
+  private async runInner(req: ExecRequest, commandLine: string, env: Record<string, string>, notice: string | undefined): Promise<PersistentRun> {
     const nonce = randomToken();
+    const startToken = randomToken();
     const endToken = randomToken();
     let accepting = true;
     let outputDone = false;
-    let status: number | undefined;
+    let line: StatusLine | undefined;
+    let broken: SessionBreak | undefined;
     let wake: () => void = () => undefined;
     const progressed = (): void => wake();
 
-    this.splitter.expect({
-      token: Buffer.from(TOKEN_LEAD + endToken),
+    const segment: Segment = {
+      start: Buffer.from(TOKEN_LEAD + startToken),
+      end: Buffer.from(TOKEN_LEAD + endToken),
       consumer: (chunk) => {
         if (accepting) req.sink.push(chunk);
       },
@@ -214,9 +282,10 @@ export class PersistentShell {
         outputDone = true;
         progressed();
       },
-    });
+    };
+    this.splitter.expect(segment);
     this.statusWaiters.set(nonce, (value) => {
-      status = value;
+      line = value;
       progressed();
     });
     this.exitWaiters.push(progressed);
@@ -226,15 +295,21 @@ export class PersistentShell {
       void this.kill();
       progressed();
     });
-    this.write(this.callScript(req.cwd, commandLine, env, nonce, endToken));
+    const stopWatching = this.watchLiveness((why) => {
+      broken = why;
+      progressed();
+    });
+    this.write(this.callScript(req.cwd, commandLine, env, nonce, startToken, endToken));
 
-    // Done when both the status and the end of output arrived, or the shell died (`exit 3`, a kill).
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- `outputDone` is set by the splitter's callback while we await.
-    while (!(status !== undefined && outputDone) && !this.exitInfo && !guard.reason) {
+    // Done when the status and the end of output arrived (a command that never started prints no
+    // end), or the shell died (`exit 3`, a kill), or stopped answering.
+    const complete = (): boolean => line !== undefined && (outputDone || !line.started);
+    while (!complete() && !this.exitInfo && !guard.reason && !broken) {
       await new Promise<void>((resolve) => {
         wake = resolve;
       });
     }
+    stopWatching();
     guard.dispose();
     this.statusWaiters.delete(nonce);
     const exitIndex = this.exitWaiters.indexOf(progressed);
@@ -242,43 +317,105 @@ export class PersistentShell {
 
     if (guard.reason) {
       await this.kill();
-      const summary = await req.sink.dump(guard.notice());
-      return { exitCode: undefined, timedOut: guard.reason === 'timeout', cancelled: true, summary };
+      const summary = await req.sink.dump(joinNotices(notice, guard.notice()));
+      return { kind: 'done', result: { exitCode: undefined, timedOut: guard.reason === 'timeout', cancelled: true, summary } };
     }
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by the splitter's callback while we awaited.
-    if (status !== undefined && outputDone) {
-      const summary = await req.sink.dump();
-      return { exitCode: status, ...signalOfShellStatus(status), timedOut: false, cancelled: false, summary };
+    if (line && !line.started) {
+      // Nothing of the command ran; what the shell printed was its own complaint.
+      this.splitter.forget(segment);
+      await this.kill();
+      return { kind: 'refused' };
+    }
+    if (complete() && line?.status !== undefined) {
+      const summary = await req.sink.dump(notice);
+      const result: ExecResult = { exitCode: line.status, ...signalOfShellStatus(line.status), timedOut: false, cancelled: false, summary };
+      return { kind: 'done', result };
+    }
+    if (broken) {
+      accepting = false;
+      this.splitter.forget(segment);
+      await this.kill();
+      const summary = await req.sink.dump(joinNotices(notice, sessionReplacedNotice(broken)));
+      const status = line?.status;
+      const result: ExecResult = { exitCode: status, ...(status === undefined ? {} : signalOfShellStatus(status)), timedOut: false, cancelled: false, summary };
+      return { kind: 'done', result, broken };
     }
     // The command ended the shell itself. What it wrote before dying may still be in the pipe, and a
     // background child may hold the pipe: the same bounded drain as a one-shot run.
     await drainStreams([this.stdout]);
     accepting = false;
     const info = this.exitInfo ?? { code: null, signal: null };
-    const summary = await req.sink.dump();
-    return { ...exitStatusOf(info.code, info.signal), timedOut: false, cancelled: false, summary };
+    const summary = await req.sink.dump(notice);
+    return { kind: 'done', result: { ...exitStatusOf(info.code, info.signal), timedOut: false, cancelled: false, summary } };
+  }
+
+  /**
+   * Polls the shell's state while a call runs; `onBroken` fires once when it is stopped, or when it
+   * sits reading our (fully written) script pipe for IDLE_POLLS checks in a row without having
+   * answered. Returns the function that stops the polling.
+   */
+  private watchLiveness(onBroken: (why: SessionBreak) => void): () => void {
+    const pid = this.child.pid;
+    if (pid === undefined) return () => undefined;
+    let idle = 0;
+    const timer = setInterval(() => {
+      const state = shellState(pid, this.stdinId);
+      idle = state === 'idle' && this.stdin.writableLength === 0 ? idle + 1 : 0;
+      if (state === 'stopped') onBroken('stopped');
+      else if (idle >= IDLE_POLLS) onBroken('silent');
+    }, LIVENESS_POLL_MS);
+    return () => clearInterval(timer);
   }
 
   /**
    * The text of one call. Per-call variables are saved, exported, and put back after the command
-   * (unset again when they were unset), so they never leak into the next call.
+   * (unset again when they were unset), so they never leak into the next call. The wrapper's own
+   * variables carry a per-call suffix and are unset at the end. The command goes to `eval` after a
+   * space: a command that starts with `-` (`--yes`) is then a command, never an option of `eval`.
+   * What follows the command runs with stderr to /dev/null: under the user's `set -x` its trace
+   * lines would otherwise end up in the command's output.
    */
-  private callScript(cwd: string, command: string, env: Record<string, string>, nonce: string, endToken: string): string {
+  private callScript(cwd: string, command: string, env: Record<string, string>, nonce: string, start: string, end: string): string {
     const b = this.builtin;
+    const v = nonce.slice(0, 12);
+    const go = `__agent_bash_go_${v}`;
+    const st = `__agent_bash_st_${v}`;
+    const opts = `__agent_bash_opts_${v}`;
+    const own = [go, st, opts];
     const save: string[] = [];
     const set: string[] = [];
     const restore: string[] = [];
     Object.keys(env).forEach((key, i) => {
-      const had = `__agent_bash_had_${i}`;
-      const old = `__agent_bash_old_${i}`;
-      save.push(`if [ -n "\${${key}+x}" ]; then ${had}=1; ${old}=$${key}; else ${had}=; fi;`);
-      set.push(`export ${key}=${shellQuote(env[key])};`);
-      restore.push(`if [ -n "$${had}" ]; then export ${key}="$${old}"; else unset ${key}; fi; unset ${had} ${old};`);
+      const had = `__agent_bash_had_${i}_${v}`;
+      const old = `__agent_bash_old_${i}_${v}`;
+      own.push(had, old);
+      // `case` is syntax: no `[`/`test` that a function could replace.
+      save.push(`case \${${key}+x} in x) ${had}=1; ${old}=$${key};; *) ${had}=;; esac;`);
+      set.push(`${b}export ${key}=${shellQuote(env[key])};`);
+      restore.push(`case $${had} in 1) ${b}export ${key}="$${old}";; *) ${b}unset ${key};; esac;`);
     });
     return (
-      `${save.join(' ')} ${b}cd -- ${shellQuote(cwd)} && { ${set.join(' ')} eval ${shellQuote(command)}\n` +
-      `} </dev/null 1>&2 2>&1 3>&-; __agent_bash_status=$?; ${restore.join(' ')} ` +
-      `${b}printf '%s %s\\n' '${nonce}' "$__agent_bash_status" >&3; ${b}printf '${TOKEN_LEAD_PRINTF}%s' '${endToken}'\n`
+      `${save.join(' ')} { ${go}=1; ${b}printf '${TOKEN_LEAD_PRINTF}%s' '${start}'; ` +
+      `${b}cd -- ${shellQuote(cwd)} && { ${set.join(' ')} ${b}eval ${shellQuote(` ${command}`)}\n` +
+      `}; { ${st}=$?; ${this.healScript(opts)} ${restore.join(' ')} ${b}printf '${TOKEN_LEAD_PRINTF}%s' '${end}'; } 2>/dev/null; ` +
+      `} </dev/null 1>&2 2>&1 3>&-; ${b}printf '%s %s %s\\n' '${nonce}' "\${${st}:-x}" "\${${go}:-0}" >&3; ` +
+      `${b}unset ${own.join(' ')}\n`
+    );
+  }
+
+  /**
+   * bash only: drop a function named `builtin` (POSIX mode finds the special builtin `unset` before
+   * any function) and re-enable the builtins the wrapper calls, so what a command redefined cannot
+   * silence the rest of the call. Leaving POSIX mode again turns `expand_aliases` off and leaves
+   * `inherit_errexit` on; both are put back as they were (read from $BASHOPTS: no builtin needed).
+   */
+  private healScript(opts: string): string {
+    if (this.kind !== 'bash') return '';
+    return (
+      `if [[ -o posix ]]; then \\unset -f builtin; else ${opts}=:$BASHOPTS:; POSIXLY_CORRECT=y; \\unset -f builtin; \\unset POSIXLY_CORRECT; ` +
+      `case $${opts} in *:expand_aliases:*) \\builtin shopt -s expand_aliases;; *) \\builtin shopt -u expand_aliases;; esac; ` +
+      `case $${opts} in *:inherit_errexit:*) ;; *) \\builtin shopt -u inherit_errexit;; esac; fi; ` +
+      '\\builtin enable cd eval export printf shopt unset;'
     );
   }
 
@@ -299,11 +436,11 @@ export class PersistentShell {
     this.statusText += text;
     let newline = this.statusText.indexOf('\n');
     while (newline >= 0) {
-      const line = this.statusText.slice(0, newline);
+      const raw = this.statusText.slice(0, newline);
       this.statusText = this.statusText.slice(newline + 1);
-      const [nonce, value = ''] = line.split(' ');
+      const [nonce, value, started] = raw.split(' ');
       const waiter = this.statusWaiters.get(nonce);
-      if (waiter && /^\d+$/.test(value)) waiter(Number(value));
+      if (waiter) waiter({ status: /^\d+$/.test(value ?? '') ? Number(value) : undefined, started: started === '1' });
       newline = this.statusText.indexOf('\n');
     }
   }
@@ -313,4 +450,11 @@ export class PersistentShell {
     this.exitInfo = { code, signal };
     for (const waiter of this.exitWaiters.splice(0)) waiter();
   }
+}
+
+/** Two notices as one line (the sink takes one). */
+function joinNotices(first: string | undefined, second: string | undefined): string | undefined {
+  if (first === undefined) return second;
+  if (second === undefined) return first;
+  return `${first}. ${second}`;
 }

@@ -197,6 +197,9 @@ export async function killGroupAndWait(pgid: number, leaderExit: Promise<void>, 
   const strays = descendantsOf(pgid);
   signalGroup(pgid, 'SIGTERM');
   for (const pid of strays) signalPid(pid, 'SIGTERM');
+  // A stopped process (`kill -STOP $$`) acts on SIGTERM only once it runs again.
+  signalGroup(pgid, 'SIGCONT');
+  for (const pid of strays) signalPid(pid, 'SIGCONT');
 
   const deadline = Date.now() + graceMs;
   let leaderGone = false;
@@ -214,7 +217,10 @@ export async function killGroupAndWait(pgid: number, leaderExit: Promise<void>, 
   signalGroup(pgid, 'SIGKILL');
   for (const pid of [...strays, ...late]) signalPid(pid, 'SIGKILL');
   // SIGKILL cannot be caught; the exit event follows as soon as the kernel has torn the leader down.
-  await Promise.race([leaderExit, delay(graceMs)]);
+  // The fallback timer is cleared at once: left armed, it would keep a CLI alive for `graceMs`.
+  let fallback: NodeJS.Timeout | undefined;
+  await Promise.race([leaderExit, new Promise<void>((resolve) => (fallback = setTimeout(resolve, graceMs)))]);
+  clearTimeout(fallback);
 }
 
 function delay(ms: number): Promise<void> {

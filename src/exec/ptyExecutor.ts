@@ -74,20 +74,28 @@ export class CrNormalizer {
 /**
  * node-pty tears its reader down 200 ms after the child exits, so output still queued in the
  * terminal when a busy host reads slowly is lost (the tail, which matters most). The command is
- * therefore followed by an invisible OSC end marker and a `read` that holds the terminal open until
- * we have seen the marker and answer with a newline. A command that exits the shell itself skips
- * the handshake and falls back to the plain exit.
+ * therefore followed by an invisible OSC end marker and a loop that holds the terminal open until
+ * we have seen the marker and answer with the nonce. The loop skips lines the user typed after the
+ * program ended and an end of input (Ctrl+D) the program never read; after three ends of input the
+ * terminal is gone and it stops waiting. A command that exits the shell itself skips the handshake
+ * and falls back to the plain exit.
  */
 export function ptyEndMarker(nonce: string): string {
   return `\x1b]633;AgentBashEnd;${nonce}\x07`;
+}
+
+/** What we type to release the wait that follows the end marker (after ending any half-typed line). */
+export function ptyAck(nonce: string): string {
+  return `\n${nonce}\n`;
 }
 
 export function ptyCommandLine(command: string, nonce: string, shell: string): string {
   const kind = shellKind(shell);
   if (kind !== 'bash' && kind !== 'zsh' && kind !== 'sh') return command;
   return (
-    `${command}\n__agent_bash_status=$?; printf '\\033]633;AgentBashEnd;%s\\007' '${nonce}'; ` +
-    'IFS= read -r __agent_bash_ack; exit "$__agent_bash_status"'
+    `${command}\n__agent_bash_status=$?; printf '\\033]633;AgentBashEnd;%s\\007' '${nonce}'; __agent_bash_eof=0; ` +
+    `while :; do if IFS= read -r __agent_bash_ack; then [ "$__agent_bash_ack" = '${nonce}' ] && break; ` +
+    'else __agent_bash_eof=$((__agent_bash_eof + 1)); [ "$__agent_bash_eof" -ge 3 ] && break; fi; done; exit "$__agent_bash_status"'
   );
 }
 
@@ -230,8 +238,7 @@ class PtyRun implements PtySession {
         if (scanner.found) return;
         deliver(scanner.push(data));
         // Everything the command wrote has been read: release the trailing `read`.
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- `push` above may have found the end marker.
-        if (scanner.found) pty.write('\n');
+        if (scanner.found) pty.write(ptyAck(nonce));
       });
       const exited = new Promise<{ exitCode: number; signal?: number }>((resolve) => {
         const exitSub = pty.onExit((event) => {

@@ -3,6 +3,7 @@
 import type { BangResult, AgentBashApi as PublicApi } from '../../api/agent-bash';
 import type { JobManager, ToolResult } from '../core/contracts';
 import * as vscode from 'vscode';
+import { resolveCwd } from '../core/cwd';
 import type { CommandLog } from './commandLog';
 import type { ExecutorHolder } from './executorHolder';
 import type { AgentBashServices, PipelineLike } from './services';
@@ -40,7 +41,9 @@ export function createApi(deps: ApiDeps): AgentBashApi {
         ...(options?.signal ? { signal: options.signal } : {}),
         ...(options?.onUpdate ? { onUpdate: options.onUpdate } : {}),
       }),
-    createTerminal: async (params) => {
+    createTerminal: async (given) => {
+      // The bash tool's cwd check and exact messages, before the policy asks anyone.
+      const params = given.cwd ? { ...given, cwd: await resolveCwd(given.cwd, services.workspaceCwd()) } : given;
       await checkTerminalPolicy(services, params);
       return services.bridge.createTerminal(params, { owner: 'api' });
     },

@@ -27,8 +27,8 @@ export class FileArtifactStore implements ArtifactStore {
 
   constructor(readonly dir: string) {}
 
+  /** Names the file; the directory is made by whoever writes it, so a run without output makes none. */
   allocate(kind: string): Artifact {
-    fs.mkdirSync(this.dir, { recursive: true });
     if (this.next === 0) this.next = this.firstFreeId();
     const id = String(this.next++);
     const file = path.join(this.dir, artifactFileName(id, kind));
@@ -38,6 +38,7 @@ export class FileArtifactStore implements ArtifactStore {
 
   async save(kind: string, text: string): Promise<string> {
     const { id, path: file } = this.allocate(kind);
+    await fs.promises.mkdir(this.dir, { recursive: true });
     await fs.promises.writeFile(file, text, 'utf8');
     return id;
   }

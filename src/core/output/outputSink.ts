@@ -117,6 +117,11 @@ function asBuffer(chunk: Uint8Array | string): Buffer {
 }
 
 /** Number of `\n` bytes in `b`. */
+/** Lines in `b`: its newlines, plus one for text after the last newline. */
+function lineCount(b: Buffer): number {
+  return countNewlines(b) + (b.length > 0 && b[b.length - 1] !== LF ? 1 : 0);
+}
+
 function countNewlines(b: Buffer): number {
   let count = 0;
   for (let p = b.indexOf(LF); p !== -1; p = b.indexOf(LF, p + 1)) count++;
@@ -149,6 +154,8 @@ export class OutputSink implements OutputSinkLike {
 
   // ---- totals ----
   private sawData = false;
+  /** The stream so far ends with a newline: that newline ends the last line, it starts no new one. */
+  private endsWithNewline = false;
   private totalBytes = 0;
   private newlineCount = 0;
   private columnDroppedBytes = 0;
@@ -356,6 +363,7 @@ export class OutputSink implements OutputSinkLike {
     const uncapped = commitEnd === n ? x : x.subarray(0, commitEnd);
     if (uncapped.length === 0) return;
     this.sawData = true;
+    this.endsWithNewline = uncapped[uncapped.length - 1] === LF;
     this.totalBytes += uncapped.length;
     this.newlineCount += newlines;
     if (this.onChunk) this.queueText(uncapped.toString('utf8'));
@@ -533,7 +541,8 @@ export class OutputSink implements OutputSinkLike {
     const prefix = notice === undefined ? '' : noticeLine(notice);
     const head = this.head.subarray(0, this.headLen);
     const tail = this.tailView();
-    const totalLines = this.sawData ? this.newlineCount + 1 : 0;
+    // `seq 1 3` is 3 lines, not 4: a final newline ends a line (oh-my-pi counted one more).
+    const totalLines = this.sawData ? this.newlineCount + (this.endsWithNewline ? 0 : 1) : 0;
     const kept = head.length + tail.length;
     const summary: OutputSummary = {
       output: '',
@@ -549,8 +558,8 @@ export class OutputSink implements OutputSinkLike {
       // (oh-my-pi approximates with totalBytes - columnDroppedBytes, which ignores the ellipses).
       const headText = head.toString('utf8');
       const tailText = tail.toString('utf8');
-      const headLines = countNewlines(head) + (head.length > 0 && head[head.length - 1] !== LF ? 1 : 0);
-      const tailLines = countNewlines(tail) + 1;
+      const headLines = lineCount(head);
+      const tailLines = lineCount(tail);
       const elidedBytes = this.cappedBytes - kept;
       const elidedLines = Math.max(0, totalLines - headLines - tailLines);
       const marker = elisionMarker(elidedLines, elidedBytes);
@@ -564,7 +573,8 @@ export class OutputSink implements OutputSinkLike {
     } else {
       body = head.toString('utf8') + tail.toString('utf8');
       summary.truncated = this.cappedBytes > kept;
-      summary.outputLines = totalLines === 0 ? 0 : countNewlines(head) + countNewlines(tail) + 1;
+      // head + tail end where the stream ends, so they end with its final newline (or not).
+      summary.outputLines = totalLines === 0 ? 0 : countNewlines(head) + countNewlines(tail) + (this.endsWithNewline ? 0 : 1);
     }
     summary.output = prefix + body;
     summary.outputBytes = Buffer.byteLength(body, 'utf8');

@@ -182,7 +182,8 @@ export function isToolError(err: unknown): err is ToolError {
  * UTF-8 bytes so the "limit" in the notice means bytes like everywhere else.
  */
 export function summaryFromClientOutput(output: string, truncated: boolean): OutputSummary {
-  const lines = output.length === 0 ? 0 : output.split('\n').length;
+  // A final newline ends the last line; it does not start another (as in the output sink).
+  const lines = output.length === 0 ? 0 : output.split('\n').length - (output.endsWith('\n') ? 1 : 0);
   const bytes = Buffer.byteLength(output, 'utf8');
   return { output, truncated, totalLines: lines, totalBytes: bytes, outputLines: lines, outputBytes: bytes };
 }

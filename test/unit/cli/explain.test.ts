@@ -94,7 +94,7 @@ describe('cli/explain', () => {
   describe('exit 2 with a message', () => {
     const cases: Array<[string, () => string[], () => string]> = [
       ['unknown option', () => ['--nope', '--', 'ls'], () => 'unknown option: --nope'],
-      ['missing --', () => ['ls'], () => 'unknown option: ls'],
+      ['missing --', () => ['ls'], () => 'the command must follow `--` (found ls where an option was expected)'],
       ['no -- at all', () => [], () => 'missing `--` before the command'],
       ['empty command', () => ['--'], () => 'empty command after `--`'],
       ['missing value', () => ['--rules'], () => 'option --rules needs a value'],

@@ -26,3 +26,41 @@ describe('cli: run --pty', () => {
     assert.match(r.stderr, /got-hello/);
   });
 });
+
+describe('cli: run --pty at end of input', function () {
+  this.timeout(60_000);
+
+  /** Runs with stdin already at its end: /dev/null, or a pipe closed after `input`. */
+  function runAtEof(command: string, input: string | undefined): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    return new Promise((resolve) => {
+      const stdin = input === undefined ? 'ignore' : 'pipe';
+      const child = spawn(process.execPath, [CLI, 'run', '--pty', '--yes', '--timeout', '30', '--', command], { stdio: [stdin, 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout?.on('data', (b: Buffer) => (stdout += b));
+      child.stderr?.on('data', (b: Buffer) => (stderr += b));
+      child.once('close', (code) => resolve({ code, stdout, stderr }));
+      if (input !== undefined) child.stdin?.end(input);
+    });
+  }
+
+  // Without the forwarded Ctrl+D, `read` waits for the 30 s timeout and the result says so.
+  it('delivers EOF to `read` when stdin is /dev/null', async () => {
+    const r = await runAtEof('read x; echo "read=$? x=[$x]"', undefined);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^read=1 x=\[\]\n\nWall time: [\d.]+ seconds\n$/);
+  });
+
+  it('delivers EOF after a last line without a newline (two Ctrl+D: the line, then the end)', async () => {
+    const r = await runAtEof('read x; echo "read=$? x=[$x]"', 'abc');
+    assert.equal(r.code, 0, r.stderr);
+    // The terminal echoes what was typed before the program prints.
+    assert.match(r.stdout, /^abcread=1 x=\[abc\]\n\nWall time: [\d.]+ seconds\n$/);
+  });
+
+  it('delivers EOF after whole lines', async () => {
+    const r = await runAtEof('while read -r x; do echo "got [$x]"; done; echo "end $?"', 'one\ntwo\n');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /got \[one\]\n(.|\n)*got \[two\]\nend 0\n\nWall time: [\d.]+ seconds\n$/);
+  });
+});

@@ -52,6 +52,15 @@ describe('core/cwd', () => {
     });
   });
 
+  it('a path too long for the kernel: exact message, not a raw ENAMETOOLONG', async () => {
+    const long = `/${'a'.repeat(200)}`.repeat(25);
+    await assert.rejects(resolveCwd(long, root), {
+      message: `Working directory path is too long (5025 bytes; a path may have 4095 bytes and each name in it 255): /${'a'.repeat(59)}…${'a'.repeat(20)}`,
+    });
+    const name = `/${'b'.repeat(300)}`;
+    await assert.rejects(resolveCwd(name, root), { message: `Working directory path is too long (301 bytes; a path may have 4095 bytes and each name in it 255): /${'b'.repeat(59)}…${'b'.repeat(20)}` });
+  });
+
   it('a file: exact message', async () => {
     await assert.rejects(resolveCwd('file.txt', root), (e: unknown) => {
       assert.ok(e instanceof ToolError);

@@ -48,6 +48,15 @@ describe('core/input parseBashInput', () => {
     assert.match(e.message, /shell/);
   });
 
+  it('rejects a blank timeout instead of reading it as 0 (no deadline), naming the argument', () => {
+    for (const timeout of [' ', '', 'abc']) {
+      const message = errorOf(() => parseBashInput({ command: 'ls', timeout }, on)).message;
+      assert.equal(message.split('\n')[1], '  - timeout: Invalid input: expected number, received string');
+    }
+    const negative = errorOf(() => parseBashInput({ command: 'ls', timeout: -1 }, on)).message;
+    assert.equal(negative.split('\n')[1], '  - timeout: Too small: expected number to be >=0');
+  });
+
   it('rejects a negative timeout and a non-number timeout', () => {
     assert.ok(errorOf(() => parseBashInput({ command: 'ls', timeout: -1 }, on)).message.includes('  - timeout: '));
     assert.ok(errorOf(() => parseBashInput({ command: 'ls', timeout: 'soon' }, on)).message.includes('  - timeout: '));

@@ -27,7 +27,8 @@ function startCli(args: string[], cwd: string): { done: Promise<CliRun>; pid: nu
 const cli = (args: string[], cwd: string): Promise<CliRun> => startCli(args, cwd).done;
 
 describe('exec: cli run', function () {
-  this.timeout(30_000);
+  // A CLI start with a login shell takes over 10 s on a loaded shared machine.
+  this.timeout(60_000);
   let tmp: string;
 
   let baseline: ReturnType<typeof processBaseline>;
@@ -99,7 +100,7 @@ describe('exec: cli run', function () {
     it(`on ${signal} kills everything it started and exits ${code}`, async () => {
       const pidFile = path.join(tmp, `pids-${signal}`);
       const run = startCli(['--yes', '--', `sleep 100 & echo $! > ${pidFile}; echo $$ >> ${pidFile}; sleep 100`], tmp);
-      assert.ok(await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim().split('\n').length === 2, 10_000));
+      assert.ok(await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim().split('\n').length === 2, 30_000));
       const pids = readFileSync(pidFile, 'utf8').trim().split('\n').map(Number);
       const started = Date.now();
       run.kill(signal);

@@ -60,11 +60,14 @@ describe('OutputSink', () => {
       });
     });
 
-    it('counts lines across chunks and a trailing newline as a final empty line', async () => {
+    it('counts lines across chunks; a trailing newline ends the last line, it starts no new one', async () => {
       const s = await run(['a\nb', 'c\n']);
       assert.equal(s.output, 'a\nbc\n');
-      assert.equal(s.totalLines, 3);
-      assert.equal(s.outputLines, 3);
+      assert.equal(s.totalLines, 2);
+      assert.equal(s.outputLines, 2);
+      const open = await run(['a\nb', 'c']);
+      assert.equal(open.totalLines, 2);
+      assert.equal(open.outputLines, 2);
     });
 
     it('counts UTF-8 bytes, not UTF-16 units', async () => {
@@ -95,7 +98,7 @@ describe('OutputSink', () => {
     it('turns lone CRs (progress frames) into newlines, also a CR held at the end', async () => {
       const s = await run(['10%\r20%\r', '30%\r']);
       assert.equal(s.output, '10%\n20%\n30%\n');
-      assert.equal(s.totalLines, 4);
+      assert.equal(s.totalLines, 3);
     });
 
     it('strips ANSI and controls from the text, also when a sequence is cut by a chunk boundary', async () => {
@@ -137,9 +140,9 @@ describe('OutputSink', () => {
       assert.deepEqual(s, {
         output: '12345…\nabc\n',
         truncated: false,
-        totalLines: 3,
+        totalLines: 2,
         totalBytes: 14,
-        outputLines: 3,
+        outputLines: 2,
         outputBytes: 13,
         columnDroppedBytes: 4,
         columnTruncatedLines: 1,
@@ -209,9 +212,9 @@ describe('OutputSink', () => {
       assert.deepEqual(s, {
         output: 'l01\nl\n[…14ln elided…]\n17\nl18\nl19\nl20\n',
         truncated: true,
-        totalLines: 21,
+        totalLines: 20,
         totalBytes: 80,
-        outputLines: 8,
+        outputLines: 7,
         outputBytes: 41,
         elidedBytes: 60,
         elidedLines: 14,
@@ -259,13 +262,14 @@ describe('OutputSink', () => {
       const line = 'x'.repeat(99) + '\n';
       const s = await run(Array.from({ length: 1000 }, () => line));
       assert.equal(s.totalBytes, 100000);
-      assert.equal(s.totalLines, 1001);
+      assert.equal(s.totalLines, 1000);
       assert.equal(s.truncated, true);
       assert.ok(s.output.startsWith(line.repeat(Math.floor(DEFAULT_HEAD_BYTES / 100))));
       assert.ok(s.outputBytes <= DEFAULT_MAX_BYTES + 64, `outputBytes ${s.outputBytes}`);
       // head 20,480 B, tail 51,200 - 20,480 = 30,720 B; the rest is elided
       assert.equal(s.elidedBytes, 100000 - 20480 - 30720);
-      assert.equal(s.output.split('\n').length, s.outputLines);
+      // The output ends with the stream's final newline, which ends a line without starting one.
+      assert.equal(s.output.split('\n').length - 1, s.outputLines);
     });
   });
 

@@ -137,7 +137,7 @@ describe('results', () => {
       assert.equal(
         textOf(r),
         'l01\nl\n[…14ln elided…]\n17\nl18\nl19\nl20\n\nWall time: 0.01 seconds\n\n' +
-          '[Showing lines 1-4 and 19-21 of 21; 14 middle lines (60B) elided. Read artifact://5 for full output]',
+          '[Showing lines 1-3 and 18-20 of 20; 14 middle lines (60B) elided. Read artifact://5 for full output]',
       );
       assert.equal(r.details.artifactId, '5');
       assert.equal((r.details.meta as { truncation: { artifactId: string } }).truncation.artifactId, '5');
