@@ -370,7 +370,7 @@ export class BashPipeline {
       async (ctx) => {
         const tail = new TailBuffer();
         const sink = this.makeSink((text) => {
-          tail.append(text);
+          tail.push(text);
           ctx.onProgress(tail.text());
           onTail?.(tail.text());
         });

@@ -2,7 +2,7 @@
 import type * as vscode from 'vscode';
 import type { Approver, BashSettings, PolicyDecision, ToolResult, UpdateListener } from '../core/contracts';
 import type { ModalPrompter } from './modalPrompter';
-import type { VsCodeTerminalBridge } from './terminalBridge';
+import type { VsCodeClientBridge } from './clientBridge';
 
 /** The part of the core pipeline the adapters use. */
 export interface PipelineLike {
@@ -15,7 +15,7 @@ export interface PipelineLike {
 }
 
 export interface AgentBashServices {
-  bridge: VsCodeTerminalBridge;
+  bridge: VsCodeClientBridge;
   pipeline: PipelineLike;
   approver: Approver;
   prompter: ModalPrompter;

@@ -1,10 +1,10 @@
 // The client terminal bridge backed by VS Code terminals: ACP-shaped `createTerminal` for the pipeline,
-// the ACP host and the public API. Owns every BridgeTerminal it made: reaps those left unreleased after
+// the ACP host and the public API. Owns every CommandTerminal it made: reaps those left unreleased after
 // exit, and kills them all on dispose.
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { BridgeCreateOptions, ClientBridge, CreateTerminalParams, TerminalHandle } from '../core/contracts';
-import { BridgeTerminal } from './bridgeTerminal';
+import { CommandTerminal } from './commandTerminal';
 
 export const DEFAULT_RELEASE_TTL_MS = 10 * 60 * 1000;
 export const DEFAULT_KEEP = 10;
@@ -13,7 +13,7 @@ export function unknownTerminalMessage(id: string): string {
   return `Unknown terminal id: ${id}`;
 }
 
-export interface TerminalBridgeOptions {
+export interface ClientBridgeOptions {
   shell: () => { path: string; args: string[] };
   baseEnv: () => NodeJS.ProcessEnv;
   defaultCwd: () => string;
@@ -25,12 +25,12 @@ export interface TerminalBridgeOptions {
   keep?: () => number;
 }
 
-export class VsCodeTerminalBridge implements ClientBridge, vscode.Disposable {
+export class VsCodeClientBridge implements ClientBridge, vscode.Disposable {
   readonly capabilities = { terminal: true };
-  private readonly terminals = new Map<string, BridgeTerminal>();
+  private readonly terminals = new Map<string, CommandTerminal>();
   private readonly owners = new Map<string, string>();
   /** Released terminals still on screen, oldest first. */
-  private readonly kept: BridgeTerminal[] = [];
+  private readonly kept: CommandTerminal[] = [];
   private readonly reaper: NodeJS.Timeout;
   // Pseudoterminal.close is not called for every way a terminal goes away (a programmatic dispose,
   // some remote hosts); the close event is, so a closed terminal's process is killed either way.
@@ -40,15 +40,15 @@ export class VsCodeTerminalBridge implements ClientBridge, vscode.Disposable {
     if (at >= 0) this.kept.splice(at, 1)[0].disposeView();
   });
 
-  constructor(private readonly opts: TerminalBridgeOptions) {
+  constructor(private readonly opts: ClientBridgeOptions) {
     const ttl = opts.releaseTtlMs ?? DEFAULT_RELEASE_TTL_MS;
     this.reaper = setInterval(() => this.reap(ttl), Math.max(1000, Math.min(ttl, 60_000)));
     this.reaper.unref();
   }
 
-  async createTerminal(params: CreateTerminalParams, options: BridgeCreateOptions = {}): Promise<BridgeTerminal> {
+  async createTerminal(params: CreateTerminalParams, options: BridgeCreateOptions = {}): Promise<CommandTerminal> {
     const id = `term_${randomUUID().slice(0, 8)}`;
-    const term = new BridgeTerminal(
+    const term = new CommandTerminal(
       {
         id,
         params,
@@ -74,7 +74,7 @@ export class VsCodeTerminalBridge implements ClientBridge, vscode.Disposable {
     return term;
   }
 
-  list(): BridgeTerminal[] {
+  list(): CommandTerminal[] {
     return [...this.terminals.values()];
   }
 
@@ -83,10 +83,10 @@ export class VsCodeTerminalBridge implements ClientBridge, vscode.Disposable {
     await Promise.all(mine.map((t) => t?.release()));
   }
 
-  private keepOnScreen(term: BridgeTerminal): void {
+  private keepOnScreen(term: CommandTerminal): void {
     this.kept.push(term);
     const keep = Math.max(0, Math.floor(this.opts.keep?.() ?? DEFAULT_KEEP));
-    while (this.kept.length > keep) (this.kept.shift() as BridgeTerminal).disposeView();
+    while (this.kept.length > keep) (this.kept.shift() as CommandTerminal).disposeView();
   }
 
   private reap(ttlMs: number): void {
