@@ -29,6 +29,7 @@ function installVscodeStub(): void {
   const stub = {
     EventEmitter,
     ThemeIcon: class {},
+    ThemeColor: class {},
     window: {
       createTerminal(opts: { pty: { open(): void; onDidWrite(l: (s: string) => void): void } }) {
         let drawn = 0;

@@ -62,6 +62,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     shell,
     baseEnv: () => buildNonInteractiveEnv(processEnv()),
     defaultCwd: () => cwd.get(),
+    workspaceCwd,
     reveal: () => settings.get<boolean>('terminal.reveal') !== false,
     keep: () => settings.get<number>('terminal.keep') ?? 10,
   });

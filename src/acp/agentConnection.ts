@@ -97,6 +97,8 @@ export class AcpAgentConnection {
       explain: (command, cwd, env) => deps.explain(command, cwd, env),
       approver: deps.approver,
       owner: this.id,
+      // Its commands share "Agent Bash: <name>"; the connection is the session.
+      caller: { kind: 'acp', name: config.name, sessionId: this.id },
       defaultCwd: () => deps.workspaceCwd(),
       log: (m) => deps.log.info(`[${this.id}] ${m}`),
       onCreated: (terminalId, handle, commandLine) => {

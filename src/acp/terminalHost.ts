@@ -4,6 +4,8 @@
 import { RequestError } from '@agentclientprotocol/sdk';
 import type {
   Approver,
+  BridgeCreateOptions,
+  CallerInfo,
   CreateTerminalParams,
   PolicyDecision,
   TerminalExitStatus,
@@ -36,7 +38,7 @@ export interface AcpCreateTerminal {
 }
 
 export interface TerminalBridgeLike {
-  createTerminal(params: CreateTerminalParams, options?: { owner?: string }): Promise<TerminalHandle>;
+  createTerminal(params: CreateTerminalParams, options?: BridgeCreateOptions): Promise<TerminalHandle>;
   releaseOwner(owner: string): Promise<void>;
 }
 
@@ -47,6 +49,8 @@ export interface TerminalHostDeps {
   approver: Approver;
   /** Bridge owner key: every terminal of this agent is released under it. */
   owner: string;
+  /** The agent as the user sees it: named in approvals and in its terminal. */
+  caller?: CallerInfo;
   defaultCwd(): string;
   log(message: string): void;
   onCreated?(terminalId: string, handle: TerminalHandle, commandLine: string): void;
@@ -66,7 +70,7 @@ export class AcpTerminalHost {
     this.deps.log(`terminal/create ${JSON.stringify(line)} in ${cwd}: ${decision.decision} (${decision.reason})`);
     if (decision.decision === 'deny') throw denied(commandDeniedMessage(decision.reason), decision);
     if (decision.decision === 'prompt') {
-      const answer = await abortable(this.deps.approver.approve({ command: line, cwd, decision }, signal), signal);
+      const answer = await abortable(this.deps.approver.approve({ command: line, cwd, decision, caller: this.deps.caller }, signal), signal);
       if (answer.kind === 'deny') throw denied(userDeniedMessage(decision.reason), decision);
     }
     throwIfAborted(signal);
@@ -76,7 +80,7 @@ export class AcpTerminalHost {
     if (req.env?.length) params.env = req.env;
     if (req.cwd) params.cwd = req.cwd;
     if (typeof req.outputByteLimit === 'number') params.outputByteLimit = req.outputByteLimit;
-    const handle = await this.deps.bridge.createTerminal(params, { owner: this.deps.owner });
+    const handle = await this.deps.bridge.createTerminal(params, { owner: this.deps.owner, ...(this.deps.caller ? { caller: this.deps.caller } : {}) });
     if (signal.aborted) {
       // The agent gave up on this create and will never learn the id: nothing may keep running for it.
       await handle.release();

@@ -3,6 +3,7 @@
 // so a hung client can delay a result by seconds at most, never forever.
 import type {
   ArtifactStore,
+  CallerInfo,
   ClientBridge,
   CreateTerminalParams,
   OutputSinkLike,
@@ -63,6 +64,8 @@ export interface BridgeRunRequest {
   artifacts?: ArtifactStore;
   /** Used only when the handle can `pipeTo`: the sink then receives the full stream and spills it. */
   createSink?: () => OutputSinkLike;
+  /** Who runs it: the bridge draws the command in that caller's terminal. */
+  caller?: CallerInfo;
   pollIntervalMs?: number;
   killGraceMs?: number;
   outputGraceMs?: number;
@@ -165,7 +168,7 @@ export async function runBridgeCommand(req: BridgeRunRequest): Promise<ToolResul
     if (timeout.timeoutMs > 0) timeoutTimer = setTimeout(() => latch({ kind: 'timeout' }), timeout.timeoutMs);
     signal?.addEventListener('abort', onAbort, { once: true });
 
-    const createP = req.bridge.createTerminal(params);
+    const createP = req.bridge.createTerminal(params, req.caller ? { caller: req.caller } : undefined);
     const first = await Promise.race([createP.then((h) => ({ kind: 'created' as const, h })), outcomeP]);
     if (first.kind !== 'created') {
       createP.then((h) => cleanupLate(h, killGraceMs, releaseGraceMs), noop);

@@ -257,6 +257,7 @@ export class BashPipeline {
         ...(opts.onUpdate ? { onUpdate: opts.onUpdate } : {}),
         artifacts: deps.artifacts,
         createSink: () => this.makeSink(),
+        ...(opts.caller ? { caller: opts.caller } : {}),
         ...(deps.bridgePollIntervalMs !== undefined ? { pollIntervalMs: deps.bridgePollIntervalMs } : {}),
       });
     }

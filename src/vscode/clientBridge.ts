@@ -1,9 +1,11 @@
 // The client terminal bridge backed by VS Code terminals: ACP-shaped `createTerminal` for the pipeline,
-// the ACP host and the public API. Owns every CommandTerminal it made: reaps those left unreleased after
-// exit, and kills them all on dispose.
+// the ACP host and the public API. Every command gets its own id, process and output (a
+// CommandTerminal), drawn in its caller's terminal (CallerTerminals). Owns every command it made:
+// reaps those left unreleased after exit, and kills them all on dispose.
 import { randomUUID } from 'node:crypto';
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import type { BridgeCreateOptions, ClientBridge, CreateTerminalParams, TerminalHandle } from '../core/contracts';
+import { CallerTerminals } from './callerTerminals';
 import { CommandTerminal } from './commandTerminal';
 
 export const DEFAULT_RELEASE_TTL_MS = 10 * 60 * 1000;
@@ -17,37 +19,34 @@ export interface ClientBridgeOptions {
   shell: () => { path: string; args: string[] };
   baseEnv: () => NodeJS.ProcessEnv;
   defaultCwd: () => string;
-  /** Terminals exited but not released within this are released by the reaper. */
+  /** The directory a command's header line leaves unsaid (the workspace folder); default: defaultCwd. */
+  workspaceCwd?: () => string;
+  /** Commands exited but not released within this are released by the reaper. */
   releaseTtlMs?: number;
-  /** Reveal new terminals without taking focus. */
+  /** Reveal a caller's terminal when a command starts in it, without taking focus. */
   reveal?: () => boolean;
-  /** Released terminals kept on screen for reading back (oldest closed first); 0 closes at release. */
+  /** Caller terminals with no unreleased command kept on screen (oldest closed first); 0 closes at release. */
   keep?: () => number;
 }
 
 export class VsCodeClientBridge implements ClientBridge, vscode.Disposable {
   readonly capabilities = { terminal: true };
+  readonly callerTerminals: CallerTerminals;
   private readonly terminals = new Map<string, CommandTerminal>();
   private readonly owners = new Map<string, string>();
-  /** Released terminals still on screen, oldest first. */
-  private readonly kept: CommandTerminal[] = [];
   private readonly reaper: NodeJS.Timeout;
-  // Pseudoterminal.close is not called for every way a terminal goes away (a programmatic dispose,
-  // some remote hosts); the close event is, so a closed terminal's process is killed either way.
-  private readonly closeSub = vscode.window.onDidCloseTerminal((closed) => {
-    for (const term of this.terminals.values()) if (term.terminal === closed) void term.release();
-    const at = this.kept.findIndex((t) => t.terminal === closed);
-    if (at >= 0) this.kept.splice(at, 1)[0].disposeView();
-  });
 
   constructor(private readonly opts: ClientBridgeOptions) {
     const ttl = opts.releaseTtlMs ?? DEFAULT_RELEASE_TTL_MS;
     this.reaper = setInterval(() => this.reap(ttl), Math.max(1000, Math.min(ttl, 60_000)));
     this.reaper.unref();
+    // Public: bang commands draw in the same pool ("Agent Bash: You").
+    this.callerTerminals = new CallerTerminals({ reveal: () => opts.reveal?.() ?? true, keep: () => opts.keep?.() ?? DEFAULT_KEEP });
   }
 
   async createTerminal(params: CreateTerminalParams, options: BridgeCreateOptions = {}): Promise<CommandTerminal> {
     const id = `term_${randomUUID().slice(0, 8)}`;
+    const host = this.callerTerminals.acquire(options.caller);
     const term = new CommandTerminal(
       {
         id,
@@ -55,12 +54,13 @@ export class VsCodeClientBridge implements ClientBridge, vscode.Disposable {
         shell: this.opts.shell(),
         baseEnv: this.opts.baseEnv(),
         defaultCwd: this.opts.defaultCwd(),
-        show: this.opts.reveal?.() ?? true,
+        quietCwd: (this.opts.workspaceCwd ?? this.opts.defaultCwd)(),
+        host,
       },
       (released) => {
-        this.terminals.delete(released);
-        this.owners.delete(released);
-        this.keepOnScreen(term);
+        this.terminals.delete(released.terminalId);
+        this.owners.delete(released.terminalId);
+        this.callerTerminals.release(released.host);
       },
     );
     this.terminals.set(id, term);
@@ -83,12 +83,6 @@ export class VsCodeClientBridge implements ClientBridge, vscode.Disposable {
     await Promise.all(mine.map((t) => t?.release()));
   }
 
-  private keepOnScreen(term: CommandTerminal): void {
-    this.kept.push(term);
-    const keep = Math.max(0, Math.floor(this.opts.keep?.() ?? DEFAULT_KEEP));
-    while (this.kept.length > keep) (this.kept.shift() as CommandTerminal).disposeView();
-  }
-
   private reap(ttlMs: number): void {
     const now = Date.now();
     for (const term of this.terminals.values()) {
@@ -99,8 +93,7 @@ export class VsCodeClientBridge implements ClientBridge, vscode.Disposable {
   async disposeAsync(): Promise<void> {
     clearInterval(this.reaper);
     await Promise.all([...this.terminals.values()].map((t) => t.release()));
-    this.closeSub.dispose();
-    for (const t of this.kept.splice(0)) t.disposeView();
+    this.callerTerminals.dispose();
   }
 
   dispose(): void {

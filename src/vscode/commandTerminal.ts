@@ -1,12 +1,13 @@
-// One client-bridge command as VS Code shows it: a BridgeProcess (src/exec) mirrored into a terminal
-// backed by a Pseudoterminal, with the ACP TerminalHandle contract on top. The process's own exit
-// event is the truth for the exit status: shell integration and `Terminal.exitStatus` lose signals
-// and early exits (spec acp-and-vscode-api.md §5).
-import * as vscode from 'vscode';
+// One client-bridge command as VS Code shows it: a BridgeProcess (src/exec) drawn as a region of its
+// caller's terminal (CallerTerminal), with the ACP TerminalHandle contract on top. Its id, output
+// tail and exit status are its own, whatever else the terminal shows. The process's own exit event is
+// the truth for the exit status: shell integration and `Terminal.exitStatus` lose signals and early
+// exits (spec acp-and-vscode-api.md §5).
+import type * as vscode from 'vscode';
 import { policyCommandLine } from '../core/policy/terminalCommandLine';
 import { BridgeProcess } from '../exec/bridgeProcess';
+import { exitWords, type CallerTerminal, type Region, type RegionOwner } from './callerTerminal';
 import { TERMINAL_ENV } from './processMarks';
-import { TerminalView } from './terminalView';
 import type {
   CreateTerminalParams,
   OutputSinkLike,
@@ -21,54 +22,50 @@ export interface CommandTerminalOptions {
   shell: { path: string; args: string[] };
   baseEnv: NodeJS.ProcessEnv;
   defaultCwd: string;
-  show: boolean;
+  /** The header names the directory only when it is not this one. */
+  quietCwd: string;
+  /** Where it is drawn; held by this command until its release. */
+  host: CallerTerminal;
 }
 
+/** The exit in brackets, as the ACP panel's cards show it. */
 export function exitLine(status: TerminalExitStatus): string {
-  return status.signal ? `[killed by ${status.signal}]` : `[exit code ${status.exitCode}]`;
+  return `[${exitWords(status)}]`;
 }
 
 export class CommandTerminal implements TerminalHandle {
   readonly terminalId: string;
-  readonly terminal: vscode.Terminal;
+  readonly host: CallerTerminal;
   private readonly process: BridgeProcess;
-  private readonly writeEmitter = new vscode.EventEmitter<string>();
-  private readonly view: TerminalView;
+  private readonly region: Region;
+  private readonly owner: RegionOwner;
   private released = false;
-  private viewDisposed = false;
 
-  constructor(opts: CommandTerminalOptions, private readonly onReleased: (id: string) => void) {
+  constructor(opts: CommandTerminalOptions, private readonly onReleased: (term: CommandTerminal) => void) {
     this.terminalId = opts.id;
+    this.host = opts.host;
     const { params } = opts;
-    this.view = new TerminalView(this.writeEmitter);
-    // What runs, for whoever watches (the view only: output, tail and artifact stay the command's own).
-    this.view.writeStatus(`$ ${policyCommandLine(params)}`);
-    const pty: vscode.Pseudoterminal = {
-      onDidWrite: this.writeEmitter.event,
-      open: () => this.view.open(),
+    const cwd = params.cwd ?? opts.defaultCwd;
+    this.owner = {
+      interrupt: () => void this.kill(),
       // The user closed the terminal: nothing it started may keep running.
-      close: () => {
-        void this.release();
-      },
-      handleInput: (data) => {
-        if (data === '\x03' && this.process.running) void this.kill();
-      },
+      closed: () => void this.release(),
     };
-    this.terminal = vscode.window.createTerminal({
-      name: terminalName(params),
-      pty,
-      iconPath: new vscode.ThemeIcon('terminal-bash'),
-    });
-    if (opts.show) this.terminal.show(true);
+    this.region = opts.host.begin(policyCommandLine(params), cwd === opts.quietCwd ? undefined : cwd, this.owner);
     this.process = new BridgeProcess({
       params,
       shell: opts.shell,
       baseEnv: opts.baseEnv,
       defaultCwd: opts.defaultCwd,
       mark: { name: TERMINAL_ENV, value: opts.id },
-      onBytes: (chunk) => this.view.write(chunk),
+      onBytes: (chunk) => this.region.write(chunk),
     });
-    void this.process.exited.then((status) => this.view.writeStatus(exitLine(status)));
+    void this.process.exited.then((status) => this.region.end(exitWords(status), status.exitCode === 0));
+  }
+
+  /** The VS Code terminal it is drawn in (shared with the caller's other commands). */
+  get terminal(): vscode.Terminal {
+    return this.host.terminal;
   }
 
   get pid(): number | undefined {
@@ -105,32 +102,19 @@ export class CommandTerminal implements TerminalHandle {
     return this.process.kill();
   }
 
+  /**
+   * The handle is gone (its id is unknown from now on) but its region stays on screen as a read-only
+   * record, as ACP clients keep showing a released terminal.
+   */
   async release(): Promise<void> {
     if (this.released) return;
     this.released = true;
+    this.host.forget(this.owner);
     await this.process.killAll();
-    // The handle is gone (its id is unknown from now on) but the VS Code terminal stays on screen as a
-    // read-only record of the run, as ACP clients keep showing a released terminal; the bridge closes
-    // it when too many are kept (`disposeView`).
-    this.onReleased(this.terminalId);
-  }
-
-  /** Closes the terminal on screen and frees what drew it. Idempotent. */
-  disposeView(): void {
-    if (this.viewDisposed) return;
-    this.viewDisposed = true;
-    this.view.dispose();
-    this.terminal.dispose();
-    this.writeEmitter.dispose();
+    this.onReleased(this);
   }
 
   private assertNotReleased(): void {
     if (this.released) throw new Error(`Terminal ${this.terminalId} was released`);
   }
-}
-
-function terminalName(params: CreateTerminalParams): string {
-  const line = params.args?.length ? params.args[params.args.length - 1] : params.command;
-  const oneLine = line.replace(/\s+/g, ' ').trim();
-  return `Agent Bash: ${oneLine.length > 40 ? `${oneLine.slice(0, 39)}…` : oneLine}`;
 }

@@ -36,11 +36,11 @@ export class TerminalView {
     this.schedule();
   }
 
-  /** A dim status line (`[exit code 3]`) on a line of its own. */
-  writeStatus(line: string): void {
+  /** A line of our own (a command's header or status) that starts on a fresh line. */
+  writeLine(line: string): void {
     const last = this.pending.length ? this.pending[this.pending.length - 1].at(-1) : this.lastByte;
     const sep = last === undefined || last === 0x0a ? '' : '\n';
-    this.write(Buffer.from(`${sep}\x1b[2m${line}\x1b[0m\n`));
+    this.write(Buffer.from(`${sep}${line}\n`));
   }
 
   dispose(): void {

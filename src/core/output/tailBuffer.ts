@@ -39,9 +39,10 @@ export class TailBuffer {
     }
     let bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
     if (bytes.length > this.maxBytes) {
-      // One chunk fills the window by itself: the older chunks cannot survive. Copy the kept part so
-      // the large buffer it came from can be freed.
-      bytes = Buffer.from(bytes.subarray(bytes.length - this.maxBytes));
+      // One chunk fills the window by itself: the older chunks cannot survive. A view keeps its whole
+      // parent alive, so the kept part of a far larger chunk is copied (a pipe-sized one is not).
+      const kept = bytes.subarray(bytes.length - this.maxBytes);
+      bytes = bytes.length > this.maxBytes * 4 ? Buffer.from(kept) : kept;
       this.chunks = [];
       this.size = 0;
       this.dropped = true;
