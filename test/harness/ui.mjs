@@ -32,7 +32,10 @@ async function main() {
     path.join(workspace, '.vscode', 'settings.json'),
     JSON.stringify({
       'agentBash.acp.agents': [{ name: 'ui-test-agent', command: process.execPath, args: [path.join(root, 'out', 'test', 'fixtures', 'acpTestAgent.js')] }],
-      'agentBash.patterns': [{ match: 'echo ui-acp-*', approval: 'allow' }],
+      'agentBash.patterns': [
+        { match: 'echo ui-acp-*', approval: 'allow' },
+        { match: 'echo ui-ten-*', approval: 'allow', allowRedirects: true },
+      ],
     }, null, 2),
   );
   const server = await startCodeServer({ workspace, smokeTestDriver: true, runDir: path.join(runDir, 'server') });

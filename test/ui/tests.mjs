@@ -106,4 +106,23 @@ export const uiTests = [
       await page.screenshot({ path: path.join(shotsDir, 'acp-panel.png') });
     },
   },
+  {
+    name: 'Ten commands from the palette share one "Agent Bash" terminal',
+    async run({ page, workspace, shotsDir }) {
+      for (let i = 1; i <= 10; i++) {
+        await runFromPalette(page, 'Agent Bash: Run Agent Bash');
+        await typeIntoInputBox(page, `echo ui-ten-${i} && echo ui-ten-${i} > ui-ten-${i}.txt`);
+        const marker = path.join(workspace, `ui-ten-${i}.txt`);
+        await waitFor(() => existsSync(marker) && readFileSync(marker, 'utf8') === `ui-ten-${i}\n`, 20000, marker);
+      }
+      // With more than one terminal open the panel lists them as tabs: the palette's is listed once.
+      const tabs = page.locator('.terminal-tabs-entry');
+      await waitFor(async () => (await tabs.count()) > 0, 10000, 'the terminal tab list');
+      const labels = (await tabs.allInnerTexts()).map((t) => t.trim());
+      assert.equal(labels.filter((l) => l === 'Agent Bash').length, 1, `terminal tabs: ${labels.join(' | ')}`);
+      await tabs.nth(labels.indexOf('Agent Bash')).click();
+      await new Promise((r) => setTimeout(r, 1500));
+      await page.screenshot({ path: path.join(shotsDir, 'ten-commands-one-terminal.png') });
+    },
+  },
 ];
