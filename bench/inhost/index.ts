@@ -15,12 +15,15 @@ const RUNS_10MB = 3;
 const TEN_MB = `head -c ${10 * 1024 * 1024} /dev/zero | tr '\\0' a`;
 const FIFTY_MB = `yes '${'b'.repeat(99)}' | head -c ${50 * 1024 * 1024}`;
 const SHELL_INTEGRATION_WAIT_MS = 15000;
+const IDLE_MS = 5000;
 
 export interface InHostReport {
   api: { trueMs: number; tenMbMs: number };
   shellIntegration: { available: true; trueMs: number; tenMbMs: number; tenMbBytes: number } | { available: false; reason: string };
   /** Epoch ms around the 50 MB run, for the driver's long-task window. */
   stream: { startedAt: number; endedAt: number; ms: number };
+  /** An idle window just before it, as long as the stream or 5 s: the renderer's own long tasks on this machine. */
+  idle: { startedAt: number; endedAt: number };
 }
 
 async function time(fn: () => Promise<unknown>): Promise<number> {
@@ -112,6 +115,9 @@ export async function run(): Promise<void> {
     shellIntegration = { available: true, trueMs: siTrue, tenMbMs: siTen, tenMbBytes };
   }
 
+  const idleStart = Date.now();
+  await new Promise((r) => setTimeout(r, IDLE_MS));
+  const idle = { startedAt: idleStart, endedAt: Date.now() };
   // The agent terminal on screen while 50 MB go through it: the renderer draws what the view lets by.
   const startedAt = Date.now();
   const streamMs = await time(() => ok(FIFTY_MB));
@@ -121,6 +127,7 @@ export async function run(): Promise<void> {
     api: { trueMs: apiTrue, tenMbMs: apiTen },
     shellIntegration,
     stream: { startedAt, endedAt, ms: streamMs },
+    idle,
   };
   writeFileSync(path.join(outDir, 'inhost.json'), JSON.stringify(report));
 }
