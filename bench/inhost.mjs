@@ -47,7 +47,7 @@ async function measure() {
       ['extensionDevelopmentPath', remoteUri(server.port, root)],
       ['extensionTestsPath', remoteUri(server.port, path.join(root, 'out', 'bench', 'inhost', 'index.js'))],
     ]);
-    await page.goto(`${server.url}?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(payload)}`);
+    await page.goto(`${server.url}?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(payload)}`, { timeout: 120000 });
     let timer;
     const code = await Promise.race([exited, new Promise((r) => (timer = setTimeout(() => r('timeout'), TIMEOUT_MS)))]);
     clearTimeout(timer);

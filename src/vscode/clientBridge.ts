@@ -47,22 +47,27 @@ export class VsCodeClientBridge implements ClientBridge, vscode.Disposable {
   async createTerminal(params: CreateTerminalParams, options: BridgeCreateOptions = {}): Promise<CommandTerminal> {
     const id = `term_${randomUUID().slice(0, 8)}`;
     const host = this.callerTerminals.acquire(options.caller);
-    const term = new CommandTerminal(
-      {
-        id,
-        params,
-        shell: this.opts.shell(),
-        baseEnv: this.opts.baseEnv(),
-        defaultCwd: this.opts.defaultCwd(),
-        quietCwd: (this.opts.workspaceCwd ?? this.opts.defaultCwd)(),
-        host,
-      },
-      (released) => {
-        this.terminals.delete(released.terminalId);
-        this.owners.delete(released.terminalId);
-        this.callerTerminals.release(released.host);
-      },
-    );
+    const onReleased = (released: CommandTerminal): void => {
+      this.terminals.delete(released.terminalId);
+      this.owners.delete(released.terminalId);
+      this.callerTerminals.release(released.host);
+    };
+    const spec = {
+      id,
+      params,
+      shell: this.opts.shell(),
+      baseEnv: this.opts.baseEnv(),
+      defaultCwd: this.opts.defaultCwd(),
+      quietCwd: (this.opts.workspaceCwd ?? this.opts.defaultCwd)(),
+      host,
+    };
+    let term: CommandTerminal;
+    try {
+      term = new CommandTerminal(spec, onReleased);
+    } catch (err) {
+      this.callerTerminals.release(host);
+      throw err;
+    }
     this.terminals.set(id, term);
     if (options.owner) this.owners.set(id, options.owner);
     return term;

@@ -52,14 +52,21 @@ export class CommandTerminal implements TerminalHandle {
       closed: () => void this.release(),
     };
     this.region = opts.host.begin(policyCommandLine(params), cwd === opts.quietCwd ? undefined : cwd, this.owner);
-    this.process = new BridgeProcess({
-      params,
-      shell: opts.shell,
-      baseEnv: opts.baseEnv,
-      defaultCwd: opts.defaultCwd,
-      mark: { name: TERMINAL_ENV, value: opts.id },
-      onBytes: (chunk) => this.region.write(chunk),
-    });
+    try {
+      this.process = new BridgeProcess({
+        params,
+        shell: opts.shell,
+        baseEnv: opts.baseEnv,
+        defaultCwd: opts.defaultCwd,
+        mark: { name: TERMINAL_ENV, value: opts.id },
+        onBytes: (chunk) => this.region.write(chunk),
+      });
+    } catch (err) {
+      // Spawn errors normally arrive as an event (exit 126/127); a synchronous throw must still free the terminal.
+      this.region.end(`failed to start: ${err instanceof Error ? err.message : String(err)}`, false);
+      opts.host.forget(this.owner);
+      throw err;
+    }
     void this.process.exited.then((status) => this.region.end(exitWords(status), status.exitCode === 0));
   }
 

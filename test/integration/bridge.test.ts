@@ -126,7 +126,7 @@ describe('bridge: agent commands in VS Code terminals', () => {
       await term.release();
       await term.release();
       assert.equal(alive(pid), false);
-      await waitUntil(() => terminalsNamed(name).length === 0, 3000, 'the terminal to close');
+      await waitUntil(() => terminalsNamed(name).length === 0, 10000, 'the terminal to close');
       assert.throws(() => t.services.bridge.get(term.terminalId), { message: `Unknown terminal id: ${term.terminalId}` });
     } finally {
       await config.update('terminal.keep', undefined, vscode.ConfigurationTarget.Workspace);

@@ -108,7 +108,7 @@ describe('caller terminals: one terminal per caller session', () => {
     assert.equal(alive(handle.pid), false);
     await waitUntil(() => t.services.bridge.list().every((c) => c.terminalId !== running.terminalId), 3000, 'the handle to be released');
     assert.throws(() => t.services.bridge.get(running.terminalId), { message: `Unknown terminal id: ${running.terminalId}` });
-    await waitUntil(() => terminalsNamed('Agent Bash: Closer').length === 0, 3000, 'the terminal to close');
+    await waitUntil(() => terminalsNamed('Agent Bash: Closer').length === 0, 10000, 'the terminal to close');
     const next = await api.runBash({ command: 'echo reopened' }, { callerName: 'Closer' });
     assert.match(text(next), /^reopened\n/);
     assert.equal(terminalsNamed('Agent Bash: Closer').length, 1, names());
