@@ -46,6 +46,13 @@ export interface RunBashOptions {
   /** Partial results while the command runs (the first carries `terminalId`). */
   onUpdate?: (update: BashResult) => void;
   signal?: AbortSignal;
+  /** Who you are, as the user reads it: your commands share the terminal "Agent Bash: <callerName>". */
+  callerName?: string;
+}
+
+export interface CreateTerminalOptions {
+  /** As in RunBashOptions: the command is drawn in the terminal "Agent Bash: <callerName>". */
+  callerName?: string;
 }
 
 /** ACP `terminal/create` parameters. */
@@ -107,7 +114,7 @@ export interface AgentBashApi {
   /** The whole pipeline: policy (prompting the user when needed), then a VS Code terminal. */
   runBash(input: BashInput, options?: RunBashOptions): Promise<BashResult>;
   /** A VS Code terminal with the ACP terminal contract; the command line passes the policy first. */
-  createTerminal(params: CreateTerminalParams): Promise<TerminalHandle>;
+  createTerminal(params: CreateTerminalParams, options?: CreateTerminalOptions): Promise<TerminalHandle>;
   /** The user's own command: no approval, no interception, the user's shell. */
   runBang(command: string): Promise<BangResult | undefined>;
   /** The policy decision for a command, without running it. */

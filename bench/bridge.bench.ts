@@ -29,6 +29,7 @@ function installVscodeStub(): void {
   const stub = {
     EventEmitter,
     ThemeIcon: class {},
+    ThemeColor: class {},
     window: {
       createTerminal(opts: { pty: { open(): void; onDidWrite(l: (s: string) => void): void } }) {
         let drawn = 0;
@@ -60,7 +61,7 @@ const SETTINGS: BashSettings = {
 export async function run(): Promise<BenchRow[]> {
   installVscodeStub();
   /* eslint-disable @typescript-eslint/no-require-imports */
-  const { VsCodeTerminalBridge } = require('../src/vscode/terminalBridge') as typeof import('../src/vscode/terminalBridge');
+  const { VsCodeClientBridge } = require('../src/vscode/clientBridge') as typeof import('../src/vscode/clientBridge');
   const { BashPipeline } = require('../src/core/pipeline') as typeof import('../src/core/pipeline');
   const { createShellAnalyzer } = require('../src/core/policy/shellAnalysis') as typeof import('../src/core/policy/shellAnalysis');
   const { FileArtifactStore } = require('../src/core/output/artifacts') as typeof import('../src/core/output/artifacts');
@@ -68,7 +69,7 @@ export async function run(): Promise<BenchRow[]> {
   /* eslint-enable @typescript-eslint/no-require-imports */
 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-bench-bridge-'));
-  const bridge = new VsCodeTerminalBridge({ shell: () => ({ path: '/bin/bash', args: ['-c'] }), baseEnv: () => process.env, defaultCwd: () => dir });
+  const bridge = new VsCodeClientBridge({ shell: () => ({ path: '/bin/bash', args: ['-c'] }), baseEnv: () => process.env, defaultCwd: () => dir });
   const executor = new LocalShellExecutor({ shellArgs: ['-c'] });
   const analyzer = await createShellAnalyzer();
   const common = {

@@ -29,7 +29,7 @@ import type { AgentBashServices } from './vscode/services';
 import { SessionCwd } from './vscode/sessionCwd';
 import { SettingsStore } from './vscode/settings';
 import { resolveShell } from './vscode/shellSettings';
-import { VsCodeTerminalBridge } from './vscode/terminalBridge';
+import { VsCodeClientBridge } from './vscode/clientBridge';
 
 export type { AgentBashApi } from './vscode/api';
 
@@ -58,10 +58,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
   });
   const executors = new ExecutorHolder(settings, processEnv);
   const jobs = new BashJobManager(() => settings.current().asyncMaxJobs);
-  const bridge = new VsCodeTerminalBridge({
+  const bridge = new VsCodeClientBridge({
     shell,
     baseEnv: () => buildNonInteractiveEnv(processEnv()),
     defaultCwd: () => cwd.get(),
+    workspaceCwd,
     reveal: () => settings.terminalReveal(),
     keep: () => settings.terminalKeep(),
   });

@@ -97,8 +97,9 @@ export class AcpAgentConnection {
       bridge: deps.bridge,
       decide: (command, cwd) => deps.decide(command, cwd),
       approver: deps.approver,
-      caller: { kind: 'acp', name: config.name, sessionId: this.id },
       owner: this.id,
+      // Its commands share "Agent Bash: <name>"; the connection is the session.
+      caller: { kind: 'acp', name: config.name, sessionId: this.id },
       defaultCwd: () => deps.workspaceCwd(),
       log: (m) => deps.log.info(`[${this.id}] ${m}`),
       onCreated: (terminalId, handle, commandLine) => {

@@ -4,6 +4,7 @@
 import { RequestError } from '@agentclientprotocol/sdk';
 import type {
   Approver,
+  BridgeCreateOptions,
   CallerInfo,
   CreateTerminalParams,
   PolicyDecision,
@@ -36,7 +37,7 @@ export interface AcpCreateTerminal {
 }
 
 export interface TerminalBridgeLike {
-  createTerminal(params: CreateTerminalParams, options?: { owner?: string }): Promise<TerminalHandle>;
+  createTerminal(params: CreateTerminalParams, options?: BridgeCreateOptions): Promise<TerminalHandle>;
   releaseOwner(owner: string): Promise<void>;
 }
 
@@ -45,10 +46,10 @@ export interface TerminalHostDeps {
   /** The rules' decision on the command text, or undefined while no policy is available (then every command asks). */
   decide(command: string, cwd: string): PolicyDecision | undefined;
   approver: Approver;
-  /** The agent, named in approval dialogs. */
-  caller?: CallerInfo;
   /** Bridge owner key: every terminal of this agent is released under it. */
   owner: string;
+  /** The agent as the user sees it: named in approvals and in its terminal. */
+  caller?: CallerInfo;
   defaultCwd(): string;
   log(message: string): void;
   onCreated?(terminalId: string, handle: TerminalHandle, commandLine: string): void;
@@ -81,7 +82,7 @@ export class AcpTerminalHost {
     if (req.env?.length) params.env = req.env;
     if (req.cwd) params.cwd = cwd;
     if (typeof req.outputByteLimit === 'number') params.outputByteLimit = req.outputByteLimit;
-    const handle = await this.deps.bridge.createTerminal(params, { owner: this.deps.owner });
+    const handle = await this.deps.bridge.createTerminal(params, { owner: this.deps.owner, ...(this.deps.caller ? { caller: this.deps.caller } : {}) });
     if (signal.aborted) {
       // The agent gave up on this create and will never learn the id: nothing may keep running for it.
       await handle.release();

@@ -4,6 +4,7 @@
 // never forever.
 import type {
   ArtifactStore,
+  CallerInfo,
   ClientBridge,
   CreateTerminalParams,
   OutputSinkLike,
@@ -18,6 +19,7 @@ import type {
 import { ToolAbortError, ToolError } from './errors';
 import { CLIENT_OUTPUT_BYTE_LIMIT, DEFAULT_CHUNK_THROTTLE_MS, TAIL_PREVIEW_BYTES } from './output/outputLimits';
 import { buildCompletedResult, OUTPUT_TRUNCATED_NOTICE, summaryFromClientOutput } from './output/results';
+import { TailBuffer } from './output/tailBuffer';
 
 export const BRIDGE_POLL_INTERVAL_MS = 250;
 export const BRIDGE_KILL_GRACE_MS = 1000;
@@ -63,46 +65,13 @@ export interface BridgeRunRequest {
   artifacts?: ArtifactStore;
   /** Used only when the handle can `pipeTo`: the sink then receives the full stream and spills it. */
   createSink?: () => OutputSinkLike;
+  /** Who runs it: the bridge draws the command in that caller's terminal. */
+  caller?: CallerInfo;
   pollIntervalMs?: number;
   killGraceMs?: number;
   outputGraceMs?: number;
   releaseGraceMs?: number;
   pushThrottleMs?: number;
-}
-
-/**
- * The last `limit` UTF-16 units of pushed text, for live updates only (the final result comes from
- * the client or the sink). Memory stays under 2×limit; a cut never splits a surrogate pair.
- */
-class PushedTail {
-  private buf = '';
-  private cut = false;
-  constructor(private readonly limit: number) {}
-  push(chunk: string): void {
-    if (chunk.length >= this.limit) {
-      // One chunk fills the window by itself: take its tail without building a longer string first.
-      this.buf = chunk;
-      this.compact();
-      return;
-    }
-    this.buf += chunk;
-    if (this.buf.length > this.limit * 2) this.compact();
-  }
-  get truncated(): boolean {
-    return this.cut || this.buf.length > this.limit;
-  }
-  text(): string {
-    this.compact();
-    return this.buf;
-  }
-  private compact(): void {
-    if (this.buf.length <= this.limit) return;
-    let start = this.buf.length - this.limit;
-    const code = this.buf.charCodeAt(start);
-    if (code >= 0xdc00 && code <= 0xdfff) start++;
-    this.buf = this.buf.slice(start);
-    this.cut = true;
-  }
 }
 
 type Outcome =
@@ -200,7 +169,7 @@ export async function runBridgeCommand(req: BridgeRunRequest): Promise<ToolResul
     if (timeout.timeoutMs > 0) timeoutTimer = setTimeout(() => latch({ kind: 'timeout' }), timeout.timeoutMs);
     signal?.addEventListener('abort', onAbort, { once: true });
 
-    const createP = req.bridge.createTerminal(params);
+    const createP = req.bridge.createTerminal(params, req.caller ? { caller: req.caller } : undefined);
     const first = await Promise.race([createP.then((h) => ({ kind: 'created' as const, h })), outcomeP]);
     if (first.kind !== 'created') {
       createP.then((h) => cleanupLate(h, killGraceMs, releaseGraceMs), noop);
@@ -219,7 +188,7 @@ export async function runBridgeCommand(req: BridgeRunRequest): Promise<ToolResul
     }
 
     // Pushed output (in-process bridges): cumulative tail, throttled updates.
-    const pushed = new PushedTail(TAIL_PREVIEW_BYTES);
+    const pushed = new TailBuffer(TAIL_PREVIEW_BYTES);
     let pushedAny = false;
     let lastEmit = 0;
     const emitPushed = (): void => {

@@ -229,6 +229,7 @@ export class BashPipeline {
         ...(opts.onUpdate ? { onUpdate: opts.onUpdate } : {}),
         artifacts: deps.artifacts,
         createSink: () => this.makeSink(),
+        ...(opts.caller ? { caller: opts.caller } : {}),
         ...(deps.bridgePollIntervalMs !== undefined ? { pollIntervalMs: deps.bridgePollIntervalMs } : {}),
       });
     }
@@ -356,7 +357,7 @@ export class BashPipeline {
         const prepared = await this.withEnvironment(p, ctx.signal);
         const tail = new TailBuffer();
         const sink = this.makeSink((text) => {
-          tail.append(text);
+          tail.push(text);
           ctx.onProgress(tail.text());
           onTail?.(tail.text());
         });

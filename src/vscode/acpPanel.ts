@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { AcpAgentConnection, TerminalCreatedEvent } from '../acp/agentConnection';
 import { Transcript, type TranscriptItem } from '../acp/transcript';
 import type { TerminalHandle, TerminalExitStatus } from '../core/contracts';
-import { exitLine } from './bridgeTerminal';
+import { exitLine } from './commandTerminal';
 
 export const ACP_PANEL_VIEW_TYPE = 'agentBash.acpPanel';
 export function panelTitle(agentName: string): string {

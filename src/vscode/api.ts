@@ -1,7 +1,7 @@
 // The public API returned from activate(), typed by the shipped api/agent-bash.d.ts (this file must
 // satisfy it, so the two cannot drift). In test mode it also carries the services for the suites.
 import type { BangResult, AgentBashApi as PublicApi } from '../../api/agent-bash';
-import type { JobManager, ToolResult } from '../core/contracts';
+import type { CallerInfo, JobManager, ToolResult } from '../core/contracts';
 import * as vscode from 'vscode';
 import { resolveCwd } from '../core/cwd';
 import type { CommandLog } from './commandLog';
@@ -33,6 +33,12 @@ export interface ApiDeps {
   cwd: SessionCwd;
 }
 
+/** An API caller that names itself gets "Agent Bash: <name>"; one that does not shares "Agent Bash". */
+function apiCaller(name: string | undefined): CallerInfo {
+  const trimmed = name?.trim() ?? '';
+  return { kind: 'api', name: trimmed, sessionId: trimmed || 'api' };
+}
+
 export function createApi(deps: ApiDeps): AgentBashApi {
   const { services } = deps;
   const api: AgentBashApi = {
@@ -40,12 +46,14 @@ export function createApi(deps: ApiDeps): AgentBashApi {
       deps.tracked.runFrom('api', input, {
         ...(options?.signal ? { signal: options.signal } : {}),
         ...(options?.onUpdate ? { onUpdate: options.onUpdate } : {}),
+        caller: apiCaller(options?.callerName),
       }),
-    createTerminal: async (given) => {
+    createTerminal: async (given, options) => {
       // The bash tool's cwd check and exact messages, before the policy asks anyone.
       const params = given.cwd ? { ...given, cwd: await resolveCwd(given.cwd, services.workspaceCwd()) } : given;
-      await checkTerminalPolicy(services, params);
-      return services.bridge.createTerminal(params, { owner: 'api' });
+      const caller = apiCaller(options?.callerName);
+      await checkTerminalPolicy(services, params, { caller });
+      return services.bridge.createTerminal(params, { owner: 'api', caller });
     },
     runBang: (command) => Promise.resolve(vscode.commands.executeCommand<BangResult | undefined>('agentBash.runBang', command)),
     explain: (command, cwd) => {

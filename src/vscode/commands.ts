@@ -1,7 +1,7 @@
 // The command palette: Run Agent Bash, Run Bang Command, Show Jobs, Open Artifact, Explain Policy
 // Decision. Each command also takes an argument so scripts and tests can drive it without UI.
 import * as vscode from 'vscode';
-import type { ArtifactStore, JobManager, PolicyDecision, ToolResult } from '../core/contracts';
+import type { ArtifactStore, CallerInfo, JobManager, PolicyDecision, ToolResult } from '../core/contracts';
 import { bangMessageText, runBang, type BangResult } from '../exec/bang';
 import { openArtifact } from './artifactProvider';
 import type { CommandLog } from './commandLog';
@@ -15,6 +15,9 @@ const HISTORY_MAX = 50;
 /** Foreground runs longer than this get a progress notification with Cancel. */
 const PROGRESS_AFTER_MS = 1000;
 export const SHOW_OUTPUT_BUTTON = 'Show Output';
+/** Your palette runs share the plain "Agent Bash" terminal; your bang commands share "Agent Bash: You". */
+const PALETTE_CALLER: CallerInfo = { kind: 'palette', name: '', sessionId: 'palette' };
+const BANG_CALLER: CallerInfo = { kind: 'bang', name: 'You', sessionId: 'bang' };
 
 export interface CommandDeps extends AgentBashServices {
   tracked: PipelineLike & { runFrom(source: string, ...args: Parameters<PipelineLike['run']>): Promise<ToolResult> };
@@ -62,7 +65,7 @@ async function runAgentBash(context: vscode.ExtensionContext, deps: CommandDeps,
     await context.globalState.update(HISTORY_KEY, [command, ...history].slice(0, HISTORY_MAX));
   }
   const controller = new AbortController();
-  const running = deps.tracked.runFrom('palette', input, { signal: controller.signal });
+  const running = deps.tracked.runFrom('palette', input, { signal: controller.signal, caller: PALETTE_CALLER });
   const timer = setTimeout(() => {
     void vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Agent Bash: ${oneLine(command)}`, cancellable: true },
@@ -87,50 +90,35 @@ async function runBangCommand(deps: CommandDeps, arg: unknown): Promise<BangResu
   const command =
     typeof arg === 'string' ? arg : await vscode.window.showInputBox({ prompt: 'Your command (runs as you, no approval)', placeHolder: 'git status' });
   if (!command) return undefined;
-  const view = new vscode.EventEmitter<string>();
-  let opened = false;
-  let pending = `\x1b[1m$ ${command}\x1b[0m\r\n`;
-  const write = (text: string) => {
-    const t = text.replace(/\r?\n/g, '\r\n');
-    if (opened) view.fire(t);
-    else pending += t;
-  };
   const controller = new AbortController();
-  const terminal = vscode.window.createTerminal({
-    name: `Agent Bash: !${oneLine(command)}`,
-    pty: {
-      onDidWrite: view.event,
-      open: () => {
-        opened = true;
-        view.fire(pending);
-        pending = '';
-      },
-      close: () => controller.abort(),
-      handleInput: (data: string) => {
-        if (data === '\x03') controller.abort();
-      },
-    },
-  });
-  terminal.show(true);
-  // Closing the terminal cancels the command (the close event also covers a programmatic dispose).
-  const closeSub = vscode.window.onDidCloseTerminal((closed) => {
-    if (closed === terminal) controller.abort();
-  });
+  // Your bang commands share "Agent Bash: You"; Ctrl+C there or closing it cancels the one running.
+  const terminals = deps.bridge.callerTerminals;
+  const host = terminals.acquire(BANG_CALLER);
+  const owner = { interrupt: () => controller.abort(), closed: () => controller.abort() };
+  const cwdBefore = deps.cwd.get();
+  const region = host.begin(command, cwdBefore === deps.workspaceRoots()[0] ? undefined : cwdBefore, owner);
+  const write = (text: string) => region.write(Buffer.from(text, 'utf8'));
   const settings = deps.settings();
-  const result = await runBang(command, {
-    cwd: deps.cwd.get(),
-    signal: controller.signal,
-    onChunk: write,
-    maxTimeout: settings.maxTimeout,
-    executor: deps.executors.executor,
-    sessionKey: `${deps.sessionId}:bang`,
-    headBytes: settings.artifactHeadBytes * 1024,
-    maxColumns: settings.outputMaxColumns,
-  }).finally(() => {
-    closeSub.dispose();
-  });
-  if (result.newCwd) deps.cwd.set(result.newCwd);
-  write(`\n\x1b[2m${result.cancelled ? '[cancelled]' : result.timedOut ? '[timed out]' : `[exit code ${result.exitCode ?? '?'}]`}\x1b[0m\n`);
+  let result: BangResult | undefined;
+  try {
+    result = await runBang(command, {
+      cwd: cwdBefore,
+      signal: controller.signal,
+      onChunk: write,
+      maxTimeout: settings.maxTimeout,
+      executor: deps.executors.executor,
+      sessionKey: `${deps.sessionId}:bang`,
+      headBytes: settings.artifactHeadBytes * 1024,
+      maxColumns: settings.outputMaxColumns,
+    });
+    if (result.newCwd) deps.cwd.set(result.newCwd);
+    const ok = result.exitCode === 0 && !result.cancelled && !result.timedOut;
+    region.end(result.cancelled ? 'cancelled' : result.timedOut ? 'timed out' : `exit code ${result.exitCode ?? '?'}`, ok);
+  } finally {
+    if (!result) region.end('failed to start', false);
+    host.forget(owner);
+    terminals.release(host);
+  }
   deps.log.info(`! ${oneLine(command)} · exit=${result.exitCode ?? '-'} · cwd=${deps.cwd.get()}${result.cancelled ? ' · cancelled' : ''}`);
   deps.log.debug(bangMessageText(result));
   return result;

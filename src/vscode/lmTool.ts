@@ -3,7 +3,7 @@
 // invoke() runs them pre-approved; a denied command is never offered for confirmation and comes back
 // as the pipeline's error text.
 import * as vscode from 'vscode';
-import type { Approver, ToolResult } from '../core/contracts';
+import type { Approver, CallerInfo, ToolResult } from '../core/contracts';
 import type { JobInbox } from './jobInbox';
 import type { AgentBashServices } from './services';
 
@@ -16,6 +16,11 @@ interface ToolInput {
 }
 
 const PRE_APPROVED: Approver = { approve: async () => ({ kind: 'allow' }) };
+/**
+ * The 1.95 tool API tells invoke() neither the chat participant nor the model (the invocation token is
+ * opaque), so every chat's commands share one "Agent Bash: Copilot" terminal.
+ */
+const LM_CALLER: CallerInfo = { kind: 'lmTool', name: 'Copilot', sessionId: 'chat' };
 
 export function resultText(result: ToolResult): string {
   return result.content.map((c) => c.text).join('\n');
@@ -51,7 +56,7 @@ export function registerLmTool(services: AgentBashServices, inbox?: JobInbox): v
         // a call with no invocation token (another extension) goes through our own approval dialog.
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the token's type is `never | undefined` (opaque), its value an object.
         const approved = options.toolInvocationToken !== undefined ? { approver: PRE_APPROVED } : {};
-        const result = await services.pipeline.run(options.input, { signal: controller.signal, ...approved });
+        const result = await services.pipeline.run(options.input, { signal: controller.signal, caller: LM_CALLER, ...approved });
         if (result.details.async?.state === 'running') inbox?.track(result.details.async.jobId);
         // Background jobs that finished since the model's last call ride along with this result.
         const late = inbox?.drain() ?? [];

@@ -1,14 +1,14 @@
 // What activate() builds once and hands to every caller adapter (commands, ACP host, LM tool, API).
 import type * as vscode from 'vscode';
-import type { Approver, BashSettings, PolicyDecision, ToolResult, UpdateListener } from '../core/contracts';
+import type { Approver, BashSettings, CallerInfo, PolicyDecision, ToolResult, UpdateListener } from '../core/contracts';
 import type { ModalPrompter } from './modalPrompter';
-import type { VsCodeTerminalBridge } from './terminalBridge';
+import type { VsCodeClientBridge } from './clientBridge';
 
 /** The part of the core pipeline the adapters use. */
 export interface PipelineLike {
   run(
     rawInput: unknown,
-    opts?: { signal?: AbortSignal; onUpdate?: UpdateListener; sessionKey?: string; approver?: Approver },
+    opts?: { signal?: AbortSignal; onUpdate?: UpdateListener; sessionKey?: string; approver?: Approver; caller?: CallerInfo },
   ): Promise<ToolResult>;
   /** `env`: variables the command would get (some, like BASH_ENV, can make an allowed command ask). */
   explain(command: string, cwd?: string, env?: Record<string, string>): PolicyDecision;
@@ -17,7 +17,7 @@ export interface PipelineLike {
 }
 
 export interface AgentBashServices {
-  bridge: VsCodeTerminalBridge;
+  bridge: VsCodeClientBridge;
   pipeline: PipelineLike;
   approver: Approver;
   prompter: ModalPrompter;

@@ -32,7 +32,10 @@ async function main() {
     path.join(workspace, '.vscode', 'settings.json'),
     JSON.stringify({
       'agentBash.acp.agents': [{ name: 'ui-test-agent', command: process.execPath, args: [path.join(root, 'out', 'test', 'fixtures', 'acpTestAgent.js')] }],
-      'agentBash.patterns': [{ match: 'echo ui-acp-*', approval: 'allow' }],
+      'agentBash.patterns': [
+        { match: 'echo ui-acp-*', approval: 'allow' },
+        { match: 'echo ui-ten-*', approval: 'allow', allowRedirects: true },
+      ],
     }, null, 2),
   );
   const server = await startCodeServer({ workspace, smokeTestDriver: true, runDir: path.join(runDir, 'server') });
@@ -50,7 +53,8 @@ async function main() {
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     const payload = JSON.stringify([['extensionDevelopmentPath', remoteUri(server.port, root)]]);
-    await page.goto(`${server.url}?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(payload)}`);
+    // A loaded machine can take longer than the default 30 s to serve the workbench.
+    await page.goto(`${server.url}?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(payload)}`, { timeout: 120000 });
     await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
     for (const test of uiTests) {
       const t = Date.now();

@@ -187,8 +187,9 @@ describe('acp client', function () {
     assert.deepEqual(services.prompter.asked, [], 'an allow rule must not ask');
 
     // onDidOpenTerminal reaches the extension host asynchronously: wait for both names.
-    const wanted = ["Agent Bash: printf 'argv-shape\\n'; pwd; exit 3", 'Agent Bash: echo raw-$((6*7)); pwd; exit 5'];
-    await until(`terminals ${wanted.join(' and ')} to open`, () => wanted.every((n) => opened.some((t) => t.name === n)));
+    // Every command is drawn in the agent's own terminal; with terminal.keep 0 it closes at each release.
+    await until('the agent terminal to open', () => opened.length > 0);
+    assert.deepEqual([...new Set(opened.map((t) => t.name))], [`Agent Bash: ${AGENT_NAME}`]);
     await until('released terminals to close', () => opened.every((t) => !vscode.window.terminals.includes(t)));
     assert.deepEqual(handle.connection.terminals.liveIds, []);
 

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { PolicyRule, ToolResult } from '../../src/core/contracts';
-import { activateApi, alive, answerDialogs, setPatterns, testing, workspaceDir } from './testApi';
+import { activateApi, alive, answerDialogs, setPatterns, terminalsNamed, testing, workspaceDir } from './testApi';
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
@@ -117,37 +117,37 @@ describe('bridge: agent commands in VS Code terminals', () => {
     await config.update('terminal.keep', 0, vscode.ConfigurationTarget.Workspace);
     try {
       const api = await activateApi();
-      const term = await api.createTerminal({ command: 'sleep', args: ['30'] });
-      const name = 'Agent Bash: 30';
-      await waitUntil(() => vscode.window.terminals.some((t) => t.name === name), 3000, 'the terminal to appear');
+      const term = await api.createTerminal({ command: 'sleep', args: ['30'] }, { callerName: 'keep-zero' });
+      const name = 'Agent Bash: keep-zero';
+      await waitUntil(() => terminalsNamed(name).length === 1, 3000, 'the terminal to appear');
       const t = await testing();
       const pid = t.services.bridge.list().find((b) => b.terminalId === term.terminalId)?.pid;
       assert.ok(pid);
       await term.release();
       await term.release();
       assert.equal(alive(pid), false);
-      await waitUntil(() => !vscode.window.terminals.some((tt) => tt.name === name), 3000, 'the terminal to close');
+      await waitUntil(() => terminalsNamed(name).length === 0, 10000, 'the terminal to close');
       assert.throws(() => t.services.bridge.get(term.terminalId), { message: `Unknown terminal id: ${term.terminalId}` });
     } finally {
       await config.update('terminal.keep', undefined, vscode.ConfigurationTarget.Workspace);
     }
   });
 
-  it('released terminals stay on screen for reading back, at most terminal.keep of them', async () => {
+  it('caller terminals with nothing unreleased stay on screen for reading back, at most terminal.keep of them', async () => {
     const config = vscode.workspace.getConfiguration('agentBash');
     await config.update('terminal.keep', 1, vscode.ConfigurationTarget.Workspace);
     try {
       const api = await activateApi();
-      const first = await api.createTerminal({ command: 'echo', args: ['kept-one'] });
+      const first = await api.createTerminal({ command: 'echo', args: ['kept-one'] }, { callerName: 'kept-one' });
       await first.waitForExit();
       await first.release();
       await sleep(100);
-      assert.ok(vscode.window.terminals.some((t) => t.name === 'Agent Bash: kept-one'), 'a released terminal should stay visible');
-      const second = await api.createTerminal({ command: 'echo', args: ['kept-two'] });
+      assert.equal(terminalsNamed('Agent Bash: kept-one').length, 1, 'a released terminal should stay visible');
+      const second = await api.createTerminal({ command: 'echo', args: ['kept-two'] }, { callerName: 'kept-two' });
       await second.waitForExit();
       await second.release();
-      await waitUntil(() => !vscode.window.terminals.some((t) => t.name === 'Agent Bash: kept-one'), 3000, 'the older terminal to close');
-      assert.ok(vscode.window.terminals.some((t) => t.name === 'Agent Bash: kept-two'));
+      await waitUntil(() => terminalsNamed('Agent Bash: kept-one').length === 0, 10000, 'the older terminal to close');
+      assert.equal(terminalsNamed('Agent Bash: kept-two').length, 1);
     } finally {
       await config.update('terminal.keep', undefined, vscode.ConfigurationTarget.Workspace);
     }

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { activateApi, answerDialogs, EXTENSION_ID } from './testApi';
+import { activateApi, answerDialogs, EXTENSION_ID, terminalsNamed } from './testApi';
 
 describe('foundation', () => {
   it('activates the extension', async () => {
@@ -16,16 +16,13 @@ describe('foundation', () => {
   it('runs printf and exit 3 in a Pseudoterminal terminal and sees output and exit code', async () => {
     const api = await activateApi();
     await answerDialogs('Allow once');
-    const term = await api.createTerminal({ command: "printf 'a\\nb\\n'; exit 3" });
+    const term = await api.createTerminal({ command: "printf 'a\\nb\\n'; exit 3" }, { callerName: 'Foundation' });
     const status = await term.waitForExit();
     assert.deepEqual(status, { exitCode: 3, signal: null });
     const out = await term.currentOutput();
     assert.equal(out.output, 'a\nb\n');
     assert.equal(out.truncated, false);
-    assert.ok(
-      vscode.window.terminals.some((t) => t.name === "Agent Bash: printf 'a\\nb\\n'; exit 3"),
-      `no terminal named for the command among: ${vscode.window.terminals.map((t) => t.name).join(', ')}`,
-    );
+    assert.equal(terminalsNamed('Agent Bash: Foundation').length, 1, `no terminal named for the caller among: ${vscode.window.terminals.map((t) => t.name).join(', ')}`);
     await term.release();
   });
 

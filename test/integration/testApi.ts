@@ -52,6 +52,11 @@ export async function setPatterns(rules: PolicyRule[] | undefined): Promise<void
 }
 
 /** The VS Code terminal with this name, once it appears (terminal events reach the host asynchronously). */
+/** Open terminals named `name`. */
+export function terminalsNamed(name: string): vscode.Terminal[] {
+  return vscode.window.terminals.filter((t) => t.name === name);
+}
+
 export async function waitForTerminal(name: string, timeoutMs = 5000): Promise<vscode.Terminal> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -32,6 +32,25 @@ async function typeIntoInputBox(page, text) {
   await page.keyboard.press('Enter');
 }
 
+/**
+ * Run Agent Bash with a typed command. On a loaded machine the workbench sometimes hides the quick
+ * pick before it can be typed into (nothing ran then): open it again, up to three times.
+ */
+async function runAgentBash(page, command) {
+  const input = page.locator('.quick-input-widget input');
+  for (let attempt = 1; ; attempt++) {
+    await runFromPalette(page, 'Agent Bash: Run Agent Bash');
+    try {
+      await input.fill(command, { timeout: 10000 });
+      await page.keyboard.press('Enter');
+      return;
+    } catch (err) {
+      await page.keyboard.press('Escape');
+      if (attempt === 3) throw err;
+    }
+  }
+}
+
 async function waitFor(predicate, timeoutMs, what) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -104,6 +123,24 @@ export const uiTests = [
       const exitText = await card.locator('.terminal-exit').innerText();
       assert.equal(exitText, '[exit code 0]');
       await page.screenshot({ path: path.join(shotsDir, 'acp-panel.png') });
+    },
+  },
+  {
+    name: 'Ten commands from the palette share one "Agent Bash" terminal',
+    async run({ page, workspace, shotsDir }) {
+      for (let i = 1; i <= 10; i++) {
+        await runAgentBash(page, `echo ui-ten-${i} && echo ui-ten-${i} > ui-ten-${i}.txt`);
+        const marker = path.join(workspace, `ui-ten-${i}.txt`);
+        await waitFor(() => existsSync(marker) && readFileSync(marker, 'utf8') === `ui-ten-${i}\n`, 20000, marker);
+      }
+      // With more than one terminal open the panel lists them as tabs: the palette's is listed once.
+      const tabs = page.locator('.terminal-tabs-entry');
+      await waitFor(async () => (await tabs.count()) > 0, 10000, 'the terminal tab list');
+      const labels = (await tabs.allInnerTexts()).map((t) => t.trim());
+      assert.equal(labels.filter((l) => l === 'Agent Bash').length, 1, `terminal tabs: ${labels.join(' | ')}`);
+      await tabs.nth(labels.indexOf('Agent Bash')).click();
+      await new Promise((r) => setTimeout(r, 1500));
+      await page.screenshot({ path: path.join(shotsDir, 'ten-commands-one-terminal.png') });
     },
   },
 ];

@@ -17,8 +17,11 @@ export const INLINE_CAP_HEAD_RATIO = 0.6;
 export const INLINE_CAP_TAIL_RATIO = 0.25;
 /** Size of the streaming preview (`TailBuffer(50 KiB)`) and of a background job's progress tail. */
 export const TAIL_PREVIEW_BYTES = 51200;
-/** A TailBuffer joins its pieces once it holds more than this many. */
-export const TAIL_BUFFER_MAX_PIECES = 10;
+/**
+ * A TailBuffer joins its pieces once it holds more than this many: rare enough that pipe-sized
+ * chunks (64 KiB) under a 4 MiB limit are never copied, often enough that byte-sized ones stay cheap.
+ */
+export const TAIL_BUFFER_MAX_PIECES = 1024;
 /** `onChunk` is called at most this often (ms) when streaming. */
 export const DEFAULT_CHUNK_THROTTLE_MS = 50;
 /**

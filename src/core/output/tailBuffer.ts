@@ -1,8 +1,17 @@
-// The streaming preview (oh-my-pi §5.4): the last `maxBytes` of sanitized text, shown to the host as
-// the partial result while a command runs. Bounded and cheap to append to.
+// The one bounded tail of a stream: the last `maxBytes` bytes, cut so it never starts inside a UTF-8
+// code point. Used for ACP's `outputByteLimit` (a bridge terminal's read-back), the streaming preview
+// (oh-my-pi §5.4) and a background job's progress. Chunks are kept as they came and whole chunks are
+// dropped from the front once the rest still covers the limit, so the hot path copies nothing;
+// memory stays under maxBytes + one chunk (a chunk larger than that is cut on arrival).
 
 import type { ToolResult } from '../contracts';
 import { TAIL_BUFFER_MAX_PIECES, TAIL_PREVIEW_BYTES } from './outputLimits';
+
+/** First index at or after `start` that begins a code point (skips 10xxxxxx continuation bytes). */
+function codePointStart(bytes: Uint8Array, start: number): number {
+  while (start < bytes.length && (bytes[start] & 0xc0) === 0x80) start++;
+  return start;
+}
 
 /** The last `maxBytes` bytes of `text`, starting on a code point (never half a character). */
 export function utf8SafeTail(text: string, maxBytes: number): string {
@@ -11,57 +20,70 @@ export function utf8SafeTail(text: string, maxBytes: number): string {
   if (text.length * 3 <= maxBytes) return text;
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length <= maxBytes) return text;
-  let start = bytes.length - maxBytes;
-  while (start < bytes.length && (bytes[start] & 0xc0) === 0x80) start++;
-  return bytes.subarray(start).toString('utf8');
+  return bytes.subarray(codePointStart(bytes, bytes.length - maxBytes)).toString('utf8');
 }
 
 export class TailBuffer {
-  private pieces: string[] = [];
-  private bytes = 0;
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private dropped = false;
 
   constructor(readonly maxBytes: number = TAIL_PREVIEW_BYTES) {}
 
-  append(chunk: string): void {
+  /** Bytes as they came (a chunk may end mid code point), or text (stored as its UTF-8). */
+  push(chunk: Buffer | string): void {
     if (chunk.length === 0) return;
-    const size = Buffer.byteLength(chunk, 'utf8');
-    if (size >= this.maxBytes) {
-      // One chunk fills the window by itself: the older pieces cannot survive.
-      const tail = utf8SafeTail(chunk, this.maxBytes);
-      this.pieces = [tail];
-      this.bytes = Buffer.byteLength(tail, 'utf8');
+    if (this.maxBytes <= 0) {
+      this.dropped = true;
       return;
     }
-    this.pieces.push(chunk);
-    this.bytes += size;
-    if (this.pieces.length > TAIL_BUFFER_MAX_PIECES) this.compact();
-    // Trimming only past twice the budget keeps the cost amortized over many appends.
-    if (this.bytes > this.maxBytes * 2) this.trim();
+    let bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    if (bytes.length > this.maxBytes) {
+      // One chunk fills the window by itself: the older chunks cannot survive. A view keeps its whole
+      // parent alive, so the kept part of a far larger chunk is copied (a pipe-sized one is not).
+      const kept = bytes.subarray(bytes.length - this.maxBytes);
+      bytes = bytes.length > this.maxBytes * 4 ? Buffer.from(kept) : kept;
+      this.chunks = [];
+      this.size = 0;
+      this.dropped = true;
+    }
+    this.chunks.push(bytes);
+    this.size += bytes.length;
+    while (this.chunks.length > 1 && this.size - this.chunks[0].length >= this.maxBytes) {
+      this.size -= (this.chunks.shift() as Buffer).length;
+      this.dropped = true;
+    }
+    if (this.chunks.length > TAIL_BUFFER_MAX_PIECES) this.compact();
   }
 
-  /** The current tail, at most `maxBytes` bytes. */
-  text(): string {
-    this.trim();
-    return this.pieces.length === 0 ? '' : this.pieces.join('');
+  /** True once any byte was dropped from the front. */
+  get truncated(): boolean {
+    return this.dropped || this.size > this.maxBytes;
   }
 
-  /** Byte length of what `text()` would return once trimmed (before: possibly up to twice that). */
+  /** Byte length of the kept window (at most `maxBytes`; `text()` may start a few bytes later). */
   get byteLength(): number {
-    return Math.min(this.bytes, this.maxBytes);
+    return Math.min(this.size, this.maxBytes);
   }
 
+  /** The current tail, at most `maxBytes` bytes, decoded (an unfinished last code point reads as U+FFFD). */
+  text(): string {
+    if (this.size === 0) return '';
+    const all = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.size);
+    let start = Math.max(0, all.length - this.maxBytes);
+    if (start > 0 || this.dropped) start = codePointStart(all, start);
+    return all.subarray(start).toString('utf8');
+  }
+
+  /** Many tiny chunks (a byte at a time) would make every `text()` join thousands of pieces. */
   private compact(): void {
-    this.pieces = [this.pieces.join('')];
-  }
-
-  private trim(): void {
-    if (this.bytes <= this.maxBytes) {
-      if (this.pieces.length > 1) this.compact();
-      return;
+    let all = Buffer.concat(this.chunks, this.size);
+    if (all.length > this.maxBytes) {
+      all = Buffer.from(all.subarray(all.length - this.maxBytes));
+      this.dropped = true;
     }
-    const tail = utf8SafeTail(this.pieces.join(''), this.maxBytes);
-    this.pieces = [tail];
-    this.bytes = Buffer.byteLength(tail, 'utf8');
+    this.chunks = [all];
+    this.size = all.length;
   }
 }
 
@@ -71,7 +93,7 @@ export class TailBuffer {
  */
 export function streamTailUpdates(tail: TailBuffer, onUpdate: (update: ToolResult) => void): (chunk: string) => void {
   return (chunk: string) => {
-    tail.append(chunk);
+    tail.push(chunk);
     onUpdate({ content: [{ type: 'text', text: tail.text() }], details: {} });
   };
 }

@@ -1,0 +1,137 @@
+// The process half of a client-bridge terminal: one command spawned in its own process group, its
+// stdout+stderr merged into a bounded tail (ACP `outputByteLimit`), pushed to listeners and sinks,
+// its exit status from the process's own exit event, kill, and the sweep that ends whatever escaped
+// the group. No VS Code here: whoever draws the output subscribes through `onBytes`.
+import type { ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import type { CreateTerminalParams, OutputSinkLike, TerminalExitStatus, TerminalOutput } from '../core/contracts';
+import { TailBuffer } from '../core/output/tailBuffer';
+import { killByEnv, killProcessTree, signalGroup, spawnInGroup } from './processTree';
+import { drainStreams } from './runControl';
+
+const KILL_GRACE_MS = 1000;
+/**
+ * ACP leaves `outputByteLimit` optional; without one the client picks. Memory must stay bounded
+ * whatever a command prints, so a caller that sets none keeps the last 4 MiB (`truncated` says so).
+ */
+export const DEFAULT_OUTPUT_BYTE_LIMIT = 4 * 1024 * 1024;
+
+/** ACP `command` is an executable; a raw line with no args (claude-code-acp's shape) needs a shell. */
+export function needsShell(params: CreateTerminalParams): boolean {
+  return (!params.args || params.args.length === 0) && /[\s;&|<>()$`'"\\*?~{}[\]#=!]/.test(params.command);
+}
+
+export interface BridgeProcessOptions {
+  params: CreateTerminalParams;
+  shell: { path: string; args: string[] };
+  baseEnv: NodeJS.ProcessEnv;
+  defaultCwd: string;
+  /** An environment variable set on the process; every descendant inherits it, so `sweep` finds them. */
+  mark: { name: string; value: string };
+  /** Every byte of output as it arrives (the terminal view). */
+  onBytes?: (chunk: Buffer) => void;
+}
+
+export class BridgeProcess {
+  readonly pid: number | undefined;
+  /** Resolves after the exit and the drain of the pipes; never rejects (a spawn failure is 126/127). */
+  readonly exited: Promise<TerminalExitStatus>;
+  exitStatus: TerminalExitStatus | null = null;
+  exitedAt: number | undefined;
+  private readonly child: ChildProcess;
+  private readonly tail: TailBuffer;
+  private readonly listeners = new Set<(chunk: string) => void>();
+  private readonly sinks: OutputSinkLike[] = [];
+  /** Only for pushed-output listeners; the view and the tail keep bytes. */
+  private readonly decoder = new TextDecoder('utf-8');
+  private killing: Promise<void> | undefined;
+
+  constructor(private readonly opts: BridgeProcessOptions) {
+    const { params } = opts;
+    this.tail = new TailBuffer(params.outputByteLimit ?? DEFAULT_OUTPUT_BYTE_LIMIT);
+    const viaShell = needsShell(params);
+    const file = viaShell ? opts.shell.path : params.command;
+    const args = viaShell ? [...opts.shell.args, params.command] : (params.args ?? []);
+    const env: NodeJS.ProcessEnv = { ...opts.baseEnv };
+    for (const v of params.env ?? []) env[v.name] = v.value;
+    env[opts.mark.name] = opts.mark.value;
+
+    this.child = spawnInGroup(file, args, { cwd: params.cwd ?? opts.defaultCwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.pid = this.child.pid;
+    const streams = [this.child.stdout, this.child.stderr].filter((s): s is Readable => s !== null);
+    for (const s of streams) s.on('data', (b: Buffer) => this.onData(b));
+    this.exited = new Promise<TerminalExitStatus>((resolve) => {
+      this.child.once('error', (err: NodeJS.ErrnoException) => {
+        this.onData(Buffer.from(`${spawnErrorText(file, err)}\n`));
+        this.finish({ exitCode: err.code === 'ENOENT' ? 127 : 126, signal: null }, resolve);
+      });
+      this.child.once('exit', (code, signal) => {
+        // Background children may hold the pipes open: wait for them a little, then stop listening.
+        void drainStreams(streams).then(() => {
+          for (const s of streams) s.destroy();
+          this.finish({ exitCode: signal ? null : code, signal: signal ?? null }, resolve);
+        });
+      });
+    });
+  }
+
+  get running(): boolean {
+    return this.exitStatus === null;
+  }
+
+  output(): TerminalOutput {
+    return { output: this.tail.text(), truncated: this.tail.truncated, exitStatus: this.exitStatus };
+  }
+
+  onOutput(listener: (chunk: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  pipeTo(sink: OutputSinkLike): void {
+    this.sinks.push(sink);
+  }
+
+  /** SIGTERM to the group, SIGKILL after a grace; resolves once the leader is gone. */
+  kill(): Promise<void> {
+    if (this.exitStatus || this.child.pid === undefined) return Promise.resolve();
+    this.killing ??= killProcessTree(this.child, { graceMs: KILL_GRACE_MS });
+    return this.killing;
+  }
+
+  /**
+   * Nothing outlives a release: kill the command if it still runs, then background children it left
+   * in its group, then anything that left the group (setsid, double fork) but still carries the mark.
+   */
+  async killAll(): Promise<void> {
+    this.listeners.clear();
+    if (this.child.pid === undefined) return;
+    if (this.exitStatus === null) await this.kill();
+    signalGroup(this.child.pid, 'SIGKILL');
+    // The /proc sweep costs a few ms on a busy machine: done right after, off the result's path.
+    setImmediate(() => killByEnv(this.opts.mark.name, this.opts.mark.value));
+  }
+
+  private onData(chunk: Buffer): void {
+    this.tail.push(chunk);
+    for (const sink of this.sinks) sink.push(chunk);
+    this.opts.onBytes?.(chunk);
+    if (this.listeners.size === 0) return;
+    const text = this.decoder.decode(chunk, { stream: true });
+    if (text) for (const l of this.listeners) l(text);
+  }
+
+  private finish(status: TerminalExitStatus, resolve: (s: TerminalExitStatus) => void): void {
+    if (this.exitStatus) return;
+    const rest = this.decoder.decode();
+    if (rest) for (const l of this.listeners) l(rest);
+    this.exitStatus = status;
+    this.exitedAt = Date.now();
+    resolve(status);
+  }
+}
+
+function spawnErrorText(file: string, err: NodeJS.ErrnoException): string {
+  if (err.code === 'ENOENT') return `${file}: command not found`;
+  return `${file}: ${err.message}`;
+}

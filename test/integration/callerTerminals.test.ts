@@ -1,0 +1,136 @@
+// One terminal per caller session: a caller's foreground commands share one VS Code terminal, two
+// callers get two, overlapping commands of one caller get a second, and each command's id, output and
+// exit stay its own.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { PolicyRule, ToolResult } from '../../src/core/contracts';
+import { activateApi, alive, answerDialogs, setPatterns, terminalsNamed, testing, waitForTerminal } from './testApi';
+
+const ALLOW_ALL: PolicyRule[] = [{ match: '*', approval: 'allow', allowRedirects: true }];
+
+function text(result: ToolResult): string {
+  return result.content.map((c) => c.text).join('\n');
+}
+
+async function waitUntil(pred: () => boolean, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+function names(): string {
+  return vscode.window.terminals.map((t) => t.name).join(' | ');
+}
+
+describe('caller terminals: one terminal per caller session', () => {
+  before(async () => {
+    await setPatterns(ALLOW_ALL);
+    await answerDialogs(undefined);
+  });
+  after(async () => setPatterns(undefined));
+
+  it('ten commands from one caller share one terminal, each read back exactly', async () => {
+    const api = await activateApi();
+    for (let i = 0; i < 10; i++) {
+      const result = await api.runBash({ command: `printf 'ten-%s\\n' ${i}; printf 'é-%s\\n' ${i}` }, { callerName: 'Ten' });
+      assert.match(text(result), new RegExp(`^ten-${i}\\né-${i}\\n\\nWall time: [\\d.]+ seconds$`));
+      assert.equal(result.isError, undefined);
+    }
+    assert.equal(terminalsNamed('Agent Bash: Ten').length, 1, names());
+  });
+
+  it('two callers get two terminals, named for each', async () => {
+    const api = await activateApi();
+    const [a, b] = await Promise.all([
+      api.runBash({ command: 'echo from-alpha' }, { callerName: 'Alpha' }),
+      api.runBash({ command: 'echo from-beta' }, { callerName: 'Beta' }),
+    ]);
+    assert.match(text(a), /^from-alpha\n\nWall time/);
+    assert.match(text(b), /^from-beta\n\nWall time/);
+    assert.equal(terminalsNamed('Agent Bash: Alpha').length, 1, names());
+    assert.equal(terminalsNamed('Agent Bash: Beta').length, 1, names());
+  });
+
+  it('a second command started while the first runs gets a terminal of its own; later ones go back to the first', async () => {
+    const api = await activateApi();
+    const first = await api.createTerminal({ command: 'echo one; sleep 30' }, { callerName: 'Pair' });
+    const second = await api.createTerminal({ command: 'echo two' }, { callerName: 'Pair' });
+    assert.notEqual(first.terminalId, second.terminalId);
+    assert.deepEqual(await second.waitForExit(), { exitCode: 0, signal: null });
+    assert.equal((await second.currentOutput()).output, 'two\n');
+    await waitForTerminal('Agent Bash: Pair');
+    await waitForTerminal('Agent Bash: Pair (2)');
+    const t = await testing();
+    const firstView = t.services.bridge.list().find((c) => c.terminalId === first.terminalId)?.terminal;
+    await second.release();
+    await first.kill();
+    assert.deepEqual(await first.waitForExit(), { exitCode: null, signal: 'SIGTERM' });
+    assert.deepEqual(await first.currentOutput(), { output: 'one\n', truncated: false, exitStatus: { exitCode: null, signal: 'SIGTERM' } });
+    const third = await api.createTerminal({ command: 'echo three' }, { callerName: 'Pair' });
+    const thirdView = t.services.bridge.list().find((c) => c.terminalId === third.terminalId)?.terminal;
+    assert.ok(firstView);
+    assert.equal(thirdView, firstView, 'the next command goes to the first free terminal');
+    assert.equal((await third.waitForExit()).exitCode, 0);
+    assert.equal((await third.currentOutput()).output, 'three\n');
+    await Promise.all([first.release(), third.release()]);
+    assert.equal(terminalsNamed('Agent Bash: Pair').length, 1, names());
+  });
+
+  it('Ctrl+C in the shared terminal stops the running command only; the terminal runs the next one', async () => {
+    const api = await activateApi();
+    const t = await testing();
+    const warm = await api.runBash({ command: 'echo warm' }, { callerName: 'Ctrl' });
+    assert.match(text(warm), /^warm\n/);
+    const running = await api.createTerminal({ command: 'echo started; sleep 30' }, { callerName: 'Ctrl' });
+    const handle = t.services.bridge.list().find((c) => c.terminalId === running.terminalId);
+    assert.ok(handle?.pid);
+    await waitUntil(() => handle.running && alive(handle.pid as number), 3000, 'the command to start');
+    handle.terminal.sendText('\x03', false);
+    assert.deepEqual(await running.waitForExit(), { exitCode: null, signal: 'SIGTERM' });
+    assert.equal(alive(handle.pid), false);
+    await running.release();
+    const next = await api.runBash({ command: 'echo after-ctrl-c' }, { callerName: 'Ctrl' });
+    assert.match(text(next), /^after-ctrl-c\n\nWall time/);
+    assert.equal(terminalsNamed('Agent Bash: Ctrl').length, 1, names());
+  });
+
+  it('closing the shared terminal kills what runs in it and forgets its handle; the next command opens a new one', async () => {
+    const api = await activateApi();
+    const t = await testing();
+    const running = await api.createTerminal({ command: 'sleep 33' }, { callerName: 'Closer' });
+    const handle = t.services.bridge.list().find((c) => c.terminalId === running.terminalId);
+    assert.ok(handle?.pid);
+    const exit = running.waitForExit();
+    handle.terminal.dispose();
+    assert.deepEqual(await exit, { exitCode: null, signal: 'SIGTERM' });
+    assert.equal(alive(handle.pid), false);
+    await waitUntil(() => t.services.bridge.list().every((c) => c.terminalId !== running.terminalId), 3000, 'the handle to be released');
+    assert.throws(() => t.services.bridge.get(running.terminalId), { message: `Unknown terminal id: ${running.terminalId}` });
+    await waitUntil(() => terminalsNamed('Agent Bash: Closer').length === 0, 10000, 'the terminal to close');
+    const next = await api.runBash({ command: 'echo reopened' }, { callerName: 'Closer' });
+    assert.match(text(next), /^reopened\n/);
+    assert.equal(terminalsNamed('Agent Bash: Closer').length, 1, names());
+  });
+
+  it('names the palette, the LM tool and bang terminals for their callers', async () => {
+    await activateApi();
+    const opened: string[] = [];
+    const sub = vscode.window.onDidOpenTerminal((t) => opened.push(t.name));
+    await vscode.commands.executeCommand('agentBash.run', 'echo palette-1');
+    await vscode.commands.executeCommand('agentBash.run', 'echo palette-2');
+    await vscode.lm.invokeTool('agent_bash', { input: { command: 'echo lm-1' }, toolInvocationToken: undefined });
+    await vscode.lm.invokeTool('agent_bash', { input: { command: 'echo lm-2' }, toolInvocationToken: undefined });
+    await vscode.commands.executeCommand('agentBash.runBang', 'echo bang-1');
+    await vscode.commands.executeCommand('agentBash.runBang', 'echo bang-2');
+    await waitForTerminal('Agent Bash: You');
+    sub.dispose();
+    // Earlier suites ran unnamed commands concurrently ("Agent Bash (2)"…): the palette reuses a free one.
+    const unnamed = opened.filter((n) => /^Agent Bash( \(\d+\))?$/.test(n));
+    assert.ok(unnamed.length <= 1, `opened: ${opened.join(' | ')}`);
+    assert.ok(vscode.window.terminals.some((t) => /^Agent Bash( \(\d+\))?$/.test(t.name)), names());
+    assert.equal(terminalsNamed('Agent Bash: Copilot').length, 1, names());
+    assert.equal(terminalsNamed('Agent Bash: You').length, 1, names());
+  });
+});
