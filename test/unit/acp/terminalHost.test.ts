@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { RequestError } from '@agentclientprotocol/sdk';
 import * as assert from 'node:assert/strict';
 import type {
@@ -14,7 +17,10 @@ import { decide } from '../../../src/core/policy/policy';
 import { createShellAnalyzer } from '../../../src/core/policy/shellAnalysis';
 import { FakeTerminalHandle } from '../core/bridgeFakes';
 
-const WS = '/work/project';
+// A real folder: the host checks the cwd exists before the gate (the tool's own cwd messages).
+const WS = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-acp-ws-'));
+mkdirSync(path.join(WS, 'sub'));
+after(() => rmSync(WS, { recursive: true, force: true }));
 const RULES: PolicyRule[] = [
   { match: 'echo *', approval: 'allow' },
   { match: 'npm *', approval: 'prompt' },
@@ -83,7 +89,7 @@ describe('acp AcpTerminalHost (policy gate)', () => {
     assert.deepEqual(await host().create({ command: 'echo', args: ['hi'] }, signal()), { terminalId: 'term-1' });
     assert.deepEqual(bridge.created, [{ command: 'echo', args: ['hi'] }]);
     assert.equal(requests.length, 0);
-    assert.deepEqual(logs, ['terminal/create "echo hi" in /work/project: allow (`echo hi` in segment 1 matched allow rule `echo *`) → runs (rule)']);
+    assert.deepEqual(logs, [`terminal/create "echo hi" in ${WS}: allow (\`echo hi\` in segment 1 matched allow rule \`echo *\`) → runs (rule)`]);
   });
 
   it('deny is JSON-RPC -32001 naming the rule; the user is not asked and no terminal is created', async () => {
@@ -98,12 +104,12 @@ describe('acp AcpTerminalHost (policy gate)', () => {
 
   it('prompt asks with the agent as caller; the user’s deny is -32001 and nothing is created', async () => {
     answer = { kind: 'deny' };
-    const err = await rejection(host().create({ command: 'npm', args: ['i'], cwd: '/work/project/sub' }, signal()));
+    const err = await rejection(host().create({ command: 'npm', args: ['i'], cwd: path.join(WS, 'sub') }, signal()));
     assert.equal(err.message, 'Command denied by the user: `npm i` in segment 1 matched prompt rule `npm *`');
     assert.equal(err.code, -32001);
     assert.equal(requests.length, 1);
     assert.equal(requests[0]!.command, 'npm i');
-    assert.equal(requests[0]!.cwd, '/work/project/sub');
+    assert.equal(requests[0]!.cwd, path.join(WS, 'sub'));
     assert.deepEqual(requests[0]!.caller, CALLER);
     assert.equal(bridge.created.length, 0);
   });

@@ -134,8 +134,8 @@ describe('exec: direnv preflight', function () {
           command: 'echo "$FROM_DIRENV $CALLER_WINS ${DROP_ME:-gone}"',
           cwd: tmp,
           timeoutMs: 5000,
-          ...(pre.env ? { env: pre.env } : {}),
           env: pre.env,
+          ...(pre.unset ? { unset: pre.unset } : {}),
           sessionKey: mode === 'persistent' ? 'direnv-session' : undefined,
           sink,
         });
