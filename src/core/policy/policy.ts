@@ -144,6 +144,9 @@ export function decide(analysis: ShellAnalysis, rules: PolicyRule[], ctx: Policy
   }
   const critical = findCritical([analysis.command]);
   if (critical) candidates.push({ decision: 'prompt', kind: 'critical', rule: null, reason: REASON.critical(critical.text, critical.pattern.name) });
+  if (analysis.construct !== undefined) {
+    candidates.push({ decision: 'prompt', kind: 'uncertain', rule: null, reason: REASON.construct(analysis.construct) });
+  }
   if (analysis.uncertain || analysis.segments.length === 0) {
     candidates.push({ decision: 'prompt', kind: 'uncertain', rule: null, reason: REASON.uncertain(analysis.uncertainReason ?? 'no command found') });
   }

@@ -59,6 +59,8 @@ export interface ShellAnalysis {
   /** Fail-closed flag: parse error, ERROR/MISSING nodes, dynamic argv0, or zero commands. */
   uncertain: boolean;
   uncertainReason?: string;
+  /** A construct outside the whitelist the policy may auto-approve: the command is at most prompt. */
+  construct?: string;
 }
 
 export interface ShellAnalyzer {

@@ -17,6 +17,7 @@ export const REASON = {
   allowEvery: (matches: readonly string[]) =>
     `every segment matched an allow rule: ${matches.map((m) => `\`${m}\``).join(', ')}`,
   critical: (text: string, name: string) => `\`${shown(text)}\` matches a critical pattern (${name})`,
+  construct: (what: string) => `the command uses a construct the policy does not auto-approve: ${what}`,
   uncertain: (why: string) => `the command could not be analysed with certainty: ${why}`,
   opaque: (text: string, index: number, why: string) => `\`${shown(text)}\` in segment ${index} is opaque: ${why}`,
   outside: (text: string, index: number, word: string, resolved: string) =>

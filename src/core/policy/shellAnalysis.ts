@@ -10,6 +10,8 @@ import * as path from 'node:path';
 import TreeSitter = require('web-tree-sitter');
 import type { Redirect, Segment, ShellAnalysis, ShellAnalyzer } from './policyContracts';
 import { LruCache } from './lruCache';
+import { checkShapes, CONSTRUCT } from './allowableShapes';
+import { scanRawText } from './rawTextScan';
 import { isCodeLoadingAssignment, normalizeWords, OPAQUE, type Word } from './shellNormalize';
 
 type SyntaxNode = TreeSitter.Node;
@@ -22,6 +24,8 @@ const CACHE_SIZE = 500;
 const MAX_DEPTH = 8;
 /** Wall-clock budget for one parse; a hit makes the analysis uncertain rather than slow. */
 const PARSE_BUDGET_MS = 100;
+/** Longer commands are not parsed at all (a documented limit: the decision stays fast and prompts). */
+export const MAX_COMMAND_BYTES = 64 * 1024;
 
 /** Why an analysis is uncertain. Tests assert these texts. */
 export const UNCERTAIN = {
@@ -30,6 +34,8 @@ export const UNCERTAIN = {
   syntax: (offset: number) => `syntax error at offset ${offset}`,
   deadline: 'parse took too long',
   tooDeep: 'commands nested too deeply',
+  treeTooDeep: CONSTRUCT.tooDeep,
+  tooLong: `command longer than ${MAX_COMMAND_BYTES / 1024} KiB`,
   dynamicName: (name: string) => `command name \`${name}\` is not static`,
   lineSeparator: 'carriage return or Unicode line separator outside a here-document',
   continuationInWord: 'line continuation inside a word',
@@ -98,6 +104,8 @@ interface Walk {
   depth: number;
   segments: Segment[];
   uncertainReason?: string;
+  /** The first construct outside the allowable whitelist (see allowableShapes.ts, rawTextScan.ts). */
+  construct?: string;
 }
 
 function markUncertain(w: Walk, reason: string): void {
@@ -506,7 +514,9 @@ function analyzePayload(w: Walk, outer: Segment, kind: string, text: string): vo
     seg.end = outer.end;
     w.segments.push(seg);
   }
-  if (inner.uncertainReason !== undefined) markUncertain(w, UNCERTAIN.nested(`${outer.argv[0]} ${kind === 'shell -c' ? '-c' : kind} payload`, inner.uncertainReason));
+  const where = `${outer.argv[0]} ${kind === 'shell -c' ? '-c' : kind} payload`;
+  if (inner.uncertainReason !== undefined) markUncertain(w, UNCERTAIN.nested(where, inner.uncertainReason));
+  if (inner.construct !== undefined && w.construct === undefined) w.construct = UNCERTAIN.nested(where, inner.construct);
 }
 
 // ---- Parsing ----
@@ -528,8 +538,14 @@ function runWalk(text: string, depth: number): Walk {
     markUncertain(w, UNCERTAIN.empty);
     return w;
   }
+  if (Buffer.byteLength(text, 'utf8') > MAX_COMMAND_BYTES) {
+    markUncertain(w, UNCERTAIN.tooLong);
+    return w;
+  }
   const flag = redFlag(text);
   if (flag) markUncertain(w, flag);
+  const raw = scanRawText(text);
+  if (raw !== undefined) w.construct = raw;
   const p = parser;
   if (!p) throw new Error('shell analyzer used before it was loaded');
   const deadline = performance.now() + PARSE_BUDGET_MS;
@@ -541,6 +557,13 @@ function runWalk(text: string, depth: number): Walk {
   }
   try {
     const root = tree.rootNode;
+    // Depth first: the walks below recurse, and a tree this deep is not worth reading anyway.
+    const shapes = checkShapes(root, text);
+    if (shapes.tooDeep) {
+      markUncertain(w, UNCERTAIN.treeTooDeep);
+      return w;
+    }
+    if (shapes.construct !== undefined && w.construct === undefined) w.construct = shapes.construct;
     if (root.hasError) markUncertain(w, UNCERTAIN.syntax(firstError(root)));
     visit(root, w, FRESH);
   } finally {
@@ -557,6 +580,7 @@ function analyzeUncached(command: string): ShellAnalysis {
   const w = runWalk(command, 0);
   const analysis: ShellAnalysis = { command, segments: w.segments, uncertain: w.uncertainReason !== undefined };
   if (w.uncertainReason !== undefined) analysis.uncertainReason = w.uncertainReason;
+  if (w.construct !== undefined) analysis.construct = w.construct;
   return deepFreeze(analysis);
 }
 
