@@ -7,7 +7,8 @@
 //   after `sudo` was stripped for matching.
 // - The command is allowed only when EVERY segment is allowed by some allow rule and nothing below
 //   raises it. A segment behind `sudo`/`doas` is allowed only by a rule that names the wrapper.
-// - Floors to prompt: an uncertain analysis, an opaque segment, a critical pattern, a path operand
+// - Floors to prompt: an uncertain analysis, a construct outside the allowable whitelist
+//   (allowableShapes.ts, rawTextScan.ts), an opaque segment, a critical check (on argv), a path operand
 //   or redirect target outside the workspace (or not resolvable), and an output redirection to a
 //   file under an allow rule without `allowRedirects`. With no rules everything prompts.
 // - Deny beats everything; a deny rule therefore also overrides a critical pattern.
@@ -86,7 +87,7 @@ function matchOn(rules: RuleLookup, text: string): Match | null {
   return rule ? { rule, text } : null;
 }
 
-function decideSegment(seg: Segment, index: number, rules: RuleLookup, ctx: PolicyContext): { outcome: Outcome; rule: PolicyRule | null } {
+function decideSegment(seg: Segment, index: number, all: readonly Segment[], rules: RuleLookup, ctx: PolicyContext): { outcome: Outcome; rule: PolicyRule | null } {
   const text = shownText(seg);
   const withWrappers = seg.prefix?.length ? normalizeCommandText([...seg.prefix, ...seg.argv].join(' ')) : seg.text;
   const textMatch = matchOn(rules, seg.text);
@@ -108,8 +109,8 @@ function decideSegment(seg: Segment, index: number, rules: RuleLookup, ctx: Poli
   const prompt = (kind: DecisionKind, reason: string): void => {
     outcomes.push({ decision: 'prompt', kind, rule: null, reason, segmentIndex: index });
   };
-  const critical = findCritical([seg.text, withWrappers]);
-  if (critical) prompt('critical', REASON.critical(critical.text, critical.pattern.name));
+  const critical = findCritical(seg, all);
+  if (critical) prompt('critical', REASON.critical(text, critical.name));
   if (seg.opaque) prompt('opaque', REASON.opaque(text, index, seg.opaqueReason ?? 'runs code the analysis cannot see'));
   const external = findExternalPath(seg, ctx.cwd, ctx.workspaceRoots);
   if (external?.kind === 'outside') prompt('external_directory', REASON.outside(text, index, external.word, external.resolved));
@@ -131,7 +132,7 @@ export function decide(analysis: ShellAnalysis, rules: PolicyRule[], ctx: Policy
   const allowMatches: string[] = [];
 
   analysis.segments.forEach((seg, k) => {
-    const { outcome, rule } = decideSegment(seg, k + 1, usable, ctx);
+    const { outcome, rule } = decideSegment(seg, k + 1, analysis.segments, usable, ctx);
     segments.push({ segment: seg, decision: outcome.decision, rule });
     candidates.push(outcome);
     if (outcome.decision === 'allow' && rule && !allowMatches.includes(rule.match)) allowMatches.push(rule.match);
@@ -142,8 +143,6 @@ export function decide(analysis: ShellAnalysis, rules: PolicyRule[], ctx: Policy
   if (wholeRule && wholeRule.approval !== 'allow') {
     candidates.push({ decision: wholeRule.approval, kind: 'rule', rule: wholeRule, reason: REASON.commandRule(whole, wholeRule.approval, wholeRule.match) });
   }
-  const critical = findCritical([analysis.command]);
-  if (critical) candidates.push({ decision: 'prompt', kind: 'critical', rule: null, reason: REASON.critical(critical.text, critical.pattern.name) });
   if (analysis.construct !== undefined) {
     candidates.push({ decision: 'prompt', kind: 'uncertain', rule: null, reason: REASON.construct(analysis.construct) });
   }

@@ -12,12 +12,35 @@
 //   A trailing ` *` also matches nothing: `ls *` matches `ls` and `ls -la` but not `lsblk`.
 // Everything else is literal: no negation (`!`), no extglobs (`@(…)`), case-sensitive, anchored
 // at both ends. The pattern itself is trimmed and its whitespace runs collapsed like the text.
+//
+// Matching never backtracks: braces are expanded at compile time into at most
+// MAX_RULE_ALTERNATIVES brace-free alternatives, each alternative is split on `*` into fixed-length
+// pieces, and the pieces are found leftmost-first in one left-to-right pass (for `*`-separated
+// fixed-length pieces the leftmost occurrence is always a safe choice). The cost of one match is
+// at most text length × pattern length, and literal pieces use the native `indexOf`. Limits on a
+// rule's size (checked by the rules schema) bound the pattern side: see RULE_LIMITS.
 
-const cache = new Map<string, RegExp>();
-const CACHE_LIMIT = 4096;
+/** Size limits for one rule; the rules schema rejects larger ones with these numbers. */
+export const RULE_LIMITS = {
+  /** Characters in `match`. */
+  maxLength: 512,
+  /** Brace-free alternatives after expanding every `{a,b}` (including the optional ` *` tail). */
+  maxAlternatives: 64,
+} as const;
 
-function escapeRegex(c: string): string {
-  return /[\\^$.*+?()[\]{}|/]/.test(c) ? `\\${c}` : c;
+export class RuleTooComplexError extends Error {}
+
+/** One position of a fixed-length piece: a literal character, `?`, or a class. */
+type Atom = string | { any: true } | { set: string; negate: boolean };
+
+interface Alternative {
+  /** The pieces between stars; `stars` is false when the alternative has no `*` at all. */
+  pieces: Atom[][];
+  stars: boolean;
+}
+
+interface Compiled {
+  alternatives: Alternative[];
 }
 
 /** Index of the `}` closing the brace at `open`, and whether it has a top-level comma. */
@@ -59,22 +82,60 @@ function braceAlternatives(inner: string): string[] {
   return parts;
 }
 
-function translate(p: string): string {
-  let out = '';
+/** Every brace-free spelling of `p` (a brace without a top-level comma stays literal, escaped). */
+function expandBraces(p: string): string[] {
   for (let i = 0; i < p.length; i++) {
     const c = p[i];
     if (c === '\\') {
-      if (i + 1 < p.length) out += escapeRegex(p[++i]);
-      else out += '\\\\';
+      i++;
+      continue;
+    }
+    if (c === '[') {
+      // A class is one unit: a brace inside it is a member, not an alternative.
+      const close = p.indexOf(']', i + 2);
+      if (close > 0) i = close;
+      continue;
+    }
+    if (c !== '{') continue;
+    const end = braceEnd(p, i);
+    if (!end || !end.comma) {
+      const rest = expandBraces(p.slice(i + 1));
+      return rest.map((r) => `${p.slice(0, i)}\\{${r}`);
+    }
+    const out: string[] = [];
+    const tails = expandBraces(p.slice(end.close + 1));
+    for (const alt of braceAlternatives(p.slice(i + 1, end.close))) {
+      for (const head of expandBraces(alt)) {
+        for (const tail of tails) {
+          out.push(`${p.slice(0, i)}${head}${tail}`);
+          if (out.length > RULE_LIMITS.maxAlternatives) throw new RuleTooComplexError();
+        }
+      }
+    }
+    return out;
+  }
+  return [p];
+}
+
+/** Parses one brace-free alternative into star-separated pieces of atoms. */
+function parseAlternative(p: string): Alternative {
+  const pieces: Atom[][] = [[]];
+  let stars = false;
+  for (let i = 0; i < p.length; i++) {
+    const c = p[i];
+    const piece = pieces[pieces.length - 1];
+    if (c === '\\') {
+      piece.push(i + 1 < p.length ? p[++i] : '\\');
     } else if (c === '*') {
       while (p[i + 1] === '*') i++;
-      out += '[\\s\\S]*';
+      stars = true;
+      pieces.push([]);
     } else if (c === '?') {
-      out += '[\\s\\S]';
+      piece.push({ any: true });
     } else if (c === '[') {
       const close = p.indexOf(']', i + 2);
       if (close < 0) {
-        out += '\\[';
+        piece.push('[');
         continue;
       }
       let body = p.slice(i + 1, close);
@@ -83,48 +144,146 @@ function translate(p: string): string {
         negate = true;
         body = body.slice(1);
       }
-      const cls = body.replace(/[\\\]^[]/g, (m) => `\\${m}`);
-      out += `[${negate ? '^' : ''}${cls}]`;
+      piece.push({ set: expandClass(body), negate });
       i = close;
-    } else if (c === '{') {
-      const end = braceEnd(p, i);
-      if (!end || !end.comma) {
-        out += '\\{';
-        continue;
-      }
-      out += `(?:${braceAlternatives(p.slice(i + 1, end.close)).map(translate).join('|')})`;
-      i = end.close;
     } else {
-      out += escapeRegex(c);
+      piece.push(c);
+    }
+  }
+  return { pieces, stars };
+}
+
+/** `a-cx` → `abcx` (ranges spelled out; a class is at most one pattern long, so this stays small). */
+function expandClass(body: string): string {
+  let out = '';
+  for (let i = 0; i < body.length; i++) {
+    if (body[i + 1] === '-' && i + 2 < body.length) {
+      const from = body.charCodeAt(i);
+      const to = body.charCodeAt(i + 2);
+      // Wide ranges are kept as their end points plus a marker test (see atomMatches).
+      if (to >= from && to - from <= 256) for (let k = from; k <= to; k++) out += String.fromCharCode(k);
+      else out += `\u0000${body[i]}${body[i + 2]}`;
+      i += 2;
+    } else {
+      out += body[i];
     }
   }
   return out;
 }
 
+function atomMatches(a: Atom, ch: string): boolean {
+  if (typeof a === 'string') return a === ch;
+  if ('any' in a) return true;
+  let hit = a.set.includes(ch);
+  if (!hit) {
+    // Wide ranges: `\0` followed by the two end points.
+    for (let k = a.set.indexOf('\u0000'); k >= 0; k = a.set.indexOf('\u0000', k + 3)) {
+      if (ch >= a.set[k + 1] && ch <= a.set[k + 2]) {
+        hit = true;
+        break;
+      }
+    }
+  }
+  return hit !== a.negate;
+}
+
+function pieceAt(piece: Atom[], text: string, at: number): boolean {
+  for (let k = 0; k < piece.length; k++) if (!atomMatches(piece[k], text[at + k])) return false;
+  return true;
+}
+
+function literalOf(piece: Atom[]): string | undefined {
+  let s = '';
+  for (const a of piece) {
+    if (typeof a !== 'string') return undefined;
+    s += a;
+  }
+  return s;
+}
+
+/** Leftmost position >= from where `piece` matches and ends by `limit`, or -1. */
+function findPiece(piece: Atom[], text: string, from: number, limit: number): number {
+  const literal = literalOf(piece);
+  if (literal !== undefined) {
+    const at = text.indexOf(literal, from);
+    return at >= 0 && at + literal.length <= limit ? at : -1;
+  }
+  for (let at = from; at + piece.length <= limit; at++) if (pieceAt(piece, text, at)) return at;
+  return -1;
+}
+
+function matchAlternative(alt: Alternative, text: string): boolean {
+  const { pieces } = alt;
+  if (!alt.stars) return pieces[0].length === text.length && pieceAt(pieces[0], text, 0);
+  const first = pieces[0];
+  const last = pieces[pieces.length - 1];
+  if (first.length + last.length > text.length) return false;
+  if (!pieceAt(first, text, 0)) return false;
+  const lastAt = text.length - last.length;
+  if (!pieceAt(last, text, lastAt)) return false;
+  let pos = first.length;
+  for (let k = 1; k < pieces.length - 1; k++) {
+    const at = findPiece(pieces[k], text, pos, lastAt);
+    if (at < 0) return false;
+    pos = at + pieces[k].length;
+  }
+  return true;
+}
+
+const cache = new Map<string, Compiled>();
+const CACHE_LIMIT = 4096;
+
 export function normalizeCommandText(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
-/** Compiles a rule pattern (memoised). */
-export function globToRegExp(pattern: string): RegExp {
+/** Compiles a rule pattern (memoised). Throws RuleTooComplexError past RULE_LIMITS. */
+function compilePattern(pattern: string): Compiled {
   const hit = cache.get(pattern);
   if (hit) return hit;
   let p = normalizeCommandText(pattern);
-  let optionalTail = false;
+  if (p.length > RULE_LIMITS.maxLength) throw new RuleTooComplexError();
+  const spellings: string[] = [];
   if (p.endsWith(' *') && !p.endsWith('\\ *')) {
-    optionalTail = true;
+    // A trailing ` *` also matches nothing: `ls *` matches `ls`.
     p = p.slice(0, -2);
+    for (const e of expandBraces(p)) spellings.push(e, `${e} *`);
+  } else {
+    spellings.push(...expandBraces(p));
   }
-  const re = new RegExp(`^${translate(p)}${optionalTail ? '(?: [\\s\\S]*)?' : ''}$`, 'u');
+  if (spellings.length > RULE_LIMITS.maxAlternatives) throw new RuleTooComplexError();
+  const compiled: Compiled = { alternatives: spellings.map(parseAlternative) };
   if (cache.size >= CACHE_LIMIT) cache.clear();
-  cache.set(pattern, re);
-  return re;
+  cache.set(pattern, compiled);
+  return compiled;
+}
+
+/** Why a pattern is too big to be a rule, or undefined when it is within RULE_LIMITS. */
+export function ruleTooComplex(pattern: string): string | undefined {
+  if (normalizeCommandText(pattern).length > RULE_LIMITS.maxLength) return `match is longer than ${RULE_LIMITS.maxLength} characters`;
+  try {
+    compilePattern(pattern);
+    return undefined;
+  } catch (err) {
+    if (err instanceof RuleTooComplexError) return `match expands to more than ${RULE_LIMITS.maxAlternatives} brace alternatives`;
+    throw err;
+  }
+}
+
+function testCompiled(c: Compiled, text: string): boolean {
+  for (const alt of c.alternatives) if (matchAlternative(alt, text)) return true;
+  return false;
 }
 
 /** True when the normalised `text` matches the rule pattern. An empty text or pattern never matches. */
 export function globMatches(pattern: string, text: string): boolean {
   if (text === '' || pattern.trim() === '') return false;
-  return globToRegExp(pattern).test(text);
+  try {
+    return testCompiled(compilePattern(pattern), text);
+  } catch (err) {
+    if (err instanceof RuleTooComplexError) return false;
+    throw err;
+  }
 }
 
 /** Escapes text so it matches itself exactly as a rule pattern. */
@@ -140,8 +299,8 @@ export interface CompiledRules<R extends { match: string }> {
 interface CompiledRule<R> {
   rule: R;
   order: number;
-  re: RegExp;
-  /** A literal every matching text contains: a cheap test before the regex. */
+  compiled: Compiled;
+  /** A literal every matching text contains: a cheap test before the matcher. */
   literal?: string;
 }
 
@@ -165,7 +324,7 @@ const compiledSets = new WeakMap<object, { matches: string[]; set: CompiledRules
 /**
  * Compiles a rule list for first-match lookups. Rules whose first word is literal are indexed by
  * it, so a text only meets the rules that could match its first word plus the rules that start
- * with a wildcard; those are screened by a required literal before their regex runs. Memoised per
+ * with a wildcard; those are screened by a required literal before the matcher runs. Memoised per
  * list object and rebuilt when its patterns change.
  */
 export function compileRules<R extends { match: string }>(rules: readonly R[]): CompiledRules<R> {
@@ -178,14 +337,22 @@ export function compileRules<R extends { match: string }>(rules: readonly R[]): 
   rules.forEach((rule, order) => {
     const p = normalizeCommandText(rule.match);
     if (p === '') return;
-    const compiled: CompiledRule<R> = { rule, order, re: globToRegExp(rule.match) };
+    let pattern: Compiled;
+    try {
+      pattern = compilePattern(rule.match);
+    } catch (err) {
+      // The rules schema rejects such rules; one that got here anyway matches nothing.
+      if (err instanceof RuleTooComplexError) return;
+      throw err;
+    }
+    const compiled: CompiledRule<R> = { rule, order, compiled: pattern };
     const literal = requiredLiteral(p);
     if (literal) compiled.literal = literal;
     const head = literalHead(p);
     if (head === undefined) floating.push(compiled);
     else byHead.set(head, [...(byHead.get(head) ?? []), compiled]);
   });
-  const test = (c: CompiledRule<R>, text: string): boolean => (!c.literal || text.includes(c.literal)) && c.re.test(text);
+  const test = (c: CompiledRule<R>, text: string): boolean => (!c.literal || text.includes(c.literal)) && testCompiled(c.compiled, text);
   const set: CompiledRules<R> = {
     first(text: string): R | null {
       if (text === '') return null;

@@ -133,7 +133,8 @@ describe('core/policy bypass table', () => {
   }
 
   it('the same lines without rm are allowed under * (the table is not trivially prompting)', () => {
-    for (const cmd of ['echo $(ls)', "bash -c 'ls'", 'env X=1 ls', '/bin/ls', '\\ls', 'command ls', 'sh <<EOF\nls\nEOF', 'f() { ls; }; f']) {
+    // (A function definition is not in the allowable whitelist any more: it prompts even under `*`.)
+    for (const cmd of ['echo $(ls)', "bash -c 'ls'", 'env X=1 ls', '/bin/ls', '\\ls', 'command ls', 'sh <<EOF\nls\nEOF']) {
       assert.equal(decide(analyzer.analyze(cmd), DENY_THEN_ALLOW, CTX).decision, 'allow', cmd);
     }
   });
