@@ -17,6 +17,7 @@ import { findCritical } from './criticalPatterns';
 import { REASON } from './policyReasons';
 import { writesFile } from './redirectTargets';
 import { compileRules, normalizeCommandText, type CompiledRules } from './ruleGlob';
+import { basename } from './shellNormalize';
 import { findExternalPath } from './workspaceScope';
 
 export interface PolicyContext {
@@ -76,6 +77,19 @@ function writtenForms(seg: Segment): string[] {
   return [...forms];
 }
 
+const MAX_TAILS = 32;
+
+/** `xargs -0 rm -rf x` → `rm -rf x`, `-rf x`, `x`, each with its head word's basename. */
+function argvTails(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let k = 1; k < argv.length && k <= MAX_TAILS; k++) {
+    const head = argv[k].trim();
+    if (head === '' || head.startsWith('-')) continue;
+    out.push(normalizeCommandText([basename(head.split(/\s/)[0]) + head.slice(head.split(/\s/)[0].length), ...argv.slice(k + 1)].join(' ')));
+  }
+  return out;
+}
+
 interface Match {
   rule: PolicyRule;
   /** The text the rule matched (the segment, or the segment as written). */
@@ -95,6 +109,9 @@ function decideSegment(seg: Segment, index: number, all: readonly Segment[], rul
   let match: Match | null = seg.privileged ? matchOn(rules, withWrappers) : textMatch;
   const escalations = seg.privileged ? [textMatch] : [];
   for (const form of writtenForms(seg)) escalations.push(matchOn(rules, form));
+  // A program that runs its arguments as a command hides that command somewhere in its argv:
+  // deny and prompt rules are also tried on every tail (best effort; the segment prompts anyway).
+  if (seg.opaque) for (const tail of argvTails(seg.argv)) escalations.push(matchOn(rules, tail));
   for (const m of escalations) {
     if (m && m.rule.approval !== 'allow' && (!match || SEVERITY[m.rule.approval] > SEVERITY[match.rule.approval])) match = m;
   }

@@ -282,7 +282,14 @@ function parseRedirect(node: SyntaxNode, w: Walk, out: ParsedRedirect[], followU
 function descend(node: SyntaxNode, w: Walk): void {
   const t = node.type;
   if (t === 'command_substitution' || t === 'process_substitution') {
-    for (const child of node.namedChildren) if (child) visit(child, w, FRESH);
+    // `$(< file)` reads the file with no command: a segment with no argv that carries the redirect.
+    const reads = node.namedChildren.filter((c): c is SyntaxNode => c !== null && c.type === 'file_redirect');
+    if (reads.length > 0) {
+      const parsed: ParsedRedirect[] = [];
+      for (const r of reads) parseRedirect(r, w, parsed, []);
+      pushSegment(w, node, [], [], { redirects: parsed, consumesPipe: false }, []);
+    }
+    for (const child of node.namedChildren) if (child && child.type !== 'file_redirect') visit(child, w, FRESH);
     return;
   }
   if (node.childCount === 0) return;
@@ -470,6 +477,7 @@ function pushSegment(w: Walk, node: SyntaxNode, words: Word[], assignments: stri
   };
   if (norm.prefix.length > 0) seg.prefix = norm.prefix;
   if (norm.privileged) seg.privileged = true;
+  if (norm.optionPaths.length > 0) seg.optionPaths = norm.optionPaths;
   const dynamicArgs = norm.argvDynamic.flatMap((d, k) => (d ? [k] : []));
   if (dynamicArgs.length > 0) seg.dynamicArgs = dynamicArgs;
   if (dynamicArgs.length > 0 || ctx.redirects.some((r) => r.dynamic && isOutputRedirect(r))) seg.dynamic = true;

@@ -313,10 +313,12 @@ describe('core/policy', () => {
 
     it('paths inside the workspace, the mode operand of chmod, and other commands pass', () => {
       const all: PolicyRule[] = [{ match: '*', approval: 'allow', allowRedirects: true }];
-      for (const cmd of ['cat src/a.ts', 'cd sub && ls', 'rm -rf build', 'cp a b/c', 'chmod 755 x', 'echo hi > out.txt', 'ls /etc', 'cat /work/project/x', 'mkdir -p a/b']) {
+      for (const cmd of ['cat src/a.ts', 'cd sub && ls', 'rm -rf build', 'cp a b/c', 'chmod 755 x', 'echo hi > out.txt', 'cat /work/project/x', 'mkdir -p a/b']) {
         assert.equal(run(cmd, all).decision, 'allow', cmd);
       }
       assert.equal(run('cat ../project/x', all, { cwd: `${WS}/sub`, workspaceRoots: [WS] }).decision, 'allow');
+      // Any program's path arguments count, not only the classic file commands.
+      assert.equal(run('ls /etc', all).kind, 'external_directory');
     });
 
     it('a path that cannot be resolved statically prompts', () => {
