@@ -21,6 +21,7 @@ import type {
   OutputSinkOptions,
   PolicyDecision,
   PtyExecutor,
+  ShellAnalysis,
   ShellAnalyzer,
   TimeoutInfo,
   ToolResult,
@@ -35,6 +36,7 @@ import { Interceptor } from './interceptor';
 import { expandCwdUrl, expandEnvUrls, expandInternalUrls, withArtifactScheme, withLocalScheme } from './internalUrls';
 import { OutputSink } from './output/outputSink';
 import { decide } from './policy/policy';
+import { guardRewrite } from './policy/rewriteGuard';
 import { isCodeLoadingAssignment } from './policy/shellNormalize';
 import {
   buildBackgroundStartResult,
@@ -178,8 +180,10 @@ export class BashPipeline {
       // 4. Policy on the raw command (the `cd` included), where it was asked to run.
       const analysis = deps.analyzer.analyze(raw);
       const policyCwd = this.policyCwd(input.cwd);
+      const policyCtx = { cwd: policyCwd, workspaceRoots: deps.workspaceRoots() };
+      // Step 6 rewrites internal URLs; a rewrite that changes which commands run is re-decided.
       const decision = withEnvRisk(
-        decide(analysis, settings.patterns, { cwd: policyCwd, workspaceRoots: deps.workspaceRoots() }),
+        guardRewrite(analysis, this.rewrittenAnalysis(raw), decide(analysis, settings.patterns, policyCtx), (a) => decide(a, settings.patterns, policyCtx)),
         input.env,
       );
       verdict = { decision: decision.decision, reason: decision.reason };
@@ -429,6 +433,16 @@ export class BashPipeline {
   private resolver(): UrlResolver {
     const { artifacts } = this.deps;
     return withLocalScheme(withArtifactScheme(this.deps.urlResolver, (id) => artifacts.pathOf(id)), path.join(artifacts.dir, 'local'));
+  }
+
+  /** The analysis of `command` with internal URLs expanded (no side effects), when that changes it. */
+  private rewrittenAnalysis(command: string): ShellAnalysis | undefined {
+    try {
+      const expanded = expandInternalUrls(command, { resolver: this.resolver(), escape: true });
+      return expanded === command ? undefined : this.deps.analyzer.analyze(expanded);
+    } catch {
+      return undefined; // an unresolvable URL fails in step 6 with its own message; nothing runs
+    }
   }
 
   /** Where relative paths in the command resolve, for the policy; lexical, no side effects. */

@@ -161,6 +161,8 @@ function checkNode(node: SyntaxNode, src: string, parent: string): string | unde
     case 'declaration_command':
     case 'unset_command':
       return checkDeclaration(node, src);
+    case 'ERROR':
+      return undefined; // a syntax error makes the whole analysis uncertain, with its offset
     default:
       if (CERTAIN.has(t)) return undefined;
       return CONSTRUCT.node(READABLE[t] ?? `\`${t}\``);
