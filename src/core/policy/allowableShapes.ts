@@ -182,10 +182,15 @@ export function checkShapes(root: SyntaxNode, src: string): ShapeCheck {
   try {
     const parents: string[] = [];
     let construct: string | undefined;
+    // Inside a numeric `$(( ))` (judged on its text) the expression nodes need no second look.
+    let quietBelow = -1;
     for (;;) {
       const type = cursor.nodeType;
-      if (construct === undefined && cursor.nodeIsNamed && !CERTAIN.has(type)) {
-        construct = checkNode(cursor.currentNode, src, parents[parents.length - 1] ?? '');
+      const depth = parents.length;
+      if (quietBelow >= 0 && depth <= quietBelow) quietBelow = -1;
+      if (construct === undefined && quietBelow < 0 && cursor.nodeIsNamed && !CERTAIN.has(type)) {
+        construct = checkNode(cursor.currentNode, src, parents[depth - 1] ?? '');
+        if (construct === undefined && type === 'arithmetic_expansion') quietBelow = depth;
       }
       if (cursor.gotoFirstChild()) {
         parents.push(type);

@@ -142,7 +142,17 @@ function decideSegment(seg: Segment, index: number, all: readonly Segment[], rul
   return { outcome: best ?? outcomes[0], rule };
 }
 
+/** The decision for an analysed command. Never throws: an internal error is a prompt that says so. */
 export function decide(analysis: ShellAnalysis, rules: PolicyRule[], ctx: PolicyContext): PolicyDecision {
+  try {
+    return decideChecked(analysis, rules, ctx);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    return { decision: 'prompt', rule: null, kind: 'uncertain', reason: REASON.uncertain(`the decision failed (${why})`), segments: [], uncertain: true };
+  }
+}
+
+function decideChecked(analysis: ShellAnalysis, rules: PolicyRule[], ctx: PolicyContext): PolicyDecision {
   const usable = new RuleLookup(compileRules(rules));
   const segments: SegmentDecision[] = [];
   const candidates: Outcome[] = [];

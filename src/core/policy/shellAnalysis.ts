@@ -35,6 +35,7 @@ export const UNCERTAIN = {
   deadline: 'parse took too long',
   tooDeep: 'commands nested too deeply',
   treeTooDeep: CONSTRUCT.tooDeep,
+  failed: (message: string) => `the analysis failed (${message})`,
   tooLong: `command longer than ${MAX_COMMAND_BYTES / 1024} KiB`,
   dynamicName: (name: string) => `command name \`${name}\` is not static`,
   lineSeparator: 'carriage return or Unicode line separator outside a here-document',
@@ -92,7 +93,10 @@ const ANSI_C_ESCAPES: Readonly<Record<string, string>> = {
 
 function decodeAnsiC(body: string): string {
   return body.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs, (m, e: string) => {
-    if (/^[xuU]/.test(e)) return String.fromCodePoint(parseInt(e.slice(1), 16));
+    if (/^[xuU]./.test(e)) {
+      const code = parseInt(e.slice(1), 16);
+      return code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
+    }
     if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8));
     if (e.startsWith('c')) return String.fromCharCode(e.charCodeAt(1) & 31);
     return ANSI_C_ESCAPES[e] ?? m;
@@ -585,7 +589,13 @@ function runWalk(text: string, depth: number): Walk {
 }
 
 function analyzeUncached(command: string): ShellAnalysis {
-  const w = runWalk(command, 0);
+  let w: Walk;
+  try {
+    w = runWalk(command, 0);
+  } catch (err) {
+    // Fail closed: a bug in the walk must never become an allow, nor a crash of the caller.
+    w = { src: command, depth: 0, segments: [], uncertainReason: UNCERTAIN.failed(err instanceof Error ? err.message : String(err)) };
+  }
   const analysis: ShellAnalysis = { command, segments: w.segments, uncertain: w.uncertainReason !== undefined };
   if (w.uncertainReason !== undefined) analysis.uncertainReason = w.uncertainReason;
   if (w.construct !== undefined) analysis.construct = w.construct;

@@ -14,6 +14,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Segment } from './policyContracts';
 import { namesFile } from './redirectTargets';
+import { globMatches, RULE_LIMITS } from './ruleGlob';
 
 /** Commands whose operands are paths they read, write or enter (a dynamic operand is unresolvable). */
 export const PATH_COMMANDS: ReadonlySet<string> = new Set([
@@ -220,7 +221,17 @@ function genericOperands(seg: Segment, dynamic: ReadonlySet<number>): PathWord[]
 }
 
 const GLOB = /[*?[]/;
+/** A bigger directory is not listed: a glob there is unresolved (asks). */
 const MAX_DIR_ENTRIES = 2000;
+
+/**
+ * Bash's matching of one path component (`*`, `?`, `[…]`; a leading dot must be matched literally),
+ * with the rules' linear matcher: a hostile `*a*a*a…b` cannot make it backtrack.
+ */
+function nameMatcher(pattern: string): (name: string) => boolean {
+  if (pattern.length > RULE_LIMITS.maxLength) return () => true; // too big to judge: assume it matches
+  return (name) => (name.startsWith('.') && !pattern.startsWith('.') ? false : globMatches(pattern, name));
+}
 
 interface Judge {
   cwd: string;
@@ -250,8 +261,9 @@ function judgeWord(word: string, certain: boolean, j: Judge): PathProblem | unde
       return undefined; // nothing to match: bash passes the word unexpanded
     }
     if (entries.length > MAX_DIR_ENTRIES) return { kind: 'unresolved', word };
+    const matches = nameMatcher(word.slice(slash + 1));
     for (const e of entries) {
-      if (!e.isSymbolicLink()) continue;
+      if (!e.isSymbolicLink() || !matches(e.name)) continue;
       const real = realResolve(path.join(dir, e.name), j.memo);
       if (!isInside(real, j.roots)) return { kind: 'outside', word, resolved: real };
     }
