@@ -16,7 +16,7 @@ import type { DecisionKind, PolicyDecision, PolicyRule, Segment, SegmentDecision
 import { findCritical } from './criticalPatterns';
 import { REASON } from './policyReasons';
 import { writesFile } from './redirectTargets';
-import { compileRules, normalizeCommandText, type CompiledRules } from './ruleGlob';
+import { compileRules, MatchBudgetError, normalizeCommandText, type CompiledRules, type MatchBudget } from './ruleGlob';
 import { basename } from './shellNormalize';
 import { findExternalPath } from './workspaceScope';
 
@@ -43,18 +43,23 @@ interface Outcome {
 /** First-match lookups for one decision, memoised per text (a text can be asked for several times). */
 class RuleLookup {
   private readonly memo = new Map<string, PolicyRule | null>();
+  /** Shared by every lookup of one decision (see MatchBudget). */
+  private readonly budget: MatchBudget = { left: MATCH_BUDGET };
   constructor(private readonly compiled: CompiledRules<PolicyRule>) {}
 
   first(text: string): PolicyRule | null {
     if (!text) return null;
     let rule = this.memo.get(text);
     if (rule === undefined) {
-      rule = this.compiled.first(text);
+      rule = this.compiled.first(text, this.budget);
       this.memo.set(text, rule);
     }
     return rule;
   }
 }
+
+/** Character comparisons one decision may spend matching rules (a few ms of work). */
+const MATCH_BUDGET = 2_000_000;
 
 function better(a: Outcome, b: Outcome | undefined): boolean {
   if (!b) return true;
@@ -147,8 +152,8 @@ export function decide(analysis: ShellAnalysis, rules: PolicyRule[], ctx: Policy
   try {
     return decideChecked(analysis, rules, ctx);
   } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
-    return { decision: 'prompt', rule: null, kind: 'uncertain', reason: REASON.uncertain(`the decision failed (${why})`), segments: [], uncertain: true };
+    const why = err instanceof MatchBudgetError ? err.message : `the decision failed (${err instanceof Error ? err.message : String(err)})`;
+    return { decision: 'prompt', rule: null, kind: 'uncertain', reason: REASON.uncertain(why), segments: [], uncertain: true };
   }
 }
 

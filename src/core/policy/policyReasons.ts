@@ -5,7 +5,7 @@ const MAX_SHOWN = 120;
 
 /** One line, bounded: reasons end up in prompts, logs and tool results. */
 export function shown(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
+  const line = text.slice(0, MAX_SHOWN * 4).replace(/\s+/g, ' ').trim();
   return line.length > MAX_SHOWN ? `${line.slice(0, MAX_SHOWN - 1)}…` : line;
 }
 

@@ -19,9 +19,15 @@ export const RAW_CONSTRUCT = {
 
 const PLAIN_DELIMITER = /^(?:[A-Za-z0-9_]+|'[A-Za-z0-9_]+'|"[A-Za-z0-9_]+")$/;
 /** `${NAME}`, `${1}`, `${@}`, …: the only braced expansions whose meaning never depends on a value. */
-const PLAIN_BRACED = /^\$\{(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])\}/;
+const PLAIN_BRACED = /\$\{(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])\}/y;
 /** `$(( 1 + 2 ))`: numbers and operators only; any name may be an array subscript that runs code. */
-const NUMERIC_ARITHMETIC = /^\$\(\([\s0-9+\-*/%()<>=!&|^~]*\)\)/;
+const NUMERIC_ARITHMETIC = /\$\(\([\s0-9+\-*/%()<>=!&|^~]*\)\)/y;
+
+/** Sticky test at `at`: no slicing, and the scan stops where the allowed characters do. */
+function matchesAt(re: RegExp, text: string, at: number): boolean {
+  re.lastIndex = at;
+  return re.test(text);
+}
 /** Characters that end a here-document delimiter word. */
 const WORD_END = /[\s;&|<>()]/;
 
@@ -52,8 +58,8 @@ export function scanRawText(text: string): string | undefined {
     if (ch === '$') {
       const next = text[i + 1];
       if (next === '[') return RAW_CONSTRUCT.dollarBracket;
-      if (next === '{' && !PLAIN_BRACED.test(text.slice(i, i + 260))) return RAW_CONSTRUCT.braceExpansionParam;
-      if (next === '(' && text[i + 2] === '(' && !NUMERIC_ARITHMETIC.test(text.slice(i, i + 4096))) {
+      if (next === '{' && !matchesAt(PLAIN_BRACED, text, i)) return RAW_CONSTRUCT.braceExpansionParam;
+      if (next === '(' && text[i + 2] === '(' && !matchesAt(NUMERIC_ARITHMETIC, text, i)) {
         return RAW_CONSTRUCT.arithmeticNames;
       }
       continue;

@@ -33,10 +33,34 @@ export class RuleTooComplexError extends Error {}
 /** One position of a fixed-length piece: a literal character, `?`, or a class. */
 type Atom = string | { any: true } | { set: string; negate: boolean };
 
+/** A fixed-length run of atoms between stars. */
+interface Piece {
+  atoms: Atom[];
+  /** The whole piece when it is literal (found with the native `indexOf`). */
+  literal?: string;
+  /** Its longest literal run, where candidates are looked for first. */
+  anchor?: { text: string; offset: number };
+}
+
 interface Alternative {
   /** The pieces between stars; `stars` is false when the alternative has no `*` at all. */
-  pieces: Atom[][];
+  pieces: Piece[];
   stars: boolean;
+}
+
+/**
+ * Work left for one decision's matching, in character comparisons. Each match is linear in the
+ * text for a fixed pattern, but 1,000 rules against a 64 KiB text could still add up: past the
+ * budget the lookup stops and the policy asks instead (MatchBudgetError).
+ */
+export interface MatchBudget {
+  left: number;
+}
+
+export class MatchBudgetError extends Error {}
+
+function spend(budget: MatchBudget | undefined, work: number): void {
+  if (budget && (budget.left -= work) < 0) throw new MatchBudgetError('matching the rules against this command took too much work');
 }
 
 interface Compiled {
@@ -117,6 +141,26 @@ function expandBraces(p: string): string[] {
   return [p];
 }
 
+function toPiece(atoms: Atom[]): Piece {
+  const piece: Piece = { atoms };
+  let best = { text: '', offset: 0 };
+  let run = '';
+  let start = 0;
+  atoms.forEach((a, k) => {
+    const ch = typeof a === 'string' ? a : 'set' in a && !a.negate && a.set.length === 1 ? a.set : undefined;
+    if (ch === undefined) {
+      run = '';
+      return;
+    }
+    if (run === '') start = k;
+    run += ch;
+    if (run.length > best.text.length) best = { text: run, offset: start };
+  });
+  if (best.text.length === atoms.length && atoms.length > 0) piece.literal = best.text;
+  else if (best.text.length > 0) piece.anchor = best;
+  return piece;
+}
+
 /** Parses one brace-free alternative into star-separated pieces of atoms. */
 function parseAlternative(p: string): Alternative {
   const pieces: Atom[][] = [[]];
@@ -150,7 +194,7 @@ function parseAlternative(p: string): Alternative {
       piece.push(c);
     }
   }
-  return { pieces, stars };
+  return { pieces: pieces.map(toPiece), stars };
 }
 
 /** `a-cx` → `abcx` (ranges spelled out; a class is at most one pattern long, so this stays small). */
@@ -187,45 +231,50 @@ function atomMatches(a: Atom, ch: string): boolean {
   return hit !== a.negate;
 }
 
-function pieceAt(piece: Atom[], text: string, at: number): boolean {
-  for (let k = 0; k < piece.length; k++) if (!atomMatches(piece[k], text[at + k])) return false;
-  return true;
-}
-
-function literalOf(piece: Atom[]): string | undefined {
-  let s = '';
-  for (const a of piece) {
-    if (typeof a !== 'string') return undefined;
-    s += a;
-  }
-  return s;
+function pieceAt(piece: Piece, text: string, at: number, budget?: MatchBudget): boolean {
+  const atoms = piece.atoms;
+  let k = 0;
+  while (k < atoms.length && atomMatches(atoms[k], text[at + k])) k++;
+  spend(budget, k + 1);
+  return k === atoms.length;
 }
 
 /** Leftmost position >= from where `piece` matches and ends by `limit`, or -1. */
-function findPiece(piece: Atom[], text: string, from: number, limit: number): number {
-  const literal = literalOf(piece);
-  if (literal !== undefined) {
-    const at = text.indexOf(literal, from);
-    return at >= 0 && at + literal.length <= limit ? at : -1;
+function findPiece(piece: Piece, text: string, from: number, limit: number, budget?: MatchBudget): number {
+  const len = piece.atoms.length;
+  if (piece.literal !== undefined) {
+    const at = text.indexOf(piece.literal, from);
+    spend(budget, ((at < 0 ? text.length : at) - from) / 16 + 1);
+    return at >= 0 && at + len <= limit ? at : -1;
   }
-  for (let at = from; at + piece.length <= limit; at++) if (pieceAt(piece, text, at)) return at;
+  if (piece.anchor) {
+    // Candidates are where the longest literal run occurs; only those are compared atom by atom.
+    const { text: run, offset } = piece.anchor;
+    for (let hit = text.indexOf(run, from + offset); hit >= 0; hit = text.indexOf(run, hit + 1)) {
+      const at = hit - offset;
+      if (at + len > limit) return -1;
+      if (pieceAt(piece, text, at, budget)) return at;
+    }
+    return -1;
+  }
+  for (let at = from; at + len <= limit; at++) if (pieceAt(piece, text, at, budget)) return at;
   return -1;
 }
 
-function matchAlternative(alt: Alternative, text: string): boolean {
+function matchAlternative(alt: Alternative, text: string, budget?: MatchBudget): boolean {
   const { pieces } = alt;
-  if (!alt.stars) return pieces[0].length === text.length && pieceAt(pieces[0], text, 0);
+  if (!alt.stars) return pieces[0].atoms.length === text.length && pieceAt(pieces[0], text, 0, budget);
   const first = pieces[0];
   const last = pieces[pieces.length - 1];
-  if (first.length + last.length > text.length) return false;
-  if (!pieceAt(first, text, 0)) return false;
-  const lastAt = text.length - last.length;
-  if (!pieceAt(last, text, lastAt)) return false;
-  let pos = first.length;
+  if (first.atoms.length + last.atoms.length > text.length) return false;
+  if (!pieceAt(first, text, 0, budget)) return false;
+  const lastAt = text.length - last.atoms.length;
+  if (!pieceAt(last, text, lastAt, budget)) return false;
+  let pos = first.atoms.length;
   for (let k = 1; k < pieces.length - 1; k++) {
-    const at = findPiece(pieces[k], text, pos, lastAt);
+    const at = findPiece(pieces[k], text, pos, lastAt, budget);
     if (at < 0) return false;
-    pos = at + pieces[k].length;
+    pos = at + pieces[k].atoms.length;
   }
   return true;
 }
@@ -233,8 +282,9 @@ function matchAlternative(alt: Alternative, text: string): boolean {
 const cache = new Map<string, Compiled>();
 const CACHE_LIMIT = 4096;
 
+/** Whitespace runs become one space, ends trimmed. Fast path: most texts are already normal. */
 export function normalizeCommandText(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+  return /\s\s|[^\S ]|^\s|\s$/.test(text) ? text.replace(/\s+/g, ' ').trim() : text;
 }
 
 /** Compiles a rule pattern (memoised). Throws RuleTooComplexError past RULE_LIMITS. */
@@ -270,8 +320,8 @@ export function ruleTooComplex(pattern: string): string | undefined {
   }
 }
 
-function testCompiled(c: Compiled, text: string): boolean {
-  for (const alt of c.alternatives) if (matchAlternative(alt, text)) return true;
+function testCompiled(c: Compiled, text: string, budget?: MatchBudget): boolean {
+  for (const alt of c.alternatives) if (matchAlternative(alt, text, budget)) return true;
   return false;
 }
 
@@ -292,8 +342,8 @@ export function escapeGlob(text: string): string {
 }
 
 export interface CompiledRules<R extends { match: string }> {
-  /** The first rule (in list order) whose pattern matches the normalised text, or null. */
-  first(text: string): R | null;
+  /** The first rule (in list order) whose pattern matches the normalised text, or null. Throws MatchBudgetError past the budget. */
+  first(text: string, budget?: MatchBudget): R | null;
 }
 
 interface CompiledRule<R> {
@@ -352,9 +402,10 @@ export function compileRules<R extends { match: string }>(rules: readonly R[]): 
     if (head === undefined) floating.push(compiled);
     else byHead.set(head, [...(byHead.get(head) ?? []), compiled]);
   });
-  const test = (c: CompiledRule<R>, text: string): boolean => (!c.literal || text.includes(c.literal)) && testCompiled(c.compiled, text);
+  const test = (c: CompiledRule<R>, text: string, budget?: MatchBudget): boolean =>
+    (!c.literal || text.includes(c.literal)) && testCompiled(c.compiled, text, budget);
   const set: CompiledRules<R> = {
-    first(text: string): R | null {
+    first(text: string, budget?: MatchBudget): R | null {
       if (text === '') return null;
       const space = text.indexOf(' ');
       const headed = byHead.get(space < 0 ? text : text.slice(0, space)) ?? [];
@@ -363,7 +414,7 @@ export function compileRules<R extends { match: string }>(rules: readonly R[]): 
       let j = 0;
       while (i < headed.length || j < floating.length) {
         const c = j >= floating.length || (i < headed.length && headed[i].order < floating[j].order) ? headed[i++] : floating[j++];
-        if (test(c, text)) return c.rule;
+        if (test(c, text, budget)) return c.rule;
       }
       return null;
     },

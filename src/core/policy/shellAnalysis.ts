@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import TreeSitter = require('web-tree-sitter');
 import type { Redirect, Segment, ShellAnalysis, ShellAnalyzer } from './policyContracts';
 import { LruCache } from './lruCache';
+import { normalizeCommandText } from './ruleGlob';
 import { checkShapes, CONSTRUCT } from './allowableShapes';
 import { scanRawText } from './rawTextScan';
 import { isCodeLoadingAssignment, normalizeWords, OPAQUE, type Word } from './shellNormalize';
@@ -22,8 +23,11 @@ export const BASH_WASM = 'tree-sitter-bash.wasm';
 const CACHE_SIZE = 500;
 /** `bash -c "eval 'sh -c …'"` nests; past this depth we stop and say so. */
 const MAX_DEPTH = 8;
-/** Wall-clock budget for one parse; a hit makes the analysis uncertain rather than slow. */
-const PARSE_BUDGET_MS = 100;
+/**
+ * Wall-clock budget for all the parsing of one command (payloads included); a hit makes the
+ * analysis uncertain rather than slow. A short command parses in well under a millisecond.
+ */
+const PARSE_BUDGET_MS = 30;
 /** Longer commands are not parsed at all (a documented limit: the decision stays fast and prompts). */
 export const MAX_COMMAND_BYTES = 64 * 1024;
 
@@ -110,6 +114,8 @@ interface Walk {
   uncertainReason?: string;
   /** The first construct outside the allowable whitelist (see allowableShapes.ts, rawTextScan.ts). */
   construct?: string;
+  /** performance.now() past which no more parsing starts (shared with nested payloads). */
+  deadline: number;
 }
 
 function markUncertain(w: Walk, reason: string): void {
@@ -456,9 +462,7 @@ function visitAssignment(node: SyntaxNode, w: Walk, ctx: Ctx): void {
   }
 }
 
-function collapse(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
+
 
 function isOutputRedirect(r: ParsedRedirect): boolean {
   return r.redirect.op.includes('>');
@@ -468,7 +472,7 @@ function pushSegment(w: Walk, node: SyntaxNode, words: Word[], assignments: stri
   const norm = normalizeWords(words);
   const source = w.src.slice(node.startIndex, node.endIndex);
   const seg: Segment = {
-    text: collapse(norm.argv.join(' ')),
+    text: normalizeCommandText(norm.argv.join(' ')),
     argv: norm.argv,
     assignments: [...assignments, ...norm.wrapperAssignments],
     redirects: ctx.redirects.map((r) => r.redirect),
@@ -519,7 +523,7 @@ function analyzePayload(w: Walk, outer: Segment, kind: string, text: string): vo
     markUncertain(w, UNCERTAIN.tooDeep);
     return;
   }
-  const inner = runWalk(text, w.depth + 1);
+  const inner = runWalk(text, w.depth + 1, w.deadline);
   for (const seg of inner.segments) {
     // Nested positions are relative to the payload; report the outer command's range instead.
     seg.start = outer.start;
@@ -544,8 +548,8 @@ function firstError(node: SyntaxNode): number {
   return node.startIndex;
 }
 
-function runWalk(text: string, depth: number): Walk {
-  const w: Walk = { src: text, depth, segments: [] };
+function runWalk(text: string, depth: number, deadline: number): Walk {
+  const w: Walk = { src: text, depth, segments: [], deadline };
   if (text.trim() === '') {
     markUncertain(w, UNCERTAIN.empty);
     return w;
@@ -560,7 +564,6 @@ function runWalk(text: string, depth: number): Walk {
   if (raw !== undefined) w.construct = raw;
   const p = parser;
   if (!p) throw new Error('shell analyzer used before it was loaded');
-  const deadline = performance.now() + PARSE_BUDGET_MS;
   const tree = p.parse(text, null, { progressCallback: () => performance.now() > deadline });
   if (!tree) {
     p.reset();
@@ -591,10 +594,10 @@ function runWalk(text: string, depth: number): Walk {
 function analyzeUncached(command: string): ShellAnalysis {
   let w: Walk;
   try {
-    w = runWalk(command, 0);
+    w = runWalk(command, 0, performance.now() + PARSE_BUDGET_MS);
   } catch (err) {
     // Fail closed: a bug in the walk must never become an allow, nor a crash of the caller.
-    w = { src: command, depth: 0, segments: [], uncertainReason: UNCERTAIN.failed(err instanceof Error ? err.message : String(err)) };
+    w = { src: command, depth: 0, segments: [], deadline: 0, uncertainReason: UNCERTAIN.failed(err instanceof Error ? err.message : String(err)) };
   }
   const analysis: ShellAnalysis = { command, segments: w.segments, uncertain: w.uncertainReason !== undefined };
   if (w.uncertainReason !== undefined) analysis.uncertainReason = w.uncertainReason;

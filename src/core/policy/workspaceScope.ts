@@ -293,8 +293,13 @@ export function findExternalPath(seg: Segment, cwd: string, roots: readonly stri
   if (words.length === 0) return undefined;
   const memo = new Map<string, string>();
   const j: Judge = { cwd, roots: [...roots, ...roots.map((r) => realResolve(path.resolve(r), memo))], memo };
+  const judged = new Set<string>();
   for (const { word, dynamic: isDynamic, certain } of words) {
     if (isDynamic || (word === '-' && (name === 'cd' || name === 'pushd'))) return { kind: 'unresolved', word };
+    // `ls a a a …` (10,000 times): each distinct word is judged once.
+    const key = `${certain ? 1 : 0}${word}`;
+    if (judged.has(key)) continue;
+    judged.add(key);
     for (const w of expandBraceWord(word)) {
       const problem = judgeWord(w, certain, j);
       if (problem) return problem;
