@@ -86,18 +86,39 @@ export function isInside(resolved: string, roots: readonly string[]): boolean {
   });
 }
 
+/**
+ * Real paths recently resolved. Decisions come in bursts for the same few directories; a short
+ * lifetime keeps a symlink created a moment ago from being missed for long.
+ */
+const REAL_CACHE_MS = 1000;
+const REAL_CACHE_SIZE = 2000;
+const realCache = new Map<string, { real: string; at: number }>();
+
 /** The real path of `p`: symlinks resolved for the part that exists, the rest appended. */
 function realResolve(p: string, memo: Map<string, string>): string {
   const hit = memo.get(p);
   if (hit !== undefined) return hit;
+  const now = Date.now();
+  const cached = realCache.get(p);
+  if (cached && now - cached.at < REAL_CACHE_MS) {
+    memo.set(p, cached.real);
+    return cached.real;
+  }
   let real: string;
-  try {
-    real = fs.realpathSync.native(p);
-  } catch {
+  // lstat first: a missing path costs no exception (realpath's throw is the slow part).
+  if (fs.lstatSync(p, { throwIfNoEntry: false })) {
+    try {
+      real = fs.realpathSync.native(p);
+    } catch {
+      real = p; // a dangling link or no permission: judged as written
+    }
+  } else {
     const parent = path.dirname(p);
     real = parent === p ? p : path.join(realResolve(parent, memo), path.basename(p));
   }
   memo.set(p, real);
+  if (realCache.size >= REAL_CACHE_SIZE) realCache.clear();
+  realCache.set(p, { real, at: now });
   return real;
 }
 

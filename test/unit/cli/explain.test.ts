@@ -83,7 +83,9 @@ describe('cli/explain', () => {
       [`${'{ '.repeat(5000)}ls${'; }'.repeat(5000)}`, 'prompt'],
     ];
     for (const [cmd, decision] of cases) {
-      const r = explain(['--rules', slowRules, '--cwd', dir, '--', cmd]);
+      // A long spawn timeout: CLI start-up is slow on a loaded machine; the decision is bounded.
+      const s = spawnSync(process.execPath, [CLI, 'explain', '--rules', slowRules, '--cwd', dir, '--', cmd], { encoding: 'utf8', timeout: 60_000 });
+      const r = { code: s.status, stdout: s.stdout, stderr: s.stderr };
       assert.equal(r.code, 0, r.stderr);
       assert.equal(JSON.parse(r.stdout).decision, decision, cmd.slice(0, 40));
     }
