@@ -120,15 +120,21 @@ export async function run(): Promise<BenchRow[]> {
   const nasty = pathologicalRules();
   // A rule list is compiled once (memoised per list), like the settings' rules in the extension.
   decide(analyzer.analyze('warm up'), nasty, ctx);
+  // Wall time, and the process's CPU time next to it: on a shared machine the wall clock also
+  // counts the time other processes held the cores.
   const worst: number[] = [];
   let worstName = '';
   let worstUs = 0;
+  let worstCpuUs = 0;
   for (const [name, text] of pathologicalCommands()) {
     for (let rep = 0; rep < 3; rep++) {
       const fresh1 = await createShellAnalyzer();
+      const c0 = process.cpuUsage();
       const t0 = process.hrtime.bigint();
       decide(fresh1.analyze(text), nasty, ctx);
       const us = Number(process.hrtime.bigint() - t0) / 1000;
+      const cpu = process.cpuUsage(c0);
+      worstCpuUs = Math.max(worstCpuUs, cpu.user + cpu.system);
       worst.push(us);
       if (us > worstUs) {
         worstUs = us;
@@ -140,6 +146,7 @@ export async function run(): Promise<BenchRow[]> {
   const m = median(fresh);
   return [
     { name: `decide, 1,000 pathological rules, commands ≤ 64 KiB, worst (${worstName})`, value: round(worstUs / 1000), unit: 'ms', target: '< 50 ms', met: worstUs < 50_000 ? 'yes' : 'no' },
+    { name: 'decide, 1,000 pathological rules, commands ≤ 64 KiB, worst CPU time', value: round(worstCpuUs / 1000), unit: 'ms', target: '< 50 ms', met: worstCpuUs < 50_000 ? 'yes' : 'no' },
     { name: 'decide, 1,000 pathological rules, commands ≤ 64 KiB, median', value: round(median(worst) / 1000), unit: 'ms', target: '', met: '' },
     { name: 'decide, 200 rules, fresh parse, median', value: round(m), unit: 'µs', target: `< ${TARGET_US} µs`, met: m < TARGET_US ? 'yes' : 'no' },
     { name: 'decide, 200 rules, fresh parse, p95', value: round(p95(fresh)), unit: 'µs', target: '', met: '' },

@@ -361,12 +361,19 @@ function literalHead(p: string): string | undefined {
   return /[\\*?[\]{}]/.test(head) || head === '' ? undefined : head;
 }
 
-function requiredLiteral(p: string): string | undefined {
-  if (/[\\?[\]{}]/.test(p)) return undefined;
-  const body = p.endsWith(' *') ? p.slice(0, -2) : p;
-  let best = '';
-  for (const piece of body.split('*')) if (piece.length > best.length) best = piece;
-  return best || undefined;
+/**
+ * A literal every text matching the rule contains: the longest literal run of the first alternative
+ * that also occurs within a literal run of every other alternative. One `includes` then rules out
+ * most texts before any alternative is tried.
+ */
+function requiredLiteral(c: Compiled): string | undefined {
+  const runs = (alt: Alternative): string[] => alt.pieces.flatMap((p) => p.literal ?? p.anchor?.text ?? []);
+  const [first, ...others] = c.alternatives.map(runs);
+  if (!first) return undefined;
+  for (const candidate of [...first].sort((x, y) => y.length - x.length)) {
+    if (others.every((rs) => rs.some((r) => r.includes(candidate)))) return candidate;
+  }
+  return undefined;
 }
 
 const compiledSets = new WeakMap<object, { matches: string[]; set: CompiledRules<{ match: string }> }>();
@@ -396,7 +403,7 @@ export function compileRules<R extends { match: string }>(rules: readonly R[]): 
       throw err;
     }
     const compiled: CompiledRule<R> = { rule, order, compiled: pattern };
-    const literal = requiredLiteral(p);
+    const literal = requiredLiteral(pattern);
     if (literal) compiled.literal = literal;
     const head = literalHead(p);
     if (head === undefined) floating.push(compiled);
