@@ -22,6 +22,7 @@ import type {
   OutputSinkOptions,
   PolicyDecision,
   PtyExecutor,
+  ShellAnalysis,
   ShellAnalyzer,
   TimeoutInfo,
   ToolResult,
@@ -38,6 +39,7 @@ import { expandCwdUrl, expandEnvUrls, expandInternalUrls, withArtifactScheme, wi
 import { OutputSink } from './output/outputSink';
 import { decide } from './policy/policy';
 import { gateDecision, passPolicyGate } from './policy/policyGate';
+import { guardRewrite } from './policy/rewriteGuard';
 import {
   buildBackgroundStartResult,
   buildCompletedResult,
@@ -117,13 +119,14 @@ export class BashPipeline {
 
   /**
    * The rules' decision on the command text alone, in `cwd` (default: the session cwd); hosts that
-   * create terminals pass it to the policy gate, which adds the env risk.
+   * create terminals pass it to the policy gate, which adds the env risk. Step 6 of `run` rewrites
+   * internal URLs: a rewrite that changes which commands run is decided again, the stricter verdict wins.
    */
   decide(command: string, cwd?: string): PolicyDecision {
-    return decide(this.deps.analyzer.analyze(command), this.deps.settings().patterns, {
-      cwd: this.policyCwd(cwd),
-      workspaceRoots: this.deps.workspaceRoots(),
-    });
+    const patterns = this.deps.settings().patterns;
+    const ctx = { cwd: this.policyCwd(cwd), workspaceRoots: this.deps.workspaceRoots() };
+    const analysis = this.deps.analyzer.analyze(command);
+    return guardRewrite(analysis, this.rewrittenAnalysis(command), decide(analysis, patterns, ctx), (a) => decide(a, patterns, ctx));
   }
 
   async run(rawInput: unknown, opts: BashRunOptions = {}): Promise<ToolResult> {
@@ -416,6 +419,16 @@ export class BashPipeline {
   private resolver(): UrlResolver {
     const { artifacts } = this.deps;
     return withLocalScheme(withArtifactScheme(this.deps.urlResolver, (id) => artifacts.pathOf(id)), path.join(artifacts.dir, 'local'));
+  }
+
+  /** The analysis of `command` with internal URLs expanded (no side effects), when that changes it. */
+  private rewrittenAnalysis(command: string): ShellAnalysis | undefined {
+    try {
+      const expanded = expandInternalUrls(command, { resolver: this.resolver(), escape: true });
+      return expanded === command ? undefined : this.deps.analyzer.analyze(expanded);
+    } catch {
+      return undefined; // an unresolvable URL fails in step 6 with its own message; nothing runs
+    }
   }
 
   /** Where relative paths in the command resolve, for the policy; lexical, no side effects. */

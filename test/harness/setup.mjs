@@ -29,6 +29,10 @@ function ensureDebianPackages() {
   const missing = [];
   if (!existsSync(CHROMIUM_PATH)) missing.push('chromium');
   if (!existsSync('/usr/include/gssapi/gssapi.h') && !existsSync(path.join(CODE_SERVER_DIR, '.done'))) missing.push('libkrb5-dev');
+  // The policy's differential test (bash as the judge under bwrap + strace) and the sandbox tests.
+  for (const [pkg, bin] of [['bubblewrap', '/usr/bin/bwrap'], ['socat', '/usr/bin/socat'], ['ripgrep', '/usr/bin/rg'], ['strace', '/usr/bin/strace']]) {
+    if (!existsSync(bin)) missing.push(pkg);
+  }
   // Optional: with direnv the direnv preflight tests run against the real program instead of skipping.
   const optional = existsSync('/usr/bin/direnv') ? [] : ['direnv'];
   if (!isRootOnDebian()) {

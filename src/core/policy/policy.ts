@@ -7,7 +7,8 @@
 //   after `sudo` was stripped for matching.
 // - The command is allowed only when EVERY segment is allowed by some allow rule and nothing below
 //   raises it. A segment behind `sudo`/`doas` is allowed only by a rule that names the wrapper.
-// - Floors to prompt: an uncertain analysis, an opaque segment, a critical pattern, a path operand
+// - Floors to prompt: an uncertain analysis, a construct outside the allowable whitelist
+//   (allowableShapes.ts, rawTextScan.ts), an opaque segment, a critical check (on argv), a path operand
 //   or redirect target outside the workspace (or not resolvable), and an output redirection to a
 //   file under an allow rule without `allowRedirects`. With no rules everything prompts.
 // - Deny beats everything; a deny rule therefore also overrides a critical pattern.
@@ -15,7 +16,8 @@ import type { DecisionKind, PolicyDecision, PolicyRule, Segment, SegmentDecision
 import { findCritical } from './criticalPatterns';
 import { REASON } from './policyReasons';
 import { writesFile } from './redirectTargets';
-import { compileRules, normalizeCommandText, type CompiledRules } from './ruleGlob';
+import { compileRules, MatchBudgetError, normalizeCommandText, type CompiledRules, type MatchBudget } from './ruleGlob';
+import { basename } from './shellNormalize';
 import { findExternalPath } from './workspaceScope';
 
 export interface PolicyContext {
@@ -41,18 +43,23 @@ interface Outcome {
 /** First-match lookups for one decision, memoised per text (a text can be asked for several times). */
 class RuleLookup {
   private readonly memo = new Map<string, PolicyRule | null>();
+  /** Shared by every lookup of one decision (see MatchBudget). */
+  private readonly budget: MatchBudget = { left: MATCH_BUDGET };
   constructor(private readonly compiled: CompiledRules<PolicyRule>) {}
 
   first(text: string): PolicyRule | null {
     if (!text) return null;
     let rule = this.memo.get(text);
     if (rule === undefined) {
-      rule = this.compiled.first(text);
+      rule = this.compiled.first(text, this.budget);
       this.memo.set(text, rule);
     }
     return rule;
   }
 }
+
+/** Character comparisons one decision may spend matching rules (a few ms of work). */
+const MATCH_BUDGET = 2_000_000;
 
 function better(a: Outcome, b: Outcome | undefined): boolean {
   if (!b) return true;
@@ -75,6 +82,19 @@ function writtenForms(seg: Segment): string[] {
   return [...forms];
 }
 
+const MAX_TAILS = 32;
+
+/** `xargs -0 rm -rf x` → `rm -rf x`, `-rf x`, `x`, each with its head word's basename. */
+function argvTails(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let k = 1; k < argv.length && k <= MAX_TAILS; k++) {
+    const head = argv[k].trim();
+    if (head === '' || head.startsWith('-')) continue;
+    out.push(normalizeCommandText([basename(head.split(/\s/)[0]) + head.slice(head.split(/\s/)[0].length), ...argv.slice(k + 1)].join(' ')));
+  }
+  return out;
+}
+
 interface Match {
   rule: PolicyRule;
   /** The text the rule matched (the segment, or the segment as written). */
@@ -86,7 +106,7 @@ function matchOn(rules: RuleLookup, text: string): Match | null {
   return rule ? { rule, text } : null;
 }
 
-function decideSegment(seg: Segment, index: number, rules: RuleLookup, ctx: PolicyContext): { outcome: Outcome; rule: PolicyRule | null } {
+function decideSegment(seg: Segment, index: number, all: readonly Segment[], rules: RuleLookup, ctx: PolicyContext): { outcome: Outcome; rule: PolicyRule | null } {
   const text = shownText(seg);
   const withWrappers = seg.prefix?.length ? normalizeCommandText([...seg.prefix, ...seg.argv].join(' ')) : seg.text;
   const textMatch = matchOn(rules, seg.text);
@@ -94,6 +114,9 @@ function decideSegment(seg: Segment, index: number, rules: RuleLookup, ctx: Poli
   let match: Match | null = seg.privileged ? matchOn(rules, withWrappers) : textMatch;
   const escalations = seg.privileged ? [textMatch] : [];
   for (const form of writtenForms(seg)) escalations.push(matchOn(rules, form));
+  // A program that runs its arguments as a command hides that command somewhere in its argv:
+  // deny and prompt rules are also tried on every tail (best effort; the segment prompts anyway).
+  if (seg.opaque) for (const tail of argvTails(seg.argv)) escalations.push(matchOn(rules, tail));
   for (const m of escalations) {
     if (m && m.rule.approval !== 'allow' && (!match || SEVERITY[m.rule.approval] > SEVERITY[match.rule.approval])) match = m;
   }
@@ -108,8 +131,8 @@ function decideSegment(seg: Segment, index: number, rules: RuleLookup, ctx: Poli
   const prompt = (kind: DecisionKind, reason: string): void => {
     outcomes.push({ decision: 'prompt', kind, rule: null, reason, segmentIndex: index });
   };
-  const critical = findCritical([seg.text, withWrappers]);
-  if (critical) prompt('critical', REASON.critical(critical.text, critical.pattern.name));
+  const critical = findCritical(seg, all);
+  if (critical) prompt('critical', REASON.critical(text, critical.name));
   if (seg.opaque) prompt('opaque', REASON.opaque(text, index, seg.opaqueReason ?? 'runs code the analysis cannot see'));
   const external = findExternalPath(seg, ctx.cwd, ctx.workspaceRoots);
   if (external?.kind === 'outside') prompt('external_directory', REASON.outside(text, index, external.word, external.resolved));
@@ -124,14 +147,24 @@ function decideSegment(seg: Segment, index: number, rules: RuleLookup, ctx: Poli
   return { outcome: best ?? outcomes[0], rule };
 }
 
+/** The decision for an analysed command. Never throws: an internal error is a prompt that says so. */
 export function decide(analysis: ShellAnalysis, rules: PolicyRule[], ctx: PolicyContext): PolicyDecision {
+  try {
+    return decideChecked(analysis, rules, ctx);
+  } catch (err) {
+    const why = err instanceof MatchBudgetError ? err.message : `the decision failed (${err instanceof Error ? err.message : String(err)})`;
+    return { decision: 'prompt', rule: null, kind: 'uncertain', reason: REASON.uncertain(why), segments: [], uncertain: true };
+  }
+}
+
+function decideChecked(analysis: ShellAnalysis, rules: PolicyRule[], ctx: PolicyContext): PolicyDecision {
   const usable = new RuleLookup(compileRules(rules));
   const segments: SegmentDecision[] = [];
   const candidates: Outcome[] = [];
   const allowMatches: string[] = [];
 
   analysis.segments.forEach((seg, k) => {
-    const { outcome, rule } = decideSegment(seg, k + 1, usable, ctx);
+    const { outcome, rule } = decideSegment(seg, k + 1, analysis.segments, usable, ctx);
     segments.push({ segment: seg, decision: outcome.decision, rule });
     candidates.push(outcome);
     if (outcome.decision === 'allow' && rule && !allowMatches.includes(rule.match)) allowMatches.push(rule.match);
@@ -142,8 +175,9 @@ export function decide(analysis: ShellAnalysis, rules: PolicyRule[], ctx: Policy
   if (wholeRule && wholeRule.approval !== 'allow') {
     candidates.push({ decision: wholeRule.approval, kind: 'rule', rule: wholeRule, reason: REASON.commandRule(whole, wholeRule.approval, wholeRule.match) });
   }
-  const critical = findCritical([analysis.command]);
-  if (critical) candidates.push({ decision: 'prompt', kind: 'critical', rule: null, reason: REASON.critical(critical.text, critical.pattern.name) });
+  if (analysis.construct !== undefined) {
+    candidates.push({ decision: 'prompt', kind: 'uncertain', rule: null, reason: REASON.construct(analysis.construct) });
+  }
   if (analysis.uncertain || analysis.segments.length === 0) {
     candidates.push({ decision: 'prompt', kind: 'uncertain', rule: null, reason: REASON.uncertain(analysis.uncertainReason ?? 'no command found') });
   }

@@ -45,8 +45,10 @@ export interface Segment {
   source: string;
   /** Wrapper words stripped in front of argv, as written (`sudo -u x`, `env A=1`, `timeout 5`). */
   prefix?: string[];
-  /** A privilege wrapper (`sudo`, `doas`) was stripped: allow rules must name it. */
+  /** A wrapper that changes who, where or how the program runs was stripped (`sudo`, `chroot`, `env -C`): allow rules must name it. */
   privileged?: boolean;
+  /** Option values naming directories the program works in (`git -C DIR`): checked like path operands. */
+  optionPaths?: string[];
   /** Indexes into argv of the words that were not static (`$f`, `$(…)`). */
   dynamicArgs?: number[];
   /** Why the segment is opaque, when it is. */
@@ -59,6 +61,8 @@ export interface ShellAnalysis {
   /** Fail-closed flag: parse error, ERROR/MISSING nodes, dynamic argv0, or zero commands. */
   uncertain: boolean;
   uncertainReason?: string;
+  /** A construct outside the whitelist the policy may auto-approve: the command is at most prompt. */
+  construct?: string;
 }
 
 export interface ShellAnalyzer {

@@ -5,7 +5,7 @@ const MAX_SHOWN = 120;
 
 /** One line, bounded: reasons end up in prompts, logs and tool results. */
 export function shown(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
+  const line = text.slice(0, MAX_SHOWN * 4).replace(/\s+/g, ' ').trim();
   return line.length > MAX_SHOWN ? `${line.slice(0, MAX_SHOWN - 1)}…` : line;
 }
 
@@ -17,6 +17,7 @@ export const REASON = {
   allowEvery: (matches: readonly string[]) =>
     `every segment matched an allow rule: ${matches.map((m) => `\`${m}\``).join(', ')}`,
   critical: (text: string, name: string) => `\`${shown(text)}\` matches a critical pattern (${name})`,
+  construct: (what: string) => `the command uses a construct the policy does not auto-approve: ${what}`,
   uncertain: (why: string) => `the command could not be analysed with certainty: ${why}`,
   opaque: (text: string, index: number, why: string) => `\`${shown(text)}\` in segment ${index} is opaque: ${why}`,
   outside: (text: string, index: number, word: string, resolved: string) =>

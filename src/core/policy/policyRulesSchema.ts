@@ -3,6 +3,7 @@
 // such as `allowRedirect` is reported instead of silently ignored.
 import { z } from 'zod';
 import type { PolicyRule } from './policyContracts';
+import { ruleTooComplex } from './ruleGlob';
 
 export const RULE_MESSAGES = {
   notArray: 'expected a JSON array of rules',
@@ -16,7 +17,15 @@ export const RULE_MESSAGES = {
 
 export const policyRuleSchema = z.strictObject(
   {
-    match: z.string({ error: RULE_MESSAGES.match }).trim().min(1, { error: RULE_MESSAGES.matchEmpty }),
+    match: z
+      .string({ error: RULE_MESSAGES.match })
+      .trim()
+      .min(1, { error: RULE_MESSAGES.matchEmpty })
+      .superRefine((m, ctx) => {
+        // Size limits keep every decision fast (ruleGlob.ts RULE_LIMITS).
+        const why = ruleTooComplex(m);
+        if (why !== undefined) ctx.addIssue({ code: 'custom', message: why });
+      }),
     approval: z.enum(['allow', 'prompt', 'deny'], { error: RULE_MESSAGES.approval }),
     allowRedirects: z.boolean({ error: RULE_MESSAGES.allowRedirects }).optional(),
   },

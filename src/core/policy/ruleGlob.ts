@@ -12,12 +12,59 @@
 //   A trailing ` *` also matches nothing: `ls *` matches `ls` and `ls -la` but not `lsblk`.
 // Everything else is literal: no negation (`!`), no extglobs (`@(…)`), case-sensitive, anchored
 // at both ends. The pattern itself is trimmed and its whitespace runs collapsed like the text.
+//
+// Matching never backtracks: braces are expanded at compile time into at most
+// MAX_RULE_ALTERNATIVES brace-free alternatives, each alternative is split on `*` into fixed-length
+// pieces, and the pieces are found leftmost-first in one left-to-right pass (for `*`-separated
+// fixed-length pieces the leftmost occurrence is always a safe choice). The cost of one match is
+// at most text length × pattern length, and literal pieces use the native `indexOf`. Limits on a
+// rule's size (checked by the rules schema) bound the pattern side: see RULE_LIMITS.
 
-const cache = new Map<string, RegExp>();
-const CACHE_LIMIT = 4096;
+/** Size limits for one rule; the rules schema rejects larger ones with these numbers. */
+export const RULE_LIMITS = {
+  /** Characters in `match`. */
+  maxLength: 512,
+  /** Brace-free alternatives after expanding every `{a,b}` (including the optional ` *` tail). */
+  maxAlternatives: 64,
+} as const;
 
-function escapeRegex(c: string): string {
-  return /[\\^$.*+?()[\]{}|/]/.test(c) ? `\\${c}` : c;
+export class RuleTooComplexError extends Error {}
+
+/** One position of a fixed-length piece: a literal character, `?`, or a class. */
+type Atom = string | { any: true } | { set: string; negate: boolean };
+
+/** A fixed-length run of atoms between stars. */
+interface Piece {
+  atoms: Atom[];
+  /** The whole piece when it is literal (found with the native `indexOf`). */
+  literal?: string;
+  /** Its longest literal run, where candidates are looked for first. */
+  anchor?: { text: string; offset: number };
+}
+
+interface Alternative {
+  /** The pieces between stars; `stars` is false when the alternative has no `*` at all. */
+  pieces: Piece[];
+  stars: boolean;
+}
+
+/**
+ * Work left for one decision's matching, in character comparisons. Each match is linear in the
+ * text for a fixed pattern, but 1,000 rules against a 64 KiB text could still add up: past the
+ * budget the lookup stops and the policy asks instead (MatchBudgetError).
+ */
+export interface MatchBudget {
+  left: number;
+}
+
+export class MatchBudgetError extends Error {}
+
+function spend(budget: MatchBudget | undefined, work: number): void {
+  if (budget && (budget.left -= work) < 0) throw new MatchBudgetError('matching the rules against this command took too much work');
+}
+
+interface Compiled {
+  alternatives: Alternative[];
 }
 
 /** Index of the `}` closing the brace at `open`, and whether it has a top-level comma. */
@@ -59,22 +106,80 @@ function braceAlternatives(inner: string): string[] {
   return parts;
 }
 
-function translate(p: string): string {
-  let out = '';
+/** Every brace-free spelling of `p` (a brace without a top-level comma stays literal, escaped). */
+function expandBraces(p: string): string[] {
   for (let i = 0; i < p.length; i++) {
     const c = p[i];
     if (c === '\\') {
-      if (i + 1 < p.length) out += escapeRegex(p[++i]);
-      else out += '\\\\';
+      i++;
+      continue;
+    }
+    if (c === '[') {
+      // A class is one unit: a brace inside it is a member, not an alternative.
+      const close = p.indexOf(']', i + 2);
+      if (close > 0) i = close;
+      continue;
+    }
+    if (c !== '{') continue;
+    const end = braceEnd(p, i);
+    if (!end || !end.comma) {
+      const rest = expandBraces(p.slice(i + 1));
+      return rest.map((r) => `${p.slice(0, i)}\\{${r}`);
+    }
+    const out: string[] = [];
+    const tails = expandBraces(p.slice(end.close + 1));
+    for (const alt of braceAlternatives(p.slice(i + 1, end.close))) {
+      for (const head of expandBraces(alt)) {
+        for (const tail of tails) {
+          out.push(`${p.slice(0, i)}${head}${tail}`);
+          if (out.length > RULE_LIMITS.maxAlternatives) throw new RuleTooComplexError();
+        }
+      }
+    }
+    return out;
+  }
+  return [p];
+}
+
+function toPiece(atoms: Atom[]): Piece {
+  const piece: Piece = { atoms };
+  let best = { text: '', offset: 0 };
+  let run = '';
+  let start = 0;
+  atoms.forEach((a, k) => {
+    const ch = typeof a === 'string' ? a : 'set' in a && !a.negate && a.set.length === 1 ? a.set : undefined;
+    if (ch === undefined) {
+      run = '';
+      return;
+    }
+    if (run === '') start = k;
+    run += ch;
+    if (run.length > best.text.length) best = { text: run, offset: start };
+  });
+  if (best.text.length === atoms.length && atoms.length > 0) piece.literal = best.text;
+  else if (best.text.length > 0) piece.anchor = best;
+  return piece;
+}
+
+/** Parses one brace-free alternative into star-separated pieces of atoms. */
+function parseAlternative(p: string): Alternative {
+  const pieces: Atom[][] = [[]];
+  let stars = false;
+  for (let i = 0; i < p.length; i++) {
+    const c = p[i];
+    const piece = pieces[pieces.length - 1];
+    if (c === '\\') {
+      piece.push(i + 1 < p.length ? p[++i] : '\\');
     } else if (c === '*') {
       while (p[i + 1] === '*') i++;
-      out += '[\\s\\S]*';
+      stars = true;
+      pieces.push([]);
     } else if (c === '?') {
-      out += '[\\s\\S]';
+      piece.push({ any: true });
     } else if (c === '[') {
       const close = p.indexOf(']', i + 2);
       if (close < 0) {
-        out += '\\[';
+        piece.push('[');
         continue;
       }
       let body = p.slice(i + 1, close);
@@ -83,48 +188,152 @@ function translate(p: string): string {
         negate = true;
         body = body.slice(1);
       }
-      const cls = body.replace(/[\\\]^[]/g, (m) => `\\${m}`);
-      out += `[${negate ? '^' : ''}${cls}]`;
+      piece.push({ set: expandClass(body), negate });
       i = close;
-    } else if (c === '{') {
-      const end = braceEnd(p, i);
-      if (!end || !end.comma) {
-        out += '\\{';
-        continue;
-      }
-      out += `(?:${braceAlternatives(p.slice(i + 1, end.close)).map(translate).join('|')})`;
-      i = end.close;
     } else {
-      out += escapeRegex(c);
+      piece.push(c);
+    }
+  }
+  return { pieces: pieces.map(toPiece), stars };
+}
+
+/** `a-cx` → `abcx` (ranges spelled out; a class is at most one pattern long, so this stays small). */
+function expandClass(body: string): string {
+  let out = '';
+  for (let i = 0; i < body.length; i++) {
+    if (body[i + 1] === '-' && i + 2 < body.length) {
+      const from = body.charCodeAt(i);
+      const to = body.charCodeAt(i + 2);
+      // Wide ranges are kept as their end points plus a marker test (see atomMatches).
+      if (to >= from && to - from <= 256) for (let k = from; k <= to; k++) out += String.fromCharCode(k);
+      else out += `\u0000${body[i]}${body[i + 2]}`;
+      i += 2;
+    } else {
+      out += body[i];
     }
   }
   return out;
 }
 
-export function normalizeCommandText(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+function atomMatches(a: Atom, ch: string): boolean {
+  if (typeof a === 'string') return a === ch;
+  if ('any' in a) return true;
+  let hit = a.set.includes(ch);
+  if (!hit) {
+    // Wide ranges: `\0` followed by the two end points.
+    for (let k = a.set.indexOf('\u0000'); k >= 0; k = a.set.indexOf('\u0000', k + 3)) {
+      if (ch >= a.set[k + 1] && ch <= a.set[k + 2]) {
+        hit = true;
+        break;
+      }
+    }
+  }
+  return hit !== a.negate;
 }
 
-/** Compiles a rule pattern (memoised). */
-export function globToRegExp(pattern: string): RegExp {
+function pieceAt(piece: Piece, text: string, at: number, budget?: MatchBudget): boolean {
+  const atoms = piece.atoms;
+  let k = 0;
+  while (k < atoms.length && atomMatches(atoms[k], text[at + k])) k++;
+  spend(budget, k + 1);
+  return k === atoms.length;
+}
+
+/** Leftmost position >= from where `piece` matches and ends by `limit`, or -1. */
+function findPiece(piece: Piece, text: string, from: number, limit: number, budget?: MatchBudget): number {
+  const len = piece.atoms.length;
+  if (piece.literal !== undefined) {
+    const at = text.indexOf(piece.literal, from);
+    spend(budget, ((at < 0 ? text.length : at) - from) / 16 + 1);
+    return at >= 0 && at + len <= limit ? at : -1;
+  }
+  if (piece.anchor) {
+    // Candidates are where the longest literal run occurs; only those are compared atom by atom.
+    const { text: run, offset } = piece.anchor;
+    for (let hit = text.indexOf(run, from + offset); hit >= 0; hit = text.indexOf(run, hit + 1)) {
+      const at = hit - offset;
+      if (at + len > limit) return -1;
+      if (pieceAt(piece, text, at, budget)) return at;
+    }
+    return -1;
+  }
+  for (let at = from; at + len <= limit; at++) if (pieceAt(piece, text, at, budget)) return at;
+  return -1;
+}
+
+function matchAlternative(alt: Alternative, text: string, budget?: MatchBudget): boolean {
+  const { pieces } = alt;
+  if (!alt.stars) return pieces[0].atoms.length === text.length && pieceAt(pieces[0], text, 0, budget);
+  const first = pieces[0];
+  const last = pieces[pieces.length - 1];
+  if (first.atoms.length + last.atoms.length > text.length) return false;
+  if (!pieceAt(first, text, 0, budget)) return false;
+  const lastAt = text.length - last.atoms.length;
+  if (!pieceAt(last, text, lastAt, budget)) return false;
+  let pos = first.atoms.length;
+  for (let k = 1; k < pieces.length - 1; k++) {
+    const at = findPiece(pieces[k], text, pos, lastAt, budget);
+    if (at < 0) return false;
+    pos = at + pieces[k].atoms.length;
+  }
+  return true;
+}
+
+const cache = new Map<string, Compiled>();
+const CACHE_LIMIT = 4096;
+
+/** Whitespace runs become one space, ends trimmed. Fast path: most texts are already normal. */
+export function normalizeCommandText(text: string): string {
+  return /\s\s|[^\S ]|^\s|\s$/.test(text) ? text.replace(/\s+/g, ' ').trim() : text;
+}
+
+/** Compiles a rule pattern (memoised). Throws RuleTooComplexError past RULE_LIMITS. */
+function compilePattern(pattern: string): Compiled {
   const hit = cache.get(pattern);
   if (hit) return hit;
   let p = normalizeCommandText(pattern);
-  let optionalTail = false;
+  if (p.length > RULE_LIMITS.maxLength) throw new RuleTooComplexError();
+  const spellings: string[] = [];
   if (p.endsWith(' *') && !p.endsWith('\\ *')) {
-    optionalTail = true;
+    // A trailing ` *` also matches nothing: `ls *` matches `ls`.
     p = p.slice(0, -2);
+    for (const e of expandBraces(p)) spellings.push(e, `${e} *`);
+  } else {
+    spellings.push(...expandBraces(p));
   }
-  const re = new RegExp(`^${translate(p)}${optionalTail ? '(?: [\\s\\S]*)?' : ''}$`, 'u');
+  if (spellings.length > RULE_LIMITS.maxAlternatives) throw new RuleTooComplexError();
+  const compiled: Compiled = { alternatives: spellings.map(parseAlternative) };
   if (cache.size >= CACHE_LIMIT) cache.clear();
-  cache.set(pattern, re);
-  return re;
+  cache.set(pattern, compiled);
+  return compiled;
+}
+
+/** Why a pattern is too big to be a rule, or undefined when it is within RULE_LIMITS. */
+export function ruleTooComplex(pattern: string): string | undefined {
+  if (normalizeCommandText(pattern).length > RULE_LIMITS.maxLength) return `match is longer than ${RULE_LIMITS.maxLength} characters`;
+  try {
+    compilePattern(pattern);
+    return undefined;
+  } catch (err) {
+    if (err instanceof RuleTooComplexError) return `match expands to more than ${RULE_LIMITS.maxAlternatives} brace alternatives`;
+    throw err;
+  }
+}
+
+function testCompiled(c: Compiled, text: string, budget?: MatchBudget): boolean {
+  for (const alt of c.alternatives) if (matchAlternative(alt, text, budget)) return true;
+  return false;
 }
 
 /** True when the normalised `text` matches the rule pattern. An empty text or pattern never matches. */
 export function globMatches(pattern: string, text: string): boolean {
   if (text === '' || pattern.trim() === '') return false;
-  return globToRegExp(pattern).test(text);
+  try {
+    return testCompiled(compilePattern(pattern), text);
+  } catch (err) {
+    if (err instanceof RuleTooComplexError) return false;
+    throw err;
+  }
 }
 
 /** Escapes text so it matches itself exactly as a rule pattern. */
@@ -133,15 +342,15 @@ export function escapeGlob(text: string): string {
 }
 
 export interface CompiledRules<R extends { match: string }> {
-  /** The first rule (in list order) whose pattern matches the normalised text, or null. */
-  first(text: string): R | null;
+  /** The first rule (in list order) whose pattern matches the normalised text, or null. Throws MatchBudgetError past the budget. */
+  first(text: string, budget?: MatchBudget): R | null;
 }
 
 interface CompiledRule<R> {
   rule: R;
   order: number;
-  re: RegExp;
-  /** A literal every matching text contains: a cheap test before the regex. */
+  compiled: Compiled;
+  /** A literal every matching text contains: a cheap test before the matcher. */
   literal?: string;
 }
 
@@ -152,12 +361,19 @@ function literalHead(p: string): string | undefined {
   return /[\\*?[\]{}]/.test(head) || head === '' ? undefined : head;
 }
 
-function requiredLiteral(p: string): string | undefined {
-  if (/[\\?[\]{}]/.test(p)) return undefined;
-  const body = p.endsWith(' *') ? p.slice(0, -2) : p;
-  let best = '';
-  for (const piece of body.split('*')) if (piece.length > best.length) best = piece;
-  return best || undefined;
+/**
+ * A literal every text matching the rule contains: the longest literal run of the first alternative
+ * that also occurs within a literal run of every other alternative. One `includes` then rules out
+ * most texts before any alternative is tried.
+ */
+function requiredLiteral(c: Compiled): string | undefined {
+  const runs = (alt: Alternative): string[] => alt.pieces.flatMap((p) => p.literal ?? p.anchor?.text ?? []);
+  const [first, ...others] = c.alternatives.map(runs);
+  if (!first) return undefined;
+  for (const candidate of [...first].sort((x, y) => y.length - x.length)) {
+    if (others.every((rs) => rs.some((r) => r.includes(candidate)))) return candidate;
+  }
+  return undefined;
 }
 
 const compiledSets = new WeakMap<object, { matches: string[]; set: CompiledRules<{ match: string }> }>();
@@ -165,7 +381,7 @@ const compiledSets = new WeakMap<object, { matches: string[]; set: CompiledRules
 /**
  * Compiles a rule list for first-match lookups. Rules whose first word is literal are indexed by
  * it, so a text only meets the rules that could match its first word plus the rules that start
- * with a wildcard; those are screened by a required literal before their regex runs. Memoised per
+ * with a wildcard; those are screened by a required literal before the matcher runs. Memoised per
  * list object and rebuilt when its patterns change.
  */
 export function compileRules<R extends { match: string }>(rules: readonly R[]): CompiledRules<R> {
@@ -178,16 +394,25 @@ export function compileRules<R extends { match: string }>(rules: readonly R[]): 
   rules.forEach((rule, order) => {
     const p = normalizeCommandText(rule.match);
     if (p === '') return;
-    const compiled: CompiledRule<R> = { rule, order, re: globToRegExp(rule.match) };
-    const literal = requiredLiteral(p);
+    let pattern: Compiled;
+    try {
+      pattern = compilePattern(rule.match);
+    } catch (err) {
+      // The rules schema rejects such rules; one that got here anyway matches nothing.
+      if (err instanceof RuleTooComplexError) return;
+      throw err;
+    }
+    const compiled: CompiledRule<R> = { rule, order, compiled: pattern };
+    const literal = requiredLiteral(pattern);
     if (literal) compiled.literal = literal;
     const head = literalHead(p);
     if (head === undefined) floating.push(compiled);
     else byHead.set(head, [...(byHead.get(head) ?? []), compiled]);
   });
-  const test = (c: CompiledRule<R>, text: string): boolean => (!c.literal || text.includes(c.literal)) && c.re.test(text);
+  const test = (c: CompiledRule<R>, text: string, budget?: MatchBudget): boolean =>
+    (!c.literal || text.includes(c.literal)) && testCompiled(c.compiled, text, budget);
   const set: CompiledRules<R> = {
-    first(text: string): R | null {
+    first(text: string, budget?: MatchBudget): R | null {
       if (text === '') return null;
       const space = text.indexOf(' ');
       const headed = byHead.get(space < 0 ? text : text.slice(0, space)) ?? [];
@@ -196,7 +421,7 @@ export function compileRules<R extends { match: string }>(rules: readonly R[]): 
       let j = 0;
       while (i < headed.length || j < floating.length) {
         const c = j >= floating.length || (i < headed.length && headed[i].order < floating[j].order) ? headed[i++] : floating[j++];
-        if (test(c, text)) return c.rule;
+        if (test(c, text, budget)) return c.rule;
       }
       return null;
     },

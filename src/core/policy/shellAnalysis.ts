@@ -10,6 +10,9 @@ import * as path from 'node:path';
 import TreeSitter = require('web-tree-sitter');
 import type { Redirect, Segment, ShellAnalysis, ShellAnalyzer } from './policyContracts';
 import { LruCache } from './lruCache';
+import { normalizeCommandText } from './ruleGlob';
+import { checkShapes, CONSTRUCT } from './allowableShapes';
+import { scanRawText } from './rawTextScan';
 import { isCodeLoadingAssignment, normalizeWords, OPAQUE, type Word } from './shellNormalize';
 
 type SyntaxNode = TreeSitter.Node;
@@ -20,8 +23,13 @@ export const BASH_WASM = 'tree-sitter-bash.wasm';
 const CACHE_SIZE = 500;
 /** `bash -c "eval 'sh -c …'"` nests; past this depth we stop and say so. */
 const MAX_DEPTH = 8;
-/** Wall-clock budget for one parse; a hit makes the analysis uncertain rather than slow. */
-const PARSE_BUDGET_MS = 100;
+/**
+ * Wall-clock budget for all the parsing of one command (payloads included); a hit makes the
+ * analysis uncertain rather than slow. A short command parses in well under a millisecond.
+ */
+const PARSE_BUDGET_MS = 30;
+/** Longer commands are not parsed at all (a documented limit: the decision stays fast and prompts). */
+export const MAX_COMMAND_BYTES = 64 * 1024;
 
 /** Why an analysis is uncertain. Tests assert these texts. */
 export const UNCERTAIN = {
@@ -30,6 +38,9 @@ export const UNCERTAIN = {
   syntax: (offset: number) => `syntax error at offset ${offset}`,
   deadline: 'parse took too long',
   tooDeep: 'commands nested too deeply',
+  treeTooDeep: CONSTRUCT.tooDeep,
+  failed: (message: string) => `the analysis failed (${message})`,
+  tooLong: `command longer than ${MAX_COMMAND_BYTES / 1024} KiB`,
   dynamicName: (name: string) => `command name \`${name}\` is not static`,
   lineSeparator: 'carriage return or Unicode line separator outside a here-document',
   continuationInWord: 'line continuation inside a word',
@@ -86,7 +97,10 @@ const ANSI_C_ESCAPES: Readonly<Record<string, string>> = {
 
 function decodeAnsiC(body: string): string {
   return body.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs, (m, e: string) => {
-    if (/^[xuU]/.test(e)) return String.fromCodePoint(parseInt(e.slice(1), 16));
+    if (/^[xuU]./.test(e)) {
+      const code = parseInt(e.slice(1), 16);
+      return code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
+    }
     if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8));
     if (e.startsWith('c')) return String.fromCharCode(e.charCodeAt(1) & 31);
     return ANSI_C_ESCAPES[e] ?? m;
@@ -98,6 +112,10 @@ interface Walk {
   depth: number;
   segments: Segment[];
   uncertainReason?: string;
+  /** The first construct outside the allowable whitelist (see allowableShapes.ts, rawTextScan.ts). */
+  construct?: string;
+  /** performance.now() past which no more parsing starts (shared with nested payloads). */
+  deadline: number;
 }
 
 function markUncertain(w: Walk, reason: string): void {
@@ -272,7 +290,14 @@ function parseRedirect(node: SyntaxNode, w: Walk, out: ParsedRedirect[], followU
 function descend(node: SyntaxNode, w: Walk): void {
   const t = node.type;
   if (t === 'command_substitution' || t === 'process_substitution') {
-    for (const child of node.namedChildren) visit(child, w, FRESH);
+    // `$(< file)` reads the file with no command: a segment with no argv that carries the redirect.
+    const reads = node.namedChildren.filter((c): c is SyntaxNode => c !== null && c.type === 'file_redirect');
+    if (reads.length > 0) {
+      const parsed: ParsedRedirect[] = [];
+      for (const r of reads) parseRedirect(r, w, parsed, []);
+      pushSegment(w, node, [], [], { redirects: parsed, consumesPipe: false }, []);
+    }
+    for (const child of node.namedChildren) if (child && child.type !== 'file_redirect') visit(child, w, FRESH);
     return;
   }
   if (node.childCount === 0) return;
@@ -433,9 +458,7 @@ function visitAssignment(node: SyntaxNode, w: Walk, ctx: Ctx): void {
   }
 }
 
-function collapse(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
+
 
 function isOutputRedirect(r: ParsedRedirect): boolean {
   return r.redirect.op.includes('>');
@@ -445,7 +468,7 @@ function pushSegment(w: Walk, node: SyntaxNode, words: Word[], assignments: stri
   const norm = normalizeWords(words);
   const source = w.src.slice(node.startIndex, node.endIndex);
   const seg: Segment = {
-    text: collapse(norm.argv.join(' ')),
+    text: normalizeCommandText(norm.argv.join(' ')),
     argv: norm.argv,
     assignments: [...assignments, ...norm.wrapperAssignments],
     redirects: ctx.redirects.map((r) => r.redirect),
@@ -458,6 +481,7 @@ function pushSegment(w: Walk, node: SyntaxNode, words: Word[], assignments: stri
   };
   if (norm.prefix.length > 0) seg.prefix = norm.prefix;
   if (norm.privileged) seg.privileged = true;
+  if (norm.optionPaths.length > 0) seg.optionPaths = norm.optionPaths;
   const dynamicArgs = norm.argvDynamic.flatMap((d, k) => (d ? [k] : []));
   if (dynamicArgs.length > 0) seg.dynamicArgs = dynamicArgs;
   if (dynamicArgs.length > 0 || ctx.redirects.some((r) => r.dynamic && isOutputRedirect(r))) seg.dynamic = true;
@@ -495,14 +519,16 @@ function analyzePayload(w: Walk, outer: Segment, kind: string, text: string): vo
     markUncertain(w, UNCERTAIN.tooDeep);
     return;
   }
-  const inner = runWalk(text, w.depth + 1);
+  const inner = runWalk(text, w.depth + 1, w.deadline);
   for (const seg of inner.segments) {
     // Nested positions are relative to the payload; report the outer command's range instead.
     seg.start = outer.start;
     seg.end = outer.end;
     w.segments.push(seg);
   }
-  if (inner.uncertainReason !== undefined) markUncertain(w, UNCERTAIN.nested(`${outer.argv[0]} ${kind === 'shell -c' ? '-c' : kind} payload`, inner.uncertainReason));
+  const where = `${outer.argv[0]} ${kind === 'shell -c' ? '-c' : kind} payload`;
+  if (inner.uncertainReason !== undefined) markUncertain(w, UNCERTAIN.nested(where, inner.uncertainReason));
+  if (inner.construct !== undefined && w.construct === undefined) w.construct = UNCERTAIN.nested(where, inner.construct);
 }
 
 // ---- Parsing ----
@@ -518,17 +544,22 @@ function firstError(node: SyntaxNode): number {
   return node.startIndex;
 }
 
-function runWalk(text: string, depth: number): Walk {
-  const w: Walk = { src: text, depth, segments: [] };
+function runWalk(text: string, depth: number, deadline: number): Walk {
+  const w: Walk = { src: text, depth, segments: [], deadline };
   if (text.trim() === '') {
     markUncertain(w, UNCERTAIN.empty);
     return w;
   }
+  if (Buffer.byteLength(text, 'utf8') > MAX_COMMAND_BYTES) {
+    markUncertain(w, UNCERTAIN.tooLong);
+    return w;
+  }
   const flag = redFlag(text);
   if (flag) markUncertain(w, flag);
+  const raw = scanRawText(text);
+  if (raw !== undefined) w.construct = raw;
   const p = parser;
   if (!p) throw new Error('shell analyzer used before it was loaded');
-  const deadline = performance.now() + PARSE_BUDGET_MS;
   const tree = p.parse(text, null, { progressCallback: () => performance.now() > deadline });
   if (!tree) {
     p.reset();
@@ -537,6 +568,13 @@ function runWalk(text: string, depth: number): Walk {
   }
   try {
     const root = tree.rootNode;
+    // Depth first: the walks below recurse, and a tree this deep is not worth reading anyway.
+    const shapes = checkShapes(root, text);
+    if (shapes.tooDeep) {
+      markUncertain(w, UNCERTAIN.treeTooDeep);
+      return w;
+    }
+    if (shapes.construct !== undefined && w.construct === undefined) w.construct = shapes.construct;
     if (root.hasError) markUncertain(w, UNCERTAIN.syntax(firstError(root)));
     visit(root, w, FRESH);
   } finally {
@@ -550,9 +588,16 @@ function runWalk(text: string, depth: number): Walk {
 }
 
 function analyzeUncached(command: string): ShellAnalysis {
-  const w = runWalk(command, 0);
+  let w: Walk;
+  try {
+    w = runWalk(command, 0, performance.now() + PARSE_BUDGET_MS);
+  } catch (err) {
+    // Fail closed: a bug in the walk must never become an allow, nor a crash of the caller.
+    w = { src: command, depth: 0, segments: [], deadline: 0, uncertainReason: UNCERTAIN.failed(err instanceof Error ? err.message : String(err)) };
+  }
   const analysis: ShellAnalysis = { command, segments: w.segments, uncertain: w.uncertainReason !== undefined };
   if (w.uncertainReason !== undefined) analysis.uncertainReason = w.uncertainReason;
+  if (w.construct !== undefined) analysis.construct = w.construct;
   return deepFreeze(analysis);
 }
 

@@ -2,6 +2,7 @@
 // prefix-wrapper stripping (`sudo`, `env`, `timeout 5`, …), and classification of commands that
 // run code the analysis cannot see (opaque) or whose code we can re-parse (`bash -c`, `eval`, `trap`).
 // Keeping this parser-free lets the rules be read and tested as plain tables.
+import { riskyOption } from './programOptions';
 
 /** One shell word after unquoting. `text` is the static value, or the source text when dynamic. */
 export interface Word {
@@ -32,8 +33,13 @@ export interface NormalizedCommand {
   payload?: Payload;
   /** A shell or interpreter that reads its program from stdin: a here-doc/here-string may supply it. */
   readsProgramFromStdin?: 'shell' | 'interpreter';
-  /** A privilege wrapper (`sudo`, `doas`) was stripped. */
+  /**
+   * A wrapper that changes who, where or how the program runs (`sudo`, `chroot`, `flock`, `env -C`,
+   * …) was stripped: an allow rule must name it.
+   */
   privileged: boolean;
+  /** Option values that name directories the program works in (`git -C DIR`, `--git-dir=DIR`). */
+  optionPaths: string[];
 }
 
 interface WrapperSpec {
@@ -55,6 +61,9 @@ interface WrapperSpec {
   opaque?: string;
   longOpaque?: readonly string[];
   privileged?: boolean;
+  /** Options that change where or how the program runs (`env -C`): an allow rule must name the wrapper. */
+  named?: string;
+  longNamed?: readonly string[];
 }
 
 const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
@@ -66,6 +75,8 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     assignments: true,
     opaque: 'S',
     longOpaque: ['split-string'],
+    named: 'C',
+    longNamed: ['chdir'],
   },
   command: { flags: 'p', argFlags: '', notWrapper: 'vV' },
   builtin: { flags: '', argFlags: '' },
@@ -77,6 +88,8 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     argFlags: 'fo',
     long: ['portability', 'verbose', 'append', 'quiet'],
     longArg: ['format', 'output'],
+    named: 'fo',
+    longNamed: ['format', 'output'],
   },
   timeout: {
     flags: 'v',
@@ -102,9 +115,50 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   stdbuf: { flags: '', argFlags: 'ioe', longArg: ['input', 'output', 'error'] },
   setsid: { flags: 'cfw', argFlags: '', long: ['ctty', 'fork', 'wait'] },
   ionice: { flags: 't', argFlags: 'cn', longArg: ['class', 'classdata'], notWrapper: 'pPu' },
-  busybox: { flags: '', argFlags: '' },
+  busybox: { flags: '', argFlags: '', privileged: true },
+  toybox: { flags: '', argFlags: '', privileged: true },
   chroot: { flags: '', argFlags: '', longArg: ['userspec', 'groups'], long: ['skip-chdir'], positional: 1, privileged: true },
+  pkexec: { flags: '', argFlags: '', long: ['disable-internal-agent', 'keep-cwd'], longArg: ['user'], privileged: true },
+  chrt: {
+    flags: 'abdfiorRv',
+    argFlags: 'TPD',
+    long: ['all-tasks', 'batch', 'deadline', 'fifo', 'idle', 'other', 'rr', 'reset-on-fork', 'verbose'],
+    longArg: ['sched-runtime', 'sched-period', 'sched-deadline'],
+    notWrapper: 'pm',
+    positional: 1,
+    privileged: true,
+  },
+  taskset: { flags: 'acv', argFlags: '', long: ['all-tasks', 'cpu-list', 'verbose'], notWrapper: 'p', positional: 1, privileged: true },
+  flock: {
+    flags: 'sxenuoFv',
+    argFlags: 'wE',
+    long: ['shared', 'exclusive', 'nonblock', 'unlock', 'close', 'no-fork', 'verbose'],
+    longArg: ['timeout', 'wait', 'conflict-exit-code'],
+    opaque: 'c',
+    longOpaque: ['command'],
+    positional: 1,
+    privileged: true,
+  },
+  fakeroot: { flags: 'u', argFlags: 'lsib', long: ['unknown-is-real'], longArg: ['lib', 'faked'], privileged: true },
+  unbuffer: { flags: 'p', argFlags: '' },
+  catchsegv: { flags: '', argFlags: '' },
+  eatmydata: { flags: '', argFlags: '' },
+  nocache: { flags: '', argFlags: '' },
 };
+
+/**
+ * Programs that run their arguments (or text) as a command in ways not modelled word by word:
+ * the segment is opaque, and deny rules are also tried on every tail of its argv (best effort).
+ */
+export const RUNNERS: ReadonlySet<string> = new Set([
+  'xargs', 'parallel', 'sem', 'watch', 'coproc', 'fc', 'script', 'at', 'batch', 'su', 'runuser', 'sg', 'newgrp',
+  'ssh', 'strace', 'ltrace', 'valgrind', 'gdb', 'lldb', 'firejail', 'nsenter', 'unshare', 'systemd-run', 'xvfb-run',
+  'dbus-launch', 'dbus-run-session', 'torsocks', 'proxychains', 'proxychains4', 'tsocks', 'rlwrap', 'flatpak-spawn',
+  'bwrap', 'proot', 'setpriv', 'setarch', 'linux32', 'linux64', 'capsh', 'prlimit', 'numactl', 'cpulimit', 'chpst',
+  'daemonize', 'start-stop-daemon', 'schroot', 'machinectl', 'tini', 'dumb-init', 'run-one', 'expect', 'entr',
+  'tmux', 'screen', 'dtach', 'abduco', 'time-limit', 'timelimit', 'sandbox-exec', 'caffeinate', 'sshpass',
+  'nohup-run', 'doas-run', 'ip', 'vim', 'vi', 'nvim', 'emacs', 'ex', 'ed',
+]);
 
 export const SHELLS: ReadonlySet<string> = new Set([
   'sh', 'bash', 'rbash', 'zsh', 'dash', 'ksh', 'mksh', 'pdksh', 'ash', 'yash', 'posh', 'fish', 'tcsh', 'csh',
@@ -145,6 +199,7 @@ export const OPAQUE = {
   programOption: (name: string, option: string) => `\`${name} ${option}\` names a program to run`,
   codeLoadingVar: (name: string) => `setting \`${name}\` can make programs load other code`,
   definesCode: (name: string) => `\`${name}\` defines code that runs later`,
+  arithmetic: (name: string) => `\`${name}\` evaluates a variable name or subscript as arithmetic, which can run code`,
 } as const;
 
 export function isCodeLoadingAssignment(assignment: string): string | undefined {
@@ -161,15 +216,16 @@ export function basename(word: string): string {
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
-type OptionOutcome = { next: number } | { stop: 'notWrapper' } | { opaque: string };
+type OptionOutcome = { next: number; named: boolean } | { stop: 'notWrapper' } | { opaque: string };
 
 /** Consumes a wrapper's options starting at `i` (the first word after the wrapper's name). */
 function skipWrapperOptions(name: string, spec: WrapperSpec, words: Word[], i: number, assignments: string[]): OptionOutcome {
+  let named = false;
   while (i < words.length) {
     const w = words[i];
     if (w.dynamic) return { opaque: OPAQUE.dynamicWrapperWord(name) };
     const t = w.text;
-    if (t === '--') return { next: i + 1 };
+    if (t === '--') return { next: i + 1, named };
     if (name === 'env' && t === '-') {
       i++;
       continue;
@@ -179,6 +235,7 @@ function skipWrapperOptions(name: string, spec: WrapperSpec, words: Word[], i: n
       const eq = t.indexOf('=');
       const opt = eq < 0 ? t.slice(2) : t.slice(2, eq);
       if (spec.longOpaque?.includes(opt)) return { opaque: OPAQUE.wrapperOption(name, t) };
+      if (spec.longNamed?.includes(opt)) named = true;
       if (spec.long?.includes(opt)) i += 1;
       else if (spec.longArg?.includes(opt)) i += eq < 0 ? 2 : 1;
       else return { opaque: OPAQUE.wrapperOption(name, t) };
@@ -193,6 +250,7 @@ function skipWrapperOptions(name: string, spec: WrapperSpec, words: Word[], i: n
       const c = t[k];
       if (spec.notWrapper?.includes(c)) return { stop: 'notWrapper' };
       if (spec.opaque?.includes(c)) return { opaque: OPAQUE.wrapperOption(name, `-${c}`) };
+      if (spec.named?.includes(c)) named = true;
       if (spec.flags.includes(c)) continue;
       if (spec.argFlags.includes(c)) {
         if (k === t.length - 1) consumed = 2;
@@ -212,12 +270,67 @@ function skipWrapperOptions(name: string, spec: WrapperSpec, words: Word[], i: n
       i++;
     }
   }
-  return { next: i };
+  return { next: i, named };
+}
+
+/** git's global options (before the subcommand): flags, and options that take a value. */
+const GIT_GLOBAL_FLAGS: ReadonlySet<string> = new Set([
+  '-P', '-p', '--paginate', '--no-pager', '--bare', '--literal-pathspecs', '--glob-pathspecs', '--noglob-pathspecs',
+  '--icase-pathspecs', '--no-replace-objects', '--no-optional-locks', '--no-lazy-fetch', '--no-advice', '--html-path',
+  '--man-path', '--info-path', '--exec-path',
+]);
+const GIT_GLOBAL_VALUES: ReadonlySet<string> = new Set([
+  '-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env', '--attr-source', '--list-cmds',
+]);
+/** Global options whose value is a directory git works in. */
+const GIT_PATH_OPTIONS: ReadonlySet<string> = new Set(['-C', '--git-dir', '--work-tree']);
+
+/**
+ * Reads git's global options so `git -C . push` is matched as `git push`. `-c`, `--config-env` and
+ * `--exec-path=DIR` can make git run any program: the segment stays opaque whatever the rules say.
+ */
+function stripGitGlobals(words: Word[]): { next: number; paths: string[]; opaqueReason?: string } {
+  const paths: string[] = [];
+  let opaqueReason: string | undefined;
+  let i = 1;
+  while (i < words.length) {
+    const w = words[i];
+    const t = w.text;
+    if (!t.startsWith('-') || t === '-' || t === '--') break;
+    if (w.dynamic) {
+      opaqueReason ??= OPAQUE.dynamicWrapperWord('git');
+      i++;
+      continue;
+    }
+    const eq = t.indexOf('=');
+    const name = t.startsWith('--') && eq > 0 ? t.slice(0, eq) : t;
+    if (name === '-c' || name === '--config-env' || /^-c./.test(t)) opaqueReason ??= OPAQUE.gitConfig();
+    if (name === '--exec-path' && eq > 0) opaqueReason ??= OPAQUE.programOption('git', '--exec-path');
+    if (GIT_GLOBAL_FLAGS.has(name)) {
+      i++;
+    } else if (GIT_GLOBAL_VALUES.has(name)) {
+      const value = eq > 0 && name.startsWith('--') ? t.slice(eq + 1) : words[i + 1]?.text;
+      if (GIT_PATH_OPTIONS.has(name) && value !== undefined) {
+        if ((eq > 0 ? w : words[i + 1])?.dynamic) opaqueReason ??= OPAQUE.dynamicWrapperWord('git');
+        paths.push(value);
+      }
+      i += eq > 0 && name.startsWith('--') ? 1 : 2;
+    } else if (/^-C./.test(t)) {
+      paths.push(t.slice(2));
+      i++;
+    } else if (/^-c./.test(t)) {
+      i++;
+    } else {
+      opaqueReason ??= OPAQUE.wrapperOption('git', t);
+      i++;
+    }
+  }
+  return opaqueReason === undefined ? { next: i, paths } : { next: i, paths, opaqueReason };
 }
 
 /** Strips prefix wrappers and classifies the command. `words[0]` is the command name as written. */
 export function normalizeWords(words: Word[]): NormalizedCommand {
-  const out: NormalizedCommand = { argv: [], argvDynamic: [], prefix: [], wrapperAssignments: [], privileged: false };
+  const out: NormalizedCommand = { argv: [], argvDynamic: [], prefix: [], wrapperAssignments: [], privileged: false, optionPaths: [] };
   let start = 0;
   // Each pass strips one wrapper; the bound only guards against pathological input.
   for (let pass = 0; pass < 32 && start < words.length; pass++) {
@@ -236,12 +349,18 @@ export function normalizeWords(words: Word[]): NormalizedCommand {
     }
     // A wrapper with nothing after it (`time`, `sudo -v`) is itself the command.
     if (r.next >= words.length) break;
-    if (spec.privileged) out.privileged = true;
+    if (spec.privileged || r.named) out.privileged = true;
     for (let k = start; k < r.next; k++) out.prefix.push(words[k].text);
     out.wrapperAssignments.push(...assignments);
     start = r.next;
   }
-  const rest = words.slice(start);
+  let rest = words.slice(start);
+  if (rest.length > 0 && !rest[0].dynamic && !rest[0].expandable && basename(rest[0].text) === 'git') {
+    const git = stripGitGlobals(rest);
+    if (git.opaqueReason) out.opaqueReason = git.opaqueReason;
+    out.optionPaths.push(...git.paths);
+    rest = [rest[0], ...rest.slice(git.next)];
+  }
   out.argv = rest.map((w, k) => (k === 0 && !w.dynamic && !w.expandable ? basename(w.text) : w.text));
   out.argvDynamic = rest.map((w) => w.dynamic);
   if (out.opaqueReason === undefined) classify(rest, out);
@@ -332,6 +451,25 @@ function classifyInterpreter(name: string, codeFlags: readonly string[], words: 
   out.readsProgramFromStdin = 'interpreter';
 }
 
+/** Builtins that take variable names: a name with a subscript (`a[$(cmd)]`) is evaluated as arithmetic. */
+const NAME_TAKING: ReadonlySet<string> = new Set([
+  'read', 'mapfile', 'readarray', 'getopts', 'wait', 'printf', 'test', '[', 'unset', 'declare', 'typeset', 'local',
+  'export', 'readonly', 'let', 'shopt',
+]);
+
+const DECLARES: ReadonlySet<string> = new Set(['declare', 'typeset', 'local', 'export', 'readonly']);
+
+function variableNameRisk(name: string, args: readonly Word[]): string | undefined {
+  if (!NAME_TAKING.has(name)) return undefined;
+  if (name === 'let') return OPAQUE.arithmetic(name);
+  // `printf` and `test` only take a name after `-v` (`test -R` too); elsewhere their words are text.
+  const namesFollow = name === 'printf' || name === 'test' || name === '[' ? args.some((w) => w.text === '-v' || w.text === '-R') : true;
+  if (!namesFollow) return undefined;
+  // In `export A=$x` only the name matters; a dynamic or subscripted name is the risk.
+  const nameOf = (t: string): string => (DECLARES.has(name) && t.includes('=') ? t.slice(0, t.indexOf('=')) : t);
+  return args.some((w) => nameOf(w.text).includes('[') || (w.dynamic && /[$`]/.test(nameOf(w.text)))) ? OPAQUE.arithmetic(name) : undefined;
+}
+
 const AWK = /^(awk|gawk|mawk|nawk|busybox-awk)$/;
 const AWK_RUNS_COMMANDS = /system\s*\(|\|\s*getline|\|&|print[^;}]*\|\s*["'a-zA-Z_]/;
 
@@ -339,23 +477,24 @@ function classify(words: Word[], out: NormalizedCommand): void {
   if (words.length === 0 || words[0].dynamic || words[0].expandable) return;
   const name = out.argv[0];
   const args = words.slice(1);
+  if (RUNNERS.has(name)) {
+    out.opaqueReason = OPAQUE.runner(name);
+    return;
+  }
+  const subscript = variableNameRisk(name, args);
+  if (subscript !== undefined) {
+    out.opaqueReason = subscript;
+    return;
+  }
+  const risky = riskyOption(name, args);
+  if (risky !== undefined) {
+    out.opaqueReason = risky;
+    return;
+  }
   switch (name) {
-    case 'xargs':
-    case 'parallel':
-    case 'watch':
-    case 'coproc':
-    case 'fc':
-    case 'script':
-    case 'at':
-    case 'batch':
-      out.opaqueReason = OPAQUE.runner(name);
-      return;
     case 'source':
     case '.':
       out.opaqueReason = OPAQUE.scriptFile(name);
-      return;
-    case 'su':
-      out.opaqueReason = OPAQUE.runner(name);
       return;
     case 'find': {
       const opt = args.find((w) => ['-exec', '-execdir', '-ok', '-okdir'].includes(w.text));

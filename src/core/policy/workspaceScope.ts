@@ -1,25 +1,77 @@
-// The workspace boundary for file commands and redirect targets (opencode's external_directory
-// idea): path words are resolved against the command's cwd, without touching the disk, and
-// anything outside every workspace root asks first. Symlinks are not followed: the check reads
-// the command as written, it is a guardrail and not a sandbox.
+// The workspace boundary (opencode's external_directory idea): every word of a command that may
+// name a file it reads, writes or enters, and every redirect target, is resolved the way bash and
+// the filesystem would (brace and tilde expansion, relative to the cwd, symlinks followed with
+// realpath) and anything outside every workspace root asks first.
+//
+// Which words are paths is decided per program only where the answer is "not a path": a table of
+// programs whose arguments never name files (`echo`), and of positions that are patterns or
+// values (`grep PATTERN`, `find -name GLOB`). Every other word counts when it escapes the
+// workspace: it starts with `/`, `~` or `..`, or it resolves (possibly through a symlink) to an
+// existing path outside. Known limits: a program may read paths it finds itself (`grep -R` follows
+// symlinks met while walking, a config file names another file); the sandbox covers those.
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Segment } from './policyContracts';
 import { namesFile } from './redirectTargets';
+import { globMatches, RULE_LIMITS } from './ruleGlob';
 
-/** Commands whose operands are paths they read, write or enter. */
+/** Commands whose operands are paths they read, write or enter (a dynamic operand is unresolvable). */
 export const PATH_COMMANDS: ReadonlySet<string> = new Set([
   'cd', 'pushd', 'rm', 'rmdir', 'cp', 'mv', 'mkdir', 'touch', 'chmod', 'chown', 'chgrp', 'ln', 'cat', 'tee',
+]);
+
+/** Programs whose arguments never name a file they open. */
+const NO_PATH_ARGS: ReadonlySet<string> = new Set([
+  'echo', 'printf', 'true', 'false', ':', 'test', '[', 'exit', 'return', 'export', 'local', 'readonly', 'unset',
+  'shift', 'kill', 'sleep', 'seq', 'yes', 'expr', 'pwd', 'type', 'which', 'wait', 'jobs', 'basename', 'dirname',
+  'id', 'whoami', 'uname', 'hostname', 'nproc', 'printenv', 'tput', 'clear',
 ]);
 
 /** Commands whose first operand is a mode or owner, not a path. */
 const FIRST_OPERAND_NOT_PATH: ReadonlySet<string> = new Set(['chmod', 'chown', 'chgrp']);
 
+/** Programs whose first operand is a pattern or program text unless an option supplied one. */
+const PATTERN_FIRST: Readonly<Record<string, { given: RegExp }>> = {
+  grep: { given: /^(?:-[A-Za-z]*[ef]|--regexp|--file)/ },
+  egrep: { given: /^(?:-[A-Za-z]*[ef]|--regexp|--file)/ },
+  fgrep: { given: /^(?:-[A-Za-z]*[ef]|--regexp|--file)/ },
+  rg: { given: /^(?:-[A-Za-z]*[ef]|--regexp|--file)/ },
+  ag: { given: /^$/ },
+  ack: { given: /^$/ },
+  sed: { given: /^(?:-[A-Za-z]*[ef]|--expression|--file)/ },
+  awk: { given: /^(?:-[A-Za-z]*f|--file)/ },
+  gawk: { given: /^(?:-[A-Za-z]*f|--file)/ },
+  jq: { given: /^(?:--from-file|-f)$/ },
+};
+
+/** Options whose next word is a value that is not a path. */
+const VALUE_OPTIONS: Record<string, ReadonlySet<string>> = {
+  grep: new Set(['-e', '-m', '-A', '-B', '-C', '-d', '-D', '--regexp', '--max-count', '--context', '--label']),
+  rg: new Set(['-e', '-m', '-A', '-B', '-C', '-g', '-t', '-T', '--regexp', '--glob', '--type', '--max-count', '--context']),
+  sed: new Set(['-e', '--expression', '-l']),
+  awk: new Set(['-v', '-F']),
+  jq: new Set(['--arg', '--argjson']),
+  find: new Set([
+    '-name', '-iname', '-path', '-ipath', '-wholename', '-iwholename', '-regex', '-iregex', '-type', '-xtype',
+    '-maxdepth', '-mindepth', '-size', '-mtime', '-mmin', '-atime', '-amin', '-ctime', '-cmin', '-perm', '-user',
+    '-group', '-printf', '-uid', '-gid', '-links', '-inum', '-newermt', '-regextype',
+  ]),
+  git: new Set(['-n', '-m', '--author', '--grep', '--since', '--until', '--format', '--pretty', '-S', '-G']),
+  head: new Set(['-n', '-c']),
+  tail: new Set(['-n', '-c']),
+};
+VALUE_OPTIONS.egrep = VALUE_OPTIONS.grep;
+VALUE_OPTIONS.fgrep = VALUE_OPTIONS.grep;
+VALUE_OPTIONS.gawk = VALUE_OPTIONS.awk;
+/** jq's `--arg NAME VALUE` takes two words. */
+const TWO_VALUE_OPTIONS: ReadonlySet<string> = new Set(['--arg', '--argjson']);
+
 export type PathProblem =
   | { kind: 'outside'; word: string; resolved: string }
   | { kind: 'unresolved'; word: string };
 
-/** Resolves a path word as bash would see it; undefined when it cannot be known statically. */
+/** Resolves a path word as bash would see it (tilde, cwd); undefined when it cannot be known statically. */
 export function resolvePathWord(word: string, cwd: string): string | undefined {
   if (word === '~' || word.startsWith('~/')) return path.resolve(os.homedir(), word.slice(2));
   if (word.startsWith('~')) return undefined; // ~user, ~+, ~-
@@ -34,15 +86,94 @@ export function isInside(resolved: string, roots: readonly string[]): boolean {
   });
 }
 
+/**
+ * Real paths recently resolved. Decisions come in bursts for the same few directories; a short
+ * lifetime keeps a symlink created a moment ago from being missed for long.
+ */
+const REAL_CACHE_MS = 1000;
+const REAL_CACHE_SIZE = 2000;
+const realCache = new Map<string, { real: string; at: number }>();
+
+/** The real path of `p`: symlinks resolved for the part that exists, the rest appended. */
+function realResolve(p: string, memo: Map<string, string>): string {
+  const hit = memo.get(p);
+  if (hit !== undefined) return hit;
+  const now = Date.now();
+  const cached = realCache.get(p);
+  if (cached && now - cached.at < REAL_CACHE_MS) {
+    memo.set(p, cached.real);
+    return cached.real;
+  }
+  let real: string;
+  // lstat first: a missing path costs no exception (realpath's throw is the slow part).
+  if (fs.lstatSync(p, { throwIfNoEntry: false })) {
+    try {
+      real = fs.realpathSync.native(p);
+    } catch {
+      real = p; // a dangling link or no permission: judged as written
+    }
+  } else {
+    const parent = path.dirname(p);
+    real = parent === p ? p : path.join(realResolve(parent, memo), path.basename(p));
+  }
+  memo.set(p, real);
+  if (realCache.size >= REAL_CACHE_SIZE) realCache.clear();
+  realCache.set(p, { real, at: now });
+  return real;
+}
+
+const MAX_BRACE_WORDS = 64;
+
+/** Bash's brace expansion of one word (`{a,b}` alternatives; `{1..3}` sequences are left whole). */
+export function expandBraceWord(word: string): string[] {
+  for (let i = 0; i < word.length; i++) {
+    if (word[i] === '\\') {
+      i++;
+      continue;
+    }
+    if (word[i] !== '{') continue;
+    let depth = 0;
+    const commas: number[] = [];
+    let close = -1;
+    for (let k = i; k < word.length; k++) {
+      const c = word[k];
+      if (c === '\\') k++;
+      else if (c === '{') depth++;
+      else if (c === '}' && --depth === 0) {
+        close = k;
+        break;
+      } else if (c === ',' && depth === 1) commas.push(k);
+    }
+    if (close < 0) return [word];
+    if (commas.length === 0) continue;
+    const head = word.slice(0, i);
+    const tails = expandBraceWord(word.slice(close + 1));
+    const out: string[] = [];
+    let from = i + 1;
+    for (const cut of [...commas, close]) {
+      for (const mid of expandBraceWord(word.slice(from, cut))) {
+        for (const tail of tails) {
+          out.push(head + mid + tail);
+          if (out.length > MAX_BRACE_WORDS) return out;
+        }
+      }
+      from = cut + 1;
+    }
+    return out;
+  }
+  return [word];
+}
+
 interface PathWord {
   word: string;
   dynamic: boolean;
+  /** From a command whose operands are paths by definition: also judged when it does not exist. */
+  certain: boolean;
 }
 
-function pathOperands(seg: Segment): PathWord[] {
+/** The operands of the classic file commands (the original, strict table). */
+function pathCommandOperands(seg: Segment, dynamic: ReadonlySet<number>): PathWord[] {
   const name = seg.argv[0];
-  if (!PATH_COMMANDS.has(name)) return [];
-  const dynamic = new Set(seg.dynamicArgs ?? []);
   const out: PathWord[] = [];
   let options = true;
   let skipFirst = FIRST_OPERAND_NOT_PATH.has(name);
@@ -56,33 +187,144 @@ function pathOperands(seg: Segment): PathWord[] {
       const eq = word.indexOf('=');
       if (word.startsWith('--reference')) skipFirst = false;
       // `--target-directory=/x`, `--reference=/x`: the value is a path.
-      if (word.startsWith('--') && eq > 0) out.push({ word: word.slice(eq + 1), dynamic: dynamic.has(i) });
+      if (word.startsWith('--') && eq > 0) out.push({ word: word.slice(eq + 1), dynamic: dynamic.has(i), certain: true });
       continue;
     }
     if (skipFirst) {
       skipFirst = false;
       continue;
     }
-    out.push({ word, dynamic: dynamic.has(i) });
+    out.push({ word, dynamic: dynamic.has(i), certain: true });
   }
-  if ((name === 'cd' || name === 'pushd') && out.length === 0) out.push({ word: '~', dynamic: false });
+  if ((name === 'cd' || name === 'pushd') && out.length === 0) out.push({ word: '~', dynamic: false, certain: true });
   return out;
 }
 
-/** The first path operand or redirect target of the segment that is outside the roots or unknowable. */
+/** Every other program: words that may be paths, minus patterns and option values. */
+function genericOperands(seg: Segment, dynamic: ReadonlySet<number>): PathWord[] {
+  const name = seg.argv[0];
+  if (NO_PATH_ARGS.has(name)) return [];
+  const values = VALUE_OPTIONS[name];
+  const pattern = PATTERN_FIRST[name];
+  let patternPending = pattern !== undefined && !seg.argv.slice(1).some((w) => pattern.given.test(w));
+  const out: PathWord[] = [];
+  let options = true;
+  for (let i = 1; i < seg.argv.length; i++) {
+    const word = seg.argv[i];
+    const isDynamic = dynamic.has(i);
+    if (options && word === '--') {
+      options = false;
+      continue;
+    }
+    if (options && word.startsWith('-') && word.length > 1) {
+      if (values?.has(word)) {
+        i += TWO_VALUE_OPTIONS.has(word) ? 2 : 1;
+        continue;
+      }
+      const eq = word.indexOf('=');
+      if (eq > 0) {
+        const value = word.slice(eq + 1);
+        if (!values?.has(word.slice(0, eq))) out.push({ word: value, dynamic: isDynamic, certain: false });
+      } else if (/^-[A-Za-z](?:[/~]|\.\.)/.test(word)) {
+        out.push({ word: word.slice(2), dynamic: isDynamic, certain: false }); // `-I../x`, `-f/etc/x`
+      } else if (isDynamic) {
+        out.push({ word, dynamic: true, certain: false });
+      }
+      continue;
+    }
+    if (patternPending) {
+      patternPending = false;
+      continue;
+    }
+    out.push({ word, dynamic: isDynamic, certain: false });
+  }
+  return out;
+}
+
+const GLOB = /[*?[]/;
+/** A bigger directory is not listed: a glob there is unresolved (asks). */
+const MAX_DIR_ENTRIES = 2000;
+
+/**
+ * Bash's matching of one path component (`*`, `?`, `[…]`; a leading dot must be matched literally),
+ * with the rules' linear matcher: a hostile `*a*a*a…b` cannot make it backtrack.
+ */
+function nameMatcher(pattern: string): (name: string) => boolean {
+  if (pattern.length > RULE_LIMITS.maxLength) return () => true; // too big to judge: assume it matches
+  return (name) => (name.startsWith('.') && !pattern.startsWith('.') ? false : globMatches(pattern, name));
+}
+
+interface Judge {
+  cwd: string;
+  roots: string[];
+  memo: Map<string, string>;
+}
+
+function escapes(word: string): boolean {
+  return word.startsWith('/') || word.startsWith('~') || word === '..' || word.startsWith('../') || word.includes('/../') || word.endsWith('/..');
+}
+
+/** Judges one static word (after brace expansion). */
+function judgeWord(word: string, certain: boolean, j: Judge): PathProblem | undefined {
+  if (GLOB.test(word)) {
+    // Only a glob in the last component can be checked: its directory, then what it may match.
+    const slash = word.lastIndexOf('/');
+    const dirWord = slash < 0 ? '.' : word.slice(0, slash) || '/';
+    if (GLOB.test(dirWord)) return escapes(word) ? { kind: 'unresolved', word } : undefined;
+    const dirProblem = judgeWord(dirWord, true, j);
+    if (dirProblem) return dirProblem.kind === 'outside' ? { ...dirProblem, word } : dirProblem;
+    const dir = resolvePathWord(dirWord, j.cwd);
+    if (dir === undefined) return { kind: 'unresolved', word };
+    let entries: fs.Dirent[] = [];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return undefined; // nothing to match: bash passes the word unexpanded
+    }
+    if (entries.length > MAX_DIR_ENTRIES) return { kind: 'unresolved', word };
+    const matches = nameMatcher(word.slice(slash + 1));
+    for (const e of entries) {
+      if (!e.isSymbolicLink() || !matches(e.name)) continue;
+      const real = realResolve(path.join(dir, e.name), j.memo);
+      if (!isInside(real, j.roots)) return { kind: 'outside', word, resolved: real };
+    }
+    return undefined;
+  }
+  const resolved = resolvePathWord(word, j.cwd);
+  if (resolved === undefined) return { kind: 'unresolved', word };
+  if (!isInside(resolved, j.roots)) {
+    if (certain || escapes(word) || fs.existsSync(resolved)) return { kind: 'outside', word, resolved };
+    return undefined;
+  }
+  const real = realResolve(resolved, j.memo);
+  if (!isInside(real, j.roots)) return { kind: 'outside', word, resolved: real };
+  return undefined;
+}
+
+/** The first path word or redirect target of the segment that is outside the roots or unknowable. */
 export function findExternalPath(seg: Segment, cwd: string, roots: readonly string[]): PathProblem | undefined {
-  const words: PathWord[] = pathOperands(seg);
+  const dynamic = new Set(seg.dynamicArgs ?? []);
+  const name = seg.argv[0];
+  const words: PathWord[] = name === undefined ? [] : PATH_COMMANDS.has(name) ? pathCommandOperands(seg, dynamic) : genericOperands(seg, dynamic);
+  for (const p of seg.optionPaths ?? []) words.push({ word: p, dynamic: false, certain: true });
   for (const r of seg.redirects) {
     if (!namesFile(r)) continue;
-    words.push(r.target === undefined ? { word: `${r.fd ?? ''}${r.op} …`, dynamic: true } : { word: r.target, dynamic: false });
+    words.push(r.target === undefined ? { word: `${r.fd ?? ''}${r.op} …`, dynamic: true, certain: true } : { word: r.target, dynamic: false, certain: true });
   }
-  for (const { word, dynamic } of words) {
-    if (dynamic || (word === '-' && (seg.argv[0] === 'cd' || seg.argv[0] === 'pushd'))) {
-      return { kind: 'unresolved', word };
+  if (words.length === 0) return undefined;
+  const memo = new Map<string, string>();
+  const j: Judge = { cwd, roots: [...roots, ...roots.map((r) => realResolve(path.resolve(r), memo))], memo };
+  const judged = new Set<string>();
+  for (const { word, dynamic: isDynamic, certain } of words) {
+    if (isDynamic || (word === '-' && (name === 'cd' || name === 'pushd'))) return { kind: 'unresolved', word };
+    // `ls a a a …` (10,000 times): each distinct word is judged once.
+    const key = `${certain ? 1 : 0}${word}`;
+    if (judged.has(key)) continue;
+    judged.add(key);
+    for (const w of expandBraceWord(word)) {
+      const problem = judgeWord(w, certain, j);
+      if (problem) return problem;
     }
-    const resolved = resolvePathWord(word, cwd);
-    if (resolved === undefined) return { kind: 'unresolved', word };
-    if (!isInside(resolved, roots)) return { kind: 'outside', word, resolved };
   }
   return undefined;
 }

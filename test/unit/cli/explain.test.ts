@@ -72,6 +72,30 @@ describe('cli/explain', () => {
     assert.equal(uncertain.decision, 'prompt');
   });
 
+  it("answers the issue's slow inputs: cubic critical regex, backtracking rules, deep nesting", function () {
+    this.timeout(180_000); // five CLI starts on a loaded machine; each decision itself is bounded
+    const slowRules = path.join(dir, 'slow.json');
+    fs.writeFileSync(slowRules, JSON.stringify([{ match: '*a*a*a*a*a*a*a*a*a*b', approval: 'deny' }, { match: 'echo *', approval: 'allow' }]));
+    const cases: Array<[string, string]> = [
+      [`echo "${'curl|'.repeat(2000)}"`, 'allow'],
+      [`echo ${'a'.repeat(40)}`, 'allow'],
+      [`${'echo $('.repeat(1000)}ls${')'.repeat(1000)}`, 'prompt'],
+      [`${'{ '.repeat(5000)}ls${'; }'.repeat(5000)}`, 'prompt'],
+    ];
+    for (const [cmd, decision] of cases) {
+      // A long spawn timeout: CLI start-up is slow on a loaded machine; the decision is bounded.
+      const s = spawnSync(process.execPath, [CLI, 'explain', '--rules', slowRules, '--cwd', dir, '--', cmd], { encoding: 'utf8', timeout: 60_000 });
+      const r = { code: s.status, stdout: s.stdout, stderr: s.stderr };
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(JSON.parse(r.stdout).decision, decision, cmd.slice(0, 40));
+    }
+    // A 50,000-`*a` rule is refused when the rules are read, with the limit in the message.
+    fs.writeFileSync(slowRules, JSON.stringify([{ match: '*a'.repeat(50_000), approval: 'deny' }]));
+    const bad = explain(['--rules', slowRules, '--', 'ls']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /\[0\]\.match: match is longer than 512 characters/);
+  });
+
   it('with no rules everything prompts', () => {
     const r = explain(['--', 'ls']);
     assert.equal(r.code, 0);

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { FileArtifactStore } from '../../../src/core/output/artifacts';
@@ -33,6 +33,7 @@ import { PTY_UNAVAILABLE_NOTICE } from '../../../src/core/output/results';
 import { createShellAnalyzer } from '../../../src/core/policy/shellAnalysis';
 import { FakeClientBridge } from './bridgeFakes';
 import { BashJobManager } from '../../../src/exec/jobManager';
+import { LocalShellExecutor } from '../../../src/exec/localExecutor';
 
 const textOf = (r: ToolResult) => r.content.map((c) => c.text).join('\n');
 
@@ -304,6 +305,43 @@ describe('core/pipeline BashPipeline', () => {
     const r = await make().run({ command: 'cat artifact://999' });
     assert.equal(r.isError, true);
     assert.match(textOf(r), /artifact:\/\/999/);
+  });
+
+  it('a URL rewrite can never add a command: `ls # local://x%0Arm…` is re-decided and the canary survives', async () => {
+    settings = baseSettings({ patterns: [{ match: 'rm *', approval: 'deny' }, { match: 'ls *', approval: 'allow' }] });
+    writeFileSync(path.join(ws, 'canary'), 'alive\n');
+    const real = new LocalShellExecutor({ direnv: 'off', persistent: false, shellArgs: ['-c'] });
+    approver.answer = { kind: 'deny' };
+    try {
+      // Expanded, `rm -f canary` stands on a line of its own (and `#` comments out the closing quote).
+      const r = await make({ executor: real }).run({ command: 'ls # local://x%0Arm%20-f%20canary%0A%23' });
+      assert.equal(r.isError, true);
+      assert.equal(r.details.decision?.decision, 'deny');
+      assert.equal(textOf(r), commandDeniedMessage('`rm -f canary` in segment 2 matched deny rule `rm *`'));
+      assert.equal(readFileSync(path.join(ws, 'canary'), 'utf8'), 'alive\n');
+      // A rewrite that only adds text the analysis cannot read asks instead of allowing.
+      const odd = await make({ executor: real }).run({ command: 'ls # local://x%0A%22' });
+      assert.equal(odd.isError, true);
+      assert.equal(approver.requests.length, 1);
+      assert.equal(approver.requests[0]!.decision.decision, 'prompt');
+      assert.match(approver.requests[0]!.decision.reason, /^the command could not be analysed with certainty: syntax error/);
+      // Without URLs in play, the same allow rule runs the command (the guard is not a blanket prompt).
+      approver.requests.length = 0;
+      const ok = await make({ executor: real }).run({ command: 'ls # just a comment' });
+      assert.equal(ok.isError, undefined, textOf(ok));
+      assert.equal(approver.requests.length, 0);
+      assert.match(textOf(ok), /^canary\n/);
+    } finally {
+      await real.dispose();
+    }
+  });
+
+  it('a URL rewrite that keeps the same commands keeps the decision', async () => {
+    settings = baseSettings({ patterns: [{ match: 'grep *', approval: 'allow' }] });
+    const id = await artifacts.save('bash', 'full output\n');
+    const r = await make().run({ command: `grep full artifact://${id}` });
+    assert.equal(r.details.decision?.decision, 'allow');
+    assert.equal(approver.requests.length, 0);
   });
 
   it('an unresolvable URL is an error naming it; nothing runs', async () => {

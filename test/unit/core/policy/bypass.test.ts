@@ -81,11 +81,12 @@ const TABLE: Array<[string, Exclude<Verdict, 'allow'>]> = [
   ['echo ${x@P}', 'prompt'],
   ['cat <<EOF\n`rm -rf build`\nEOF', 'prompt'],
   ["echo 'unterminated; rm -rf build", 'prompt'],
-  // The command runs code the analysis cannot see: prompt.
-  ['echo build | xargs rm -rf', 'prompt'],
-  ['find . -name build -exec rm -rf {} +', 'prompt'],
-  ['find . -execdir rm {} \\;', 'prompt'],
-  ['parallel rm ::: build', 'prompt'],
+  // The command runs code the analysis cannot see: prompt, or deny when a tail of a runner's argv
+  // matches a deny rule (`xargs rm -rf` → `rm -rf`).
+  ['echo build | xargs rm -rf', 'deny'],
+  ['find . -name build -exec rm -rf {} +', 'deny'],
+  ['find . -execdir rm {} \\;', 'deny'],
+  ['parallel rm ::: build', 'deny'],
   ['python3 -c "import shutil; shutil.rmtree(\'build\')"', 'prompt'],
   ["perl -e 'system(\"rm -rf build\")'", 'prompt'],
   ["node -e 'require(\"fs\").rmSync(\"build\")'", 'prompt'],
@@ -100,9 +101,9 @@ const TABLE: Array<[string, Exclude<Verdict, 'allow'>]> = [
   ["alias ls='rm -rf build'", 'prompt'],
   ['PATH=/tmp/evil:$PATH ls', 'prompt'],
   ['LD_PRELOAD=/tmp/x.so ls', 'prompt'],
-  ["env -S 'rm -rf build'", 'prompt'],
-  ['watch rm -rf build', 'prompt'],
-  ["script -qc 'rm -rf build' /dev/null", 'prompt'],
+  ["env -S 'rm -rf build'", 'deny'],
+  ['watch rm -rf build', 'deny'],
+  ["script -qc 'rm -rf build' /dev/null", 'deny'],
   ["echo 'rm -rf build' | at now", 'prompt'],
   ['chroot / rm -rf build', 'deny'],
   ['ls > >(rm -rf build)', 'deny'],
@@ -133,7 +134,8 @@ describe('core/policy bypass table', () => {
   }
 
   it('the same lines without rm are allowed under * (the table is not trivially prompting)', () => {
-    for (const cmd of ['echo $(ls)', "bash -c 'ls'", 'env X=1 ls', '/bin/ls', '\\ls', 'command ls', 'sh <<EOF\nls\nEOF', 'f() { ls; }; f']) {
+    // (A function definition is not in the allowable whitelist any more: it prompts even under `*`.)
+    for (const cmd of ['echo $(ls)', "bash -c 'ls'", 'env X=1 ls', '/bin/ls', '\\ls', 'command ls', 'sh <<EOF\nls\nEOF']) {
       assert.equal(decide(analyzer.analyze(cmd), DENY_THEN_ALLOW, CTX).decision, 'allow', cmd);
     }
   });

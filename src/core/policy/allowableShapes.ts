@@ -1,0 +1,209 @@
+// Auto-approval is a whitelist of syntax, not the absence of known tricks: a command may be allowed
+// only when every node of its tree-sitter tree is of a kind whose bash meaning is certain (plain and
+// quoted words, `$NAME`/`${NAME}`, pipes, lists, `{ }`/`( )`/`if`/`while`/`for` bodies, command
+// substitutions whose commands are analysed like any other, redirects of a simple command).
+// Anything else (arithmetic fed by names, indirect or substring expansion, function definitions,
+// `case`, redirects hung on a compound command, …) is named and keeps the command at prompt.
+//
+// The walk is iterative over a tree cursor and also measures the depth, so 5,000 nested `{ }` make
+// a clear "too deep" answer instead of overflowing the JavaScript stack in the recursive analysis.
+import type TreeSitter = require('web-tree-sitter');
+
+type SyntaxNode = TreeSitter.Node;
+
+/** Deeper trees are not walked at all: the analysis is recursive. */
+export const MAX_TREE_DEPTH = 256;
+
+/** Names of what keeps a command from being allowable. Tests assert these texts. */
+export const CONSTRUCT = {
+  tooDeep: `syntax nested more than ${MAX_TREE_DEPTH} levels deep`,
+  node: (what: string) => `${what} is not in the set of constructs the policy reads exactly as bash does`,
+  functionDefinition: 'function definition (its body runs later, under any redirect it carries)',
+  arithmetic: 'arithmetic that reads variables (array subscripts run code)',
+  arithmeticCommand: 'arithmetic command `(( ))`',
+  expansion: (text: string) => `parameter expansion \`${text.slice(0, 40)}\` (only plain \`$NAME\`/\`\${NAME}\` are certain)`,
+  subscript: 'array subscript (evaluated as arithmetic, which can run code)',
+  arrayAssignment: 'array assignment',
+  compoundRedirect: 'redirect on a compound command (`{ }`, `( )`, `if`, loops, `[[ ]]`, `(( ))`, `case`)',
+  testArithmetic: (op: string) => `\`[[ … ${op} … ]]\` with an operand that is not a number (evaluated as arithmetic)`,
+  testVariable: (op: string) => `\`[[ ${op} … ]]\` (evaluates an array subscript)`,
+  declaration: (keyword: string) => `\`${keyword}\` with attributes or subscripts`,
+} as const;
+
+/** Kinds that are certain wherever they appear (their children are checked on their own). */
+const CERTAIN: ReadonlySet<string> = new Set([
+  'program', 'list', 'pipeline', 'command', 'command_name', 'word', 'string', 'string_content', 'raw_string',
+  'ansi_c_string', 'translated_string', 'concatenation', 'number', 'comment', 'subshell', 'if_statement',
+  'elif_clause', 'else_clause', 'while_statement', 'for_statement', 'do_group', 'negated_command',
+  'command_substitution', 'process_substitution', 'file_redirect', 'file_descriptor', 'herestring_redirect',
+  'heredoc_redirect', 'heredoc_start', 'heredoc_body', 'heredoc_content', 'heredoc_end', 'variable_assignments',
+  'special_variable_name', 'brace_expression', 'test_command', 'test_operator', 'regex', 'extglob_pattern',
+  'parenthesized_expression',
+]);
+
+/** Where a bare variable name is only a name (not arithmetic). */
+const NAME_PARENTS: ReadonlySet<string> = new Set([
+  'simple_expansion', 'expansion', 'variable_assignment', 'for_statement', 'declaration_command', 'unset_command',
+]);
+
+const READABLE: Readonly<Record<string, string>> = {
+  case_statement: '`case` statement',
+  case_item: '`case` item',
+  c_style_for_statement: 'C-style `for` loop (arithmetic)',
+  ternary_expression: 'arithmetic expression',
+  postfix_expression: 'arithmetic expression',
+};
+
+const SIMPLE_EXPANSION = /^\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]|[@*#?$!-])$/;
+const BRACED_EXPANSION = /^\$\{(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])\}$/;
+const NUMERIC_ARITHMETIC = /^\$\(\([\s0-9+\-*/%()<>=!&|^~]*\)\)$/;
+const ARITHMETIC_TEST_OPS = /^-(?:eq|ne|lt|le|gt|ge)$/;
+const SUBSCRIPT_TEST_OPS = /^-[vR]$/;
+const PLAIN_DECLARATIONS: ReadonlySet<string> = new Set(['export', 'local', 'readonly']);
+
+function text(node: SyntaxNode, src: string): string {
+  return src.slice(node.startIndex, node.endIndex);
+}
+
+/** The last command-like element of a list or pipeline: where bash applies the list's redirect. */
+function lastElement(node: SyntaxNode): SyntaxNode {
+  let last = node;
+  while (last.type === 'list' || last.type === 'pipeline') {
+    let next: SyntaxNode | null = null;
+    for (let k = last.namedChildCount - 1; k >= 0; k--) {
+      const c = last.namedChild(k);
+      if (c && c.type !== 'comment') {
+        next = c;
+        break;
+      }
+    }
+    if (!next) break;
+    last = next;
+  }
+  return last;
+}
+
+function checkRedirected(node: SyntaxNode): string | undefined {
+  const body = node.childForFieldName('body');
+  if (!body || body.type === 'command') return undefined;
+  if ((body.type === 'list' || body.type === 'pipeline') && lastElement(body).type === 'command') return undefined;
+  return CONSTRUCT.compoundRedirect;
+}
+
+function checkBinary(node: SyntaxNode, src: string, parent: string): string | undefined {
+  if (parent !== 'test_command' && parent !== 'binary_expression' && parent !== 'parenthesized_expression' && parent !== 'unary_expression') {
+    return CONSTRUCT.arithmetic;
+  }
+  const op = node.childForFieldName('operator');
+  const opText = op ? text(op, src) : '';
+  if (!ARITHMETIC_TEST_OPS.test(opText)) return undefined;
+  const left = node.childForFieldName('left');
+  const right = node.childForFieldName('right');
+  const numeric = (n: SyntaxNode | null): boolean => n !== null && /^-?[0-9]+$/.test(text(n, src));
+  return numeric(left) && numeric(right) ? undefined : CONSTRUCT.testArithmetic(opText);
+}
+
+function checkUnary(node: SyntaxNode, src: string, parent: string): string | undefined {
+  if (parent !== 'test_command' && parent !== 'binary_expression' && parent !== 'parenthesized_expression' && parent !== 'unary_expression') {
+    return CONSTRUCT.arithmetic;
+  }
+  const op = node.childForFieldName('operator');
+  const opText = op ? text(op, src) : '';
+  return SUBSCRIPT_TEST_OPS.test(opText) ? CONSTRUCT.testVariable(opText) : undefined;
+}
+
+function checkDeclaration(node: SyntaxNode, src: string): string | undefined {
+  const keyword = node.child(0)?.type ?? '';
+  if (node.type === 'declaration_command' && !PLAIN_DECLARATIONS.has(keyword)) return CONSTRUCT.declaration(keyword);
+  for (const child of node.namedChildren) {
+    if (!child) continue;
+    if (child.type === 'variable_name' || child.type === 'variable_assignment') continue;
+    // A flag (`export -n`, `unset -f`) or a word that may hold a subscript: not plain.
+    if (child.type === 'word' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(text(child, src))) continue;
+    return CONSTRUCT.declaration(keyword);
+  }
+  return undefined;
+}
+
+/** Why this one node keeps the command from being allowable, or undefined when it is certain. */
+function checkNode(node: SyntaxNode, src: string, parent: string): string | undefined {
+  const t = node.type;
+  switch (t) {
+    case 'compound_statement':
+      // tree-sitter reads `(( x ))` as a `{ }` group holding a name.
+      return src[node.startIndex] === '{' ? undefined : CONSTRUCT.arithmeticCommand;
+    case 'redirected_statement':
+      return checkRedirected(node);
+    case 'simple_expansion':
+      return SIMPLE_EXPANSION.test(text(node, src)) ? undefined : CONSTRUCT.expansion(text(node, src));
+    case 'expansion':
+      return BRACED_EXPANSION.test(text(node, src)) ? undefined : CONSTRUCT.expansion(text(node, src));
+    case 'arithmetic_expansion':
+      return NUMERIC_ARITHMETIC.test(text(node, src)) ? undefined : CONSTRUCT.arithmetic;
+    case 'variable_name':
+      return NAME_PARENTS.has(parent) ? undefined : CONSTRUCT.arithmetic;
+    case 'variable_assignment': {
+      const name = node.childForFieldName('name');
+      if (name && name.type !== 'variable_name') return CONSTRUCT.subscript;
+      if (node.childForFieldName('value')?.type === 'array') return CONSTRUCT.arrayAssignment;
+      return undefined;
+    }
+    case 'subscript':
+      return CONSTRUCT.subscript;
+    case 'array':
+      return CONSTRUCT.arrayAssignment;
+    case 'function_definition':
+      return CONSTRUCT.functionDefinition;
+    case 'binary_expression':
+      return checkBinary(node, src, parent);
+    case 'unary_expression':
+      return checkUnary(node, src, parent);
+    case 'declaration_command':
+    case 'unset_command':
+      return checkDeclaration(node, src);
+    case 'ERROR':
+      return undefined; // a syntax error makes the whole analysis uncertain, with its offset
+    default:
+      if (CERTAIN.has(t)) return undefined;
+      return CONSTRUCT.node(READABLE[t] ?? `\`${t}\``);
+  }
+}
+
+export interface ShapeCheck {
+  /** The first construct outside the whitelist, if any. */
+  construct?: string;
+  /** The tree is deeper than MAX_TREE_DEPTH: nothing else was checked. */
+  tooDeep: boolean;
+}
+
+/** Checks every named node of the tree, iteratively, and stops at the first problem. */
+export function checkShapes(root: SyntaxNode, src: string): ShapeCheck {
+  const cursor = root.walk();
+  try {
+    const parents: string[] = [];
+    let construct: string | undefined;
+    // Inside a numeric `$(( ))` (judged on its text) the expression nodes need no second look.
+    let quietBelow = -1;
+    for (;;) {
+      const type = cursor.nodeType;
+      const depth = parents.length;
+      if (quietBelow >= 0 && depth <= quietBelow) quietBelow = -1;
+      if (construct === undefined && quietBelow < 0 && cursor.nodeIsNamed && !CERTAIN.has(type)) {
+        construct = checkNode(cursor.currentNode, src, parents[depth - 1] ?? '');
+        if (construct === undefined && type === 'arithmetic_expansion') quietBelow = depth;
+      }
+      if (cursor.gotoFirstChild()) {
+        parents.push(type);
+        if (parents.length > MAX_TREE_DEPTH) return { tooDeep: true };
+        continue;
+      }
+      for (;;) {
+        if (cursor.gotoNextSibling()) break;
+        if (!cursor.gotoParent()) return construct === undefined ? { tooDeep: false } : { construct, tooDeep: false };
+        parents.pop();
+      }
+    }
+  } finally {
+    cursor.delete();
+  }
+}

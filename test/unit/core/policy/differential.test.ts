@@ -1,0 +1,50 @@
+import * as assert from 'node:assert/strict';
+import type { ShellAnalyzer } from '../../../../src/core/contracts';
+import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
+import { formatViolation, problemsOf, runDifferential } from './differential/differentialRun';
+import { judgeBatch, prepareWorkspaces, sandboxAvailable } from './differential/sandboxJudge';
+import { decide } from '../../../../src/core/policy/policy';
+import { CORPUS_RULES } from './differential/hostileCorpus';
+
+// Bash is the judge (issue 10 item 2): every command the policy allows under the corpus rules is
+// run by real bash in a bubblewrap sandbox under strace. `npm run fuzz -- COUNT` runs longer.
+const SEED = 20261201;
+const COUNT = 3000;
+const BUDGET_MS = 45_000;
+
+describe('core/policy differential (bash in a sandbox is the judge)', function () {
+  this.timeout(120_000);
+  let analyzer: ShellAnalyzer;
+  before(async function () {
+    if (!sandboxAvailable()) {
+      // setup.mjs installs bubblewrap and strace; without them the judge cannot run.
+      this.skip();
+    }
+    analyzer = await createShellAnalyzer();
+  });
+
+  it('the judge sees what bash runs and writes (it can fail)', async () => {
+    const { base, workspaces, dispose } = prepareWorkspaces(1);
+    try {
+      const ws = workspaces[0];
+      const [seen] = await judgeBatch(base, [{ command: 'ls; id >/dev/null; echo x > ../out; echo y > inside', workspace: ws }], 'self');
+      assert.deepEqual(seen.executed, ['ls', 'id']);
+      assert.deepEqual(seen.written.map((w) => w.path).filter((p) => !p.startsWith('/dev/')), [`${base}/out`, `${ws}/inside`]);
+      const d = decide(analyzer.analyze('ls'), CORPUS_RULES, { cwd: ws, workspaceRoots: [ws] });
+      assert.deepEqual(problemsOf(d, seen, ws), [
+        'executed `id`, which no allow rule covers',
+        `\`bash\` wrote \`${base}/out\`, outside the workspace`,
+      ]);
+    } finally {
+      dispose();
+    }
+  });
+
+  it(`no allowed command runs an uncovered program or writes outside the workspace (seed ${SEED})`, async () => {
+    const report = await runDifferential({ seed: SEED, count: COUNT, analyzer, budgetMs: BUDGET_MS });
+    // Not vacuous: the generator yields allowed lines and a good share of them really ran.
+    assert.ok(report.allowed >= 100, `only ${report.allowed} allowed`);
+    assert.ok(report.ran >= Math.min(report.allowed, 40), `only ${report.ran} of ${report.allowed} ran`);
+    assert.deepEqual(report.violations.map(formatViolation), []);
+  });
+});

@@ -1,0 +1,127 @@
+// The differential run: generate command lines, let the policy decide each under CORPUS_RULES, and
+// run every one it would `allow` under real bash in the sandbox. A case fails when bash executed a
+// program no allow rule the policy used covers, or wrote outside the case's workspace.
+import * as path from 'node:path';
+import type { PolicyDecision, ShellAnalyzer } from '../../../../../src/core/contracts';
+import { decide } from '../../../../../src/core/policy/policy';
+import { generate, prng } from './commandGenerator';
+import { CORPUS_RULES, RUNS_ALSO } from './hostileCorpus';
+import { judgeBatch, prepareWorkspaces, type Observed } from './sandboxJudge';
+
+export interface Violation {
+  command: string;
+  reason: string;
+  problems: string[];
+}
+
+export interface DifferentialReport {
+  seed: number;
+  generated: number;
+  /** Distinct command lines the policy allowed. */
+  allowed: number;
+  /** How many of those ran under bash before the time budget ran out. */
+  ran: number;
+  violations: Violation[];
+}
+
+const HARMLESS_WRITES = /^(?:\/dev\/(?:null|tty|stdout|stderr|fd\/\d+|pts\/\d+)|\/proc\/self\/fd\/\d+)$/;
+/** Where an allowed program keeps its own state (the sandbox's HOME is /tmp/home). */
+const PROGRAM_STATE: Readonly<Record<string, RegExp>> = {
+  npm: /^\/tmp\/home\/\.npm(?:\/|$)/,
+  node: /^\/tmp\/home\/\.npm(?:\/|$)/,
+  bash: /^\/tmp\/sh-thd/,
+};
+
+/**
+ * npm itself is replaced by a shell script that exits 0: what a package's test script does is the
+ * user's rule, not the policy's reading of the line, and node under strace is slow on a shared machine.
+ */
+const STUBS: Readonly<Record<string, string>> = { '/usr/bin/npm': '#!/bin/sh\nexit 0\n' };
+
+function inside(p: string, root: string): boolean {
+  const rel = path.relative(root, p);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/** What bash did that the allow decision does not cover. */
+export function problemsOf(decision: PolicyDecision, observed: Observed, workspace: string): string[] {
+  const covered = new Set<string>(['bash']);
+  for (const s of decision.segments) {
+    const head = s.rule?.match.trim().split(/\s+/)[0];
+    if (!head) continue;
+    covered.add(head);
+    for (const also of RUNS_ALSO[head] ?? []) covered.add(also);
+  }
+  const problems: string[] = [];
+  for (const p of observed.executed) if (!covered.has(p)) problems.push(`executed \`${p}\`, which no allow rule covers`);
+  for (const w of observed.written) {
+    if (inside(w.path, workspace) || HARMLESS_WRITES.test(w.path) || PROGRAM_STATE[w.program]?.test(w.path)) continue;
+    problems.push(`\`${w.program}\` wrote \`${w.path}\`, outside the workspace`);
+  }
+  return [...new Set(problems)];
+}
+
+export interface RunOptions {
+  seed: number;
+  count: number;
+  analyzer: ShellAnalyzer;
+  /** Sandboxes run at once (the machine is shared: keep it small). */
+  parallel?: number;
+  batchSize?: number;
+  /** No new batch starts after this long (the unit tier's bound); default: no limit. */
+  budgetMs?: number;
+  log?: (line: string) => void;
+}
+
+export async function runDifferential(opts: RunOptions): Promise<DifferentialReport> {
+  const rnd = prng(opts.seed);
+  const decider = prepareWorkspaces(1);
+  const allowed: Array<{ command: string; decision: PolicyDecision }> = [];
+  const seen = new Set<string>();
+  try {
+    const ws = decider.workspaces[0];
+    for (let i = 0; i < opts.count; i++) {
+      const command = generate(rnd);
+      if (seen.has(command)) continue;
+      seen.add(command);
+      const decision = decide(opts.analyzer.analyze(command), CORPUS_RULES, { cwd: ws, workspaceRoots: [ws] });
+      if (decision.decision === 'allow') allowed.push({ command, decision });
+    }
+  } finally {
+    decider.dispose();
+  }
+  opts.log?.(`differential: seed ${opts.seed}, ${opts.count} generated, ${allowed.length} allowed → run under bash`);
+
+  const runs = prepareWorkspaces(allowed.length);
+  const violations: Violation[] = [];
+  const started = Date.now();
+  let ran = 0;
+  try {
+    const batchSize = opts.batchSize ?? 20;
+    const batches: number[][] = [];
+    for (let i = 0; i < allowed.length; i += batchSize) batches.push(Array.from({ length: Math.min(batchSize, allowed.length - i) }, (_x, k) => i + k));
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < batches.length) {
+        if (opts.budgetMs !== undefined && Date.now() - started > opts.budgetMs) return;
+        const batch = batches[next++];
+        const cases = batch.map((i) => ({ command: allowed[i].command, workspace: runs.workspaces[i] }));
+        const observed = await judgeBatch(runs.base, cases, String(batch[0]), STUBS);
+        ran += batch.length;
+        batch.forEach((i, k) => {
+          const problems = problemsOf(allowed[i].decision, observed[k], runs.workspaces[i]);
+          if (problems.length > 0) violations.push({ command: allowed[i].command, reason: allowed[i].decision.reason, problems });
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: opts.parallel ?? 2 }, worker));
+  } finally {
+    runs.dispose();
+  }
+  return { seed: opts.seed, generated: opts.count, allowed: allowed.length, ran, violations };
+}
+
+/** A failing case, printed so it can be replayed: the command, the reason it was allowed, what ran. */
+export function formatViolation(v: Violation): string {
+  return `${JSON.stringify(v.command)}\n    allowed because: ${v.reason}\n    ${v.problems.join('\n    ')}`;
+}

@@ -1,0 +1,180 @@
+// Bash as the judge: runs commands under real bash inside a throwaway bubblewrap sandbox (the
+// root read-only, a fresh /tmp, no network, one writable workspace per case) with strace
+// recording every program executed and every file opened for writing, created, renamed or
+// removed. The workspaces live on the host, so the policy decides against the very files bash sees
+// (a canary, a sub directory, a symlink pointing out of the workspace).
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+/** What one command did under bash. */
+export interface Observed {
+  /** Basenames of every program successfully executed (bash's own first exec excluded). */
+  executed: string[];
+  /** Absolute paths written or removed, as the kernel saw them (process cwd applied). */
+  written: Array<{ path: string; program: string }>;
+}
+
+const TRACED =
+  'execve,open,openat,creat,mkdir,mkdirat,rmdir,unlink,unlinkat,rename,renameat,renameat2,link,linkat,symlink,symlinkat,truncate,chdir';
+const WRITE_FLAGS = /O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|O_APPEND/;
+const CASE_TIMEOUT_S = 10;
+
+/** Both tools present and bubblewrap able to create namespaces here. */
+export function sandboxAvailable(): boolean {
+  const ok = (cmd: string, args: string[]): boolean => spawnSync(cmd, args, { stdio: 'ignore', timeout: 20_000 }).status === 0;
+  return ok('strace', ['-V']) && ok('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', 'true']);
+}
+
+function unescape(s: string): string {
+  return s.replace(/\\(x[0-9a-fA-F]{2}|[0-7]{1,3}|.)/g, (_m, e: string) => {
+    if (e[0] === 'x') return String.fromCharCode(parseInt(e.slice(1), 16));
+    if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8));
+    return ({ n: '\n', t: '\t', r: '\r', v: '\v', f: '\f' } as Record<string, string>)[e] ?? e;
+  });
+}
+
+/** Argument tokens of a syscall line: dirfds with their decoded path, and strings. */
+type Arg = { fd: string } | { str: string };
+const ARG = /(?:AT_FDCWD|\d+)<([^>]*)>|"((?:[^"\\]|\\.)*)"/g;
+
+function argsOf(text: string): Arg[] {
+  const out: Arg[] = [];
+  for (const m of text.matchAll(ARG)) out.push(m[1] !== undefined ? { fd: m[1] } : { str: unescape(m[2] ?? '') });
+  return out;
+}
+
+/**
+ * Parses one per-process strace file (`-ff -y`). A file without an exec is a fork or a thread of
+ * the program before it (pids only grow in the sandbox's namespace): it inherits that program.
+ * Returns the program the process ended up running.
+ */
+function parseTrace(text: string, out: Observed, first: boolean, inherited: string): string {
+  let cwd = '/';
+  let program = inherited;
+  let skipFirstExec = first;
+  for (const line of text.split('\n')) {
+    const m = /^(\w+)\((.*)\)\s+=\s+(-?\d+|\?)/.exec(line);
+    if (!m) continue;
+    const [, call, rest, ret] = m;
+    const args = argsOf(rest);
+    const fdcwd = /AT_FDCWD<([^>]*)>/.exec(rest);
+    if (fdcwd) cwd = fdcwd[1];
+    if (call === 'execve') {
+      const file = args.find((a): a is { str: string } => 'str' in a)?.str ?? '';
+      if (ret !== '0') continue;
+      program = path.basename(file);
+      if (skipFirstExec) {
+        skipFirstExec = false;
+        continue;
+      }
+      out.executed.push(program);
+      continue;
+    }
+    if (call === 'chdir') {
+      const dir = args.find((a): a is { str: string } => 'str' in a)?.str;
+      if (dir !== undefined && ret === '0') cwd = path.resolve(cwd, dir);
+      continue;
+    }
+    if ((call === 'open' || call === 'openat') && !WRITE_FLAGS.test(rest)) continue;
+    // Which string arguments name a place written: all but a link's source and a symlink's target.
+    let strings = 0;
+    let base = cwd;
+    for (const a of args) {
+      if ('fd' in a) {
+        base = a.fd;
+        continue;
+      }
+      strings++;
+      const isSource = (call === 'link' || call === 'linkat' || call === 'symlink' || call === 'symlinkat') && strings === 1;
+      if (!isSource && a.str !== '') out.written.push({ path: path.resolve(base, a.str), program });
+      base = cwd;
+      if (call === 'open' || call === 'openat' || call === 'creat') break;
+    }
+  }
+  return program;
+}
+
+export interface SandboxCase {
+  command: string;
+  /** The workspace directory (created by prepareWorkspaces). */
+  workspace: string;
+}
+
+/** A fresh directory with one workspace per case: canary file, README.md, sub/, and `link -> /etc`. */
+export function prepareWorkspaces(count: number): { base: string; workspaces: string[]; dispose: () => void } {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bash-judge-'));
+  const workspaces: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const ws = path.join(base, `ws-${i}`);
+    fs.mkdirSync(path.join(ws, 'sub'), { recursive: true });
+    fs.writeFileSync(path.join(ws, 'canary'), 'alive\n');
+    fs.writeFileSync(path.join(ws, 'README.md'), 'readme KEY\n');
+    fs.symlinkSync('/etc', path.join(ws, 'link'));
+    workspaces.push(ws);
+  }
+  return { base, workspaces, dispose: () => fs.rmSync(base, { recursive: true, force: true }) };
+}
+
+/** Runs the cases (one sandbox for the batch, one bash per case) and reads what each did. */
+export async function judgeBatch(base: string, cases: readonly SandboxCase[], tag: string, stubs: Readonly<Record<string, string>> = {}): Promise<Observed[]> {
+  const dir = path.join(base, `batch-${tag}`);
+  fs.mkdirSync(dir, { recursive: true });
+  // Stubbed programs: the file at the real path is replaced (read-only) inside the sandbox only.
+  const stubArgs: string[] = [];
+  Object.entries(stubs).forEach(([target, script], k) => {
+    const file = path.join(dir, `stub-${k}`);
+    fs.writeFileSync(file, script, { mode: 0o755 });
+    stubArgs.push('--ro-bind', file, fs.realpathSync(target));
+  });
+  const lines: string[] = ['set +e'];
+  cases.forEach((c, i) => {
+    fs.writeFileSync(path.join(dir, `${i}.cmd`), c.command);
+    fs.mkdirSync(path.join(dir, `t${i}`));
+    lines.push(
+      `cd ${JSON.stringify(c.workspace)} && timeout -s KILL ${CASE_TIMEOUT_S} strace -ff -qq -y -s 4096 -e trace=${TRACED} ` +
+        `-o ${JSON.stringify(path.join(dir, `t${i}`, 't'))} bash -c "$(cat ${JSON.stringify(path.join(dir, `${i}.cmd`))})" </dev/null >/dev/null 2>&1`,
+    );
+  });
+  lines.push('exit 0');
+  fs.writeFileSync(path.join(dir, 'driver.sh'), `${lines.join('\n')}\n`);
+  const args = [
+    '--ro-bind', '/', '/', '--tmpfs', '/tmp', '--dir', '/tmp/home', '--setenv', 'HOME', '/tmp/home',
+    '--bind', base, base, ...stubArgs, '--dev', '/dev', '--proc', '/proc', '--unshare-all', '--die-with-parent',
+    'bash', path.join(dir, 'driver.sh'),
+  ];
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn('bwrap', args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => {
+      if (err.length < 4096) err += d.toString();
+    });
+    const guard = setTimeout(() => {
+      try {
+        process.kill(-(child.pid as number), 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }, (cases.length * CASE_TIMEOUT_S + 30) * 1000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(guard);
+      if (code === 0) resolve();
+      else reject(new Error(`bwrap exited ${code}: ${err}`));
+    });
+  });
+  return cases.map((_c, i) => {
+    const out: Observed = { executed: [], written: [] };
+    const traceDir = path.join(dir, `t${i}`);
+    const files = fs
+      .readdirSync(traceDir)
+      .map((f) => ({ f, pid: Number(f.split('.')[1]) }))
+      .sort((a, b) => a.pid - b.pid);
+    let program = 'bash';
+    files.forEach(({ f }, k) => {
+      program = parseTrace(fs.readFileSync(path.join(traceDir, f), 'utf8'), out, k === 0, program);
+    });
+    return out;
+  });
+}
