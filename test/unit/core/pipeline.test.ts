@@ -310,7 +310,7 @@ describe('core/pipeline BashPipeline', () => {
   it('a URL rewrite can never add a command: `ls # local://x%0Arm…` is re-decided and the canary survives', async () => {
     settings = baseSettings({ patterns: [{ match: 'rm *', approval: 'deny' }, { match: 'ls *', approval: 'allow' }] });
     writeFileSync(path.join(ws, 'canary'), 'alive\n');
-    const real = new LocalShellExecutor({ direnv: 'off', persistent: false, shellArgs: ['-c'] });
+    const real = new LocalShellExecutor({ persistent: false, shellArgs: ['-c'] });
     approver.answer = { kind: 'deny' };
     try {
       // Expanded, `rm -f canary` stands on a line of its own (and `#` comments out the closing quote).
