@@ -35,7 +35,7 @@ export function createBashMcpServer(backend: McpBackend, session: McpCallerSessi
         : new ProgressReporter((n, message) =>
             extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: n, message } }),
           );
-    const run = session.begin(extra.signal);
+    const run = session.begin(extra.requestId, extra.signal);
     try {
       const result = await callMcpTool(backend, {
         name: request.params.name,

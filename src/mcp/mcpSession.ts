@@ -8,7 +8,8 @@ export const SESSION_CLOSED_MESSAGE = 'This MCP session is closed.';
 export class McpCallerSession {
   private readonly jobIds = new Set<string>();
   private readonly artifactIds = new Set<string>();
-  private readonly inflight = new Set<AbortController>();
+  /** Running tool calls by JSON-RPC request id. */
+  private readonly inflight = new Map<string | number, AbortController>();
   private closedFlag = false;
 
   constructor(
@@ -45,26 +46,31 @@ export class McpCallerSession {
    * A signal for one tool call: aborted by the request's own signal (the client's cancel) or by
    * closing the session. `end()` must be called when the call settles.
    */
-  begin(requestSignal: AbortSignal): { signal: AbortSignal; end(): void } {
+  begin(requestId: string | number, requestSignal: AbortSignal): { signal: AbortSignal; end(): void } {
     const controller = new AbortController();
     const onAbort = (): void => controller.abort();
     if (this.closedFlag || requestSignal.aborted) controller.abort();
     else requestSignal.addEventListener('abort', onAbort, { once: true });
-    this.inflight.add(controller);
+    this.inflight.set(requestId, controller);
     return {
       signal: controller.signal,
       end: () => {
         requestSignal.removeEventListener('abort', onAbort);
-        this.inflight.delete(controller);
+        if (this.inflight.get(requestId) === controller) this.inflight.delete(requestId);
       },
     };
+  }
+
+  /** Aborts one running call (its HTTP connection dropped before the answer). */
+  abortRequest(requestId: string | number): void {
+    this.inflight.get(requestId)?.abort();
   }
 
   /** Aborts every running call and cancels every running job this session started. */
   close(): void {
     if (this.closedFlag) return;
     this.closedFlag = true;
-    for (const controller of this.inflight) controller.abort();
+    for (const controller of this.inflight.values()) controller.abort();
     for (const id of this.jobIds) this.jobs?.cancel(id);
   }
 }
