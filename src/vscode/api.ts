@@ -5,6 +5,7 @@ import type { JobManager, ToolResult } from '../core/contracts';
 import * as vscode from 'vscode';
 import type { CommandLog } from './commandLog';
 import type { ExecutorHolder } from './executorHolder';
+import type { McpHost } from './mcpHost';
 import type { AgentBashServices, PipelineLike } from './services';
 import type { SessionCwd } from './sessionCwd';
 import { checkTerminalPolicy } from './terminalPolicy';
@@ -15,6 +16,8 @@ export interface TestingHooks {
   executors: ExecutorHolder;
   cwd: SessionCwd;
   sessionId: string;
+  /** The MCP server (its port and token, for the MCP suite). */
+  mcp?: McpHost;
 }
 
 export interface AgentBashApi extends PublicApi {
@@ -30,6 +33,7 @@ export interface ApiDeps {
   commandLog: CommandLog;
   sessionId: string;
   cwd: SessionCwd;
+  mcp?: McpHost;
 }
 
 export function createApi(deps: ApiDeps): AgentBashApi {
@@ -64,7 +68,7 @@ export function createApi(deps: ApiDeps): AgentBashApi {
     onDidRunCommand: deps.commandLog.onDidRunCommand as vscode.Event<Parameters<Parameters<PublicApi['onDidRunCommand']>[0]>[0]>,
   };
   if (process.env.AGENT_BASH_TEST_MODE === '1') {
-    api.testing = { services, jobs: deps.jobs, executors: deps.executors, cwd: deps.cwd, sessionId: deps.sessionId };
+    api.testing = { services, jobs: deps.jobs, executors: deps.executors, cwd: deps.cwd, sessionId: deps.sessionId, ...(deps.mcp ? { mcp: deps.mcp } : {}) };
   }
   return api;
 }

@@ -1,6 +1,6 @@
 // What activate() builds once and hands to every caller adapter (commands, ACP host, LM tool, API).
 import type * as vscode from 'vscode';
-import type { Approver, BashSettings, PolicyDecision, ToolResult, UpdateListener } from '../core/contracts';
+import type { Approver, BashSettings, CallerInfo, PolicyDecision, ToolResult, UpdateListener } from '../core/contracts';
 import type { ModalPrompter } from './modalPrompter';
 import type { VsCodeTerminalBridge } from './terminalBridge';
 
@@ -8,7 +8,7 @@ import type { VsCodeTerminalBridge } from './terminalBridge';
 export interface PipelineLike {
   run(
     rawInput: unknown,
-    opts?: { signal?: AbortSignal; onUpdate?: UpdateListener; sessionKey?: string; approver?: Approver },
+    opts?: { signal?: AbortSignal; onUpdate?: UpdateListener; sessionKey?: string; approver?: Approver; caller?: CallerInfo },
   ): Promise<ToolResult>;
   /** `env`: variables the command would get (some, like BASH_ENV, can make an allowed command ask). */
   explain(command: string, cwd?: string, env?: Record<string, string>): PolicyDecision;
