@@ -80,6 +80,11 @@ export class McpHost implements vscode.Disposable {
     return this.server?.port;
   }
 
+  /** The MCP sessions open now. */
+  get sessionIds(): string[] {
+    return this.server?.sessionIds ?? [];
+  }
+
   get currentToken(): string {
     return this.token;
   }
