@@ -1,6 +1,5 @@
 // `node dist/cli.js <explain|run|mcp> …`: the pipeline outside VS Code, for scripts, CI and policy debugging.
 import { explainMain } from './cli/explain';
-import { mcpMain } from './cli/mcp';
 import { runMain } from './cli/run';
 
 const USAGE = `usage:
@@ -12,7 +11,8 @@ async function main(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === 'explain') return explainMain(rest);
   if (sub === 'run') return runMain(rest);
-  if (sub === 'mcp') return mcpMain(rest);
+  // Loaded on demand: the MCP SDK is large, and `explain`/`run` should not pay for it at start.
+  if (sub === 'mcp') return (await import('./cli/mcp.js')).mcpMain(rest);
   process.stderr.write(`${sub ? `unknown subcommand: ${sub}\n` : ''}${USAGE}\n`);
   return 2;
 }

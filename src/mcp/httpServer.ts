@@ -149,6 +149,8 @@ export class McpHttpServer {
         const live = this.sessions.get(id);
         if (!live) return jsonError(res, 404, HTTP_MESSAGES.sessionNotFound);
         live.lastSeen = Date.now();
+        // A long call's answer is also a sign of life: the idle clock restarts when it is sent.
+        res.once('close', () => (live.lastSeen = Date.now()));
         this.abortOnDrop(res, live, body);
         if (req.method === 'GET') this.holdStream(res, live);
         await live.transport.handleRequest(req, res, body);
@@ -186,10 +188,7 @@ export class McpHttpServer {
   /** The idle clock starts when the client's last stream drops, not at its last request. */
   private holdStream(res: http.ServerResponse, live: Live): void {
     live.openStreams += 1;
-    res.once('close', () => {
-      live.openStreams -= 1;
-      live.lastSeen = Date.now();
-    });
+    res.once('close', () => (live.openStreams -= 1));
   }
 
   /** A POST whose connection closes before its answer: its calls are abandoned, so kill them. */
