@@ -51,7 +51,7 @@ describe('mcp: server over HTTP inside VS Code', function () {
       requestInit: { headers: { Authorization: `Bearer ${token}` } },
     });
     const client = new Client({ name, version: '1.0.0' });
-    await client.connect(transport);
+    await client.connect(transport, { timeout: 100_000 });
     clients.push(client);
     return { client, transport };
   }

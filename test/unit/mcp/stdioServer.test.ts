@@ -11,18 +11,22 @@ import { needsApprovalMessage } from '../../../src/cli/mcp';
 import { alive, waitFor } from '../exec/helpers';
 
 const CLI = path.resolve(__dirname, '../../../../dist/cli.js');
+/** Generous bounds: these tests share two cores with other suites. */
+const CALL_TIMEOUT_MS = 180_000;
+const START_MS = 60_000;
 
 type TextResult = { content: Array<{ type: string; text: string }>; isError?: boolean };
 
 async function connect(args: string[], cwd: string, name = 'unit-test-client'): Promise<{ client: Client; transport: StdioClientTransport }> {
   const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', ...args], cwd, stderr: 'pipe' });
   const client = new Client({ name, version: '1.0.0' });
-  await client.connect(transport);
+  await client.connect(transport, { timeout: CALL_TIMEOUT_MS });
   return { client, transport };
 }
 
 async function call(client: Client, name: string, args: Record<string, unknown>, options?: Parameters<Client['callTool']>[2]): Promise<TextResult> {
-  return (await client.callTool({ name, arguments: args }, undefined, options)) as TextResult;
+  // The SDK's 60 s request timeout is too short for a shared, loaded machine.
+  return (await client.callTool({ name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS, ...options })) as TextResult;
 }
 
 function textOf(result: TextResult): string {
@@ -30,7 +34,7 @@ function textOf(result: TextResult): string {
 }
 
 describe('mcp: stdio server', function () {
-  this.timeout(60_000);
+  this.timeout(300_000);
   let tmp: string;
   let canary: string;
   let client: Client;
@@ -52,7 +56,7 @@ describe('mcp: stdio server', function () {
   });
 
   it('lists its tools, bash with the LM tool schema', async () => {
-    const { tools } = await client.listTools();
+    const { tools } = await client.listTools(undefined, { timeout: CALL_TIMEOUT_MS });
     assert.deepEqual(tools.map((t) => t.name).sort(), ['bash', 'bash_kill', 'bash_output', 'read_artifact']);
     assert.deepEqual(tools.find((t) => t.name === 'bash')?.inputSchema, bashInputJsonSchema({ asyncEnabled: true }));
   });
@@ -97,12 +101,12 @@ describe('mcp: stdio server', function () {
     const controller = new AbortController();
     const pending = call(client, 'bash', { command: `sh -c 'echo $$ > ${pidFile}; exec sleep 100'` }, { signal: controller.signal });
     pending.catch(() => undefined);
-    assert.ok(await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 15_000), 'the command never started');
+    assert.ok(await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', START_MS), 'the command never started');
     const pid = Number(readFileSync(pidFile, 'utf8'));
     assert.equal(alive(pid), true);
     controller.abort();
     await assert.rejects(pending);
-    assert.ok(await waitFor(() => !alive(pid), 10_000), `pid ${pid} survived the cancel`);
+    assert.ok(await waitFor(() => !alive(pid), START_MS), `pid ${pid} survived the cancel`);
   });
 
   it('reads a long output back through read_artifact by byte range', async () => {
@@ -132,13 +136,13 @@ describe('mcp: stdio server', function () {
     const pidFile = path.join(tmp, 'job.pid');
     const started = await call(client, 'bash', { command: `sh -c 'echo $$ > ${pidFile}; exec sleep 100'`, async: true });
     const jobId = /job-\d+/.exec(textOf(started))?.[0] as string;
-    assert.ok(await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 15_000));
+    assert.ok(await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', START_MS));
     const pid = Number(readFileSync(pidFile, 'utf8'));
     const running = await call(client, 'bash_output', { job_id: jobId });
     assert.match(textOf(running), new RegExp(`^Job ${jobId} is still running \\(\\d+ s so far\\)\\.`));
     const killed = await call(client, 'bash_kill', { job_id: jobId });
     assert.equal(textOf(killed), `Job ${jobId} killed.`);
-    assert.ok(await waitFor(() => !alive(pid), 10_000), `pid ${pid} survived bash_kill`);
+    assert.ok(await waitFor(() => !alive(pid), START_MS), `pid ${pid} survived bash_kill`);
     const after = await call(client, 'bash_output', { job_id: jobId });
     assert.equal(after.isError, true);
     assert.match(textOf(after), new RegExp(`Job ${jobId} was killed\\.$`));
@@ -154,10 +158,10 @@ describe('mcp: stdio server', function () {
     const fg = path.join(tmp, 'close-fg.pid');
     const pending = call(own.client, 'bash', { command: `sh -c 'echo $$ > ${fg}; exec sleep 100'` });
     pending.catch(() => undefined);
-    assert.ok(await waitFor(() => [pidFile, fg].every((f) => existsSync(f) && readFileSync(f, 'utf8').trim() !== ''), 15_000));
+    assert.ok(await waitFor(() => [pidFile, fg].every((f) => existsSync(f) && readFileSync(f, 'utf8').trim() !== ''), START_MS));
     const pids = [pidFile, fg].map((f) => Number(readFileSync(f, 'utf8')));
     const serverPid = own.transport.pid as number;
     await own.client.close();
-    for (const pid of [...pids, serverPid]) assert.ok(await waitFor(() => !alive(pid), 10_000), `pid ${pid} survived the close`);
+    for (const pid of [...pids, serverPid]) assert.ok(await waitFor(() => !alive(pid), START_MS), `pid ${pid} survived the close`);
   });
 });
