@@ -95,6 +95,16 @@ describe('mcp: server over HTTP inside VS Code', function () {
     assert.equal(JSON.parse(foreign.body).error.message, GATE_MESSAGES.badOrigin('http://evil.example'));
   });
 
+  it('Rotate MCP Token: the old token gets 401, the new one works', async () => {
+    const t = await testing();
+    const old = token;
+    await vscode.commands.executeCommand('agentBash.rotateMcpToken');
+    token = t.mcp?.currentToken as string;
+    assert.notEqual(token, old);
+    assert.equal((await post(port, { authorization: `Bearer ${old}` })).status, 401);
+    assert.equal((await post(port, { authorization: `Bearer ${token}` })).status, 200);
+  });
+
   it("bash runs printf 'a\\nb\\n'; exit 3 in a VS Code terminal and returns the output and exit status", async () => {
     const { client } = await connect('mcp-it-client');
     const opened: string[] = [];
