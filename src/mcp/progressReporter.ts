@@ -24,7 +24,8 @@ export class ProgressReporter {
   ) {}
 
   update(tail: string): void {
-    if (this.stopped) return;
+    // The bridge's first update only names the terminal: nothing to show yet.
+    if (this.stopped || tail === '') return;
     this.pending = tail.length > PROGRESS_MESSAGE_CHARS ? tail.slice(-PROGRESS_MESSAGE_CHARS) : tail;
     const wait = this.lastSent + this.intervalMs - Date.now();
     if (wait <= 0) this.flush();
