@@ -1,15 +1,18 @@
-// `node dist/cli.js <explain|run> …`: the pipeline outside VS Code, for scripts, CI and policy debugging.
+// `node dist/cli.js <explain|run|mcp> …`: the pipeline outside VS Code, for scripts, CI and policy debugging.
 import { explainMain } from './cli/explain';
 import { runMain } from './cli/run';
 
 const USAGE = `usage:
   agent-bash explain [--rules FILE] [--cwd DIR] [--workspace DIR] -- COMMAND
-  agent-bash run [--rules FILE] [--cwd DIR] [--timeout S] [--pty] [--yes] -- COMMAND`;
+  agent-bash run [--rules FILE] [--cwd DIR] [--timeout S] [--pty] [--yes] -- COMMAND
+  agent-bash mcp [--rules FILE] [--cwd DIR] [--yes]`;
 
 async function main(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === 'explain') return explainMain(rest);
   if (sub === 'run') return runMain(rest);
+  // Loaded on demand: the MCP SDK is large, and `explain`/`run` should not pay for it at start.
+  if (sub === 'mcp') return (await import('./cli/mcp.js')).mcpMain(rest);
   process.stderr.write(`${sub ? `unknown subcommand: ${sub}\n` : ''}${USAGE}\n`);
   return 2;
 }

@@ -20,6 +20,7 @@ import { CommandLog } from './vscode/commandLog';
 import { ExecutorHolder } from './vscode/executorHolder';
 import { JobInbox } from './vscode/jobInbox';
 import { JobsStatusItem } from './vscode/jobsView';
+import { McpHost } from './vscode/mcpHost';
 import { registerLmTool } from './vscode/lmTool';
 import { ModalPrompter } from './vscode/modalPrompter';
 import { SESSION_ENV } from './vscode/processMarks';
@@ -27,7 +28,7 @@ import { TerminalPtyExecutor } from './vscode/ptyTerminal';
 import { vscodeToolAvailable } from './vscode/toolAvailability';
 import type { AgentBashServices } from './vscode/services';
 import { SessionCwd } from './vscode/sessionCwd';
-import { SettingsStore } from './vscode/settings';
+import { readMcpSettings, SettingsStore } from './vscode/settings';
 import { resolveShell } from './vscode/shellSettings';
 import { VsCodeClientBridge } from './vscode/clientBridge';
 
@@ -118,14 +119,27 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
   );
   registerCommands(context, { ...services, tracked, jobs, artifacts, executors, commandLog, sessionId, cwd });
   registerAcp(context, services);
+  // The MCP server (off unless agentBash.mcp.enabled): every MCP client goes through the same pipeline.
+  const mcp = new McpHost({
+    context,
+    run: (input, opts) => tracked.runFrom('mcp', input, opts),
+    jobs,
+    artifacts,
+    asyncEnabled: () => settings.current().asyncEnabled,
+    settings: () => readMcpSettings(),
+    log,
+    cliPath: path.join(context.extensionPath, 'dist', 'cli.js'),
+  });
+  context.subscriptions.push(mcp);
+  void mcp.apply();
 
   shutdown = async () => {
-    await Promise.allSettled([bridge.disposeAsync(), jobs.dispose(), executors.dispose()]);
+    await Promise.allSettled([mcp.stop(), bridge.disposeAsync(), jobs.dispose(), executors.dispose()]);
     // Whatever escaped its group (setsid, double fork) still carries the session mark.
     killByEnv(SESSION_ENV, sessionId);
   };
   log.info(`Agent Bash active (session ${sessionId}, shell ${shell().path})`);
-  return createApi({ services, tracked, jobs, executors, commandLog, sessionId, cwd });
+  return createApi({ services, tracked, jobs, executors, commandLog, sessionId, cwd, mcp });
 }
 
 export async function deactivate(): Promise<void> {

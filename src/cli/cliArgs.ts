@@ -43,6 +43,8 @@ export interface OptionSpec {
   flags?: readonly string[];
   /** Value options that may be given more than once. */
   repeatable?: readonly string[];
+  /** Options only: no `--` and no command (`mcp`). */
+  noCommand?: boolean;
 }
 
 export interface ParsedArgs {
@@ -91,7 +93,7 @@ export function parseCliArgs(args: string[], spec: OptionSpec): ParsedArgs {
   let i = 0;
   for (; i < args.length; i++) {
     const arg = args[i];
-    if (arg === '--') break;
+    if (arg === '--' && !spec.noCommand) break;
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
     const name = eq > 0 ? arg.slice(0, eq) : arg;
     if (flags.has(name)) {
@@ -112,6 +114,7 @@ export function parseCliArgs(args: string[], spec: OptionSpec): ParsedArgs {
     list.push(value);
     out.values.set(name, list);
   }
+  if (spec.noCommand) return out;
   if (i >= args.length) throw new UsageError(CLI_MESSAGES.missingSeparator);
   out.command = args.slice(i + 1).join(' ');
   if (out.command.trim() === '') throw new UsageError(CLI_MESSAGES.emptyCommand);

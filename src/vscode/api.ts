@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { resolveCwd } from '../core/cwd';
 import type { CommandLog } from './commandLog';
 import type { ExecutorHolder } from './executorHolder';
+import type { McpHost } from './mcpHost';
 import type { AgentBashServices, PipelineLike } from './services';
 import type { SessionCwd } from './sessionCwd';
 import { checkTerminalPolicy } from './terminalPolicy';
@@ -16,6 +17,8 @@ export interface TestingHooks {
   executors: ExecutorHolder;
   cwd: SessionCwd;
   sessionId: string;
+  /** The MCP server (its port and token, for the MCP suite). */
+  mcp?: McpHost;
 }
 
 export interface AgentBashApi extends PublicApi {
@@ -31,6 +34,7 @@ export interface ApiDeps {
   commandLog: CommandLog;
   sessionId: string;
   cwd: SessionCwd;
+  mcp?: McpHost;
 }
 
 /** An API caller that names itself gets "Agent Bash: <name>"; one that does not shares "Agent Bash". */
@@ -75,7 +79,7 @@ export function createApi(deps: ApiDeps): AgentBashApi {
     onDidRunCommand: deps.commandLog.onDidRunCommand as vscode.Event<Parameters<Parameters<PublicApi['onDidRunCommand']>[0]>[0]>,
   };
   if (process.env.AGENT_BASH_TEST_MODE === '1') {
-    api.testing = { services, jobs: deps.jobs, executors: deps.executors, cwd: deps.cwd, sessionId: deps.sessionId };
+    api.testing = { services, jobs: deps.jobs, executors: deps.executors, cwd: deps.cwd, sessionId: deps.sessionId, ...(deps.mcp ? { mcp: deps.mcp } : {}) };
   }
   return api;
 }

@@ -71,6 +71,18 @@ export function readSettings(
   };
 }
 
+/** The MCP server's settings (`agentBash.mcp.*`); port 0 means any free port. */
+export interface McpSettings {
+  enabled: boolean;
+  port: number;
+}
+
+export function readMcpSettings(config: Pick<vscode.WorkspaceConfiguration, 'get'> = vscode.workspace.getConfiguration(SECTION)): McpSettings {
+  const port = config.get<unknown>('mcp.port');
+  const valid = typeof port === 'number' && Number.isInteger(port) && port >= 0 && port <= 65535;
+  return { enabled: config.get<boolean>('mcp.enabled') === true, port: valid ? port : 0 };
+}
+
 /** Caches the parsed settings and re-reads them when any `agentBash.*` value changes. */
 export class SettingsStore implements vscode.Disposable {
   private cached: BashSettings;

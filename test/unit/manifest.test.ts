@@ -26,6 +26,8 @@ describe('manifest (package.json)', () => {
       'agentBash.interceptor.enabled',
       'agentBash.interceptor.patterns',
       'agentBash.maxTimeout',
+      'agentBash.mcp.enabled',
+      'agentBash.mcp.port',
       'agentBash.outputMaxColumns',
       'agentBash.patterns',
       'agentBash.shell.args',
@@ -48,6 +50,8 @@ describe('manifest (package.json)', () => {
       'agentBash.shell.args',
       'agentBash.acp.agents',
       'agentBash.interceptor.patterns',
+      'agentBash.mcp.enabled',
+      'agentBash.mcp.port',
     ]);
   });
 
@@ -57,5 +61,13 @@ describe('manifest (package.json)', () => {
     assert.equal(pkg.engines.vscode, '^1.95.0');
     const titles = pkg.contributes.commands.map((c: { command: string; title: string }) => `${c.command}=${c.title}`);
     assert.ok(titles.includes('agentBash.run=Run Agent Bash'));
+  });
+
+  it('offers the MCP server: off by default, its commands, and the provider id the code registers', () => {
+    assert.equal(pkg.contributes.configuration.properties['agentBash.mcp.enabled'].default, false);
+    const titles = pkg.contributes.commands.map((c: { command: string; title: string }) => `${c.command}=${c.title}`);
+    assert.ok(titles.includes('agentBash.copyMcpConfig=Copy MCP Configuration'));
+    assert.ok(titles.includes('agentBash.rotateMcpToken=Rotate MCP Token'));
+    assert.deepEqual(pkg.contributes.mcpServerDefinitionProviders, [{ id: 'agentBash.mcp', label: 'Agent Bash' }]);
   });
 });

@@ -1,0 +1,56 @@
+// One MCP `Server` per client session (stdio: the process; HTTP: one per Mcp-Session-Id), wired to
+// the tools. The low-level server is used instead of McpServer so `bash` advertises exactly the JSON
+// schema the LM tool does and its arguments reach the pipeline's own validation (exact messages).
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { CallerInfo } from '../core/contracts';
+import type { McpCallerSession } from './mcpSession';
+import { callMcpTool, mcpToolList, type McpBackend } from './mcpTools';
+import { ProgressReporter } from './progressReporter';
+
+export const MCP_SERVER_NAME = 'agent-bash';
+/** Shown for a client that did not send `clientInfo.name`. */
+export const UNNAMED_CLIENT = 'MCP client';
+
+export function unknownToolMessage(name: string): string {
+  return `Unknown tool: ${name}`;
+}
+
+export function createBashMcpServer(backend: McpBackend, session: McpCallerSession, version: string): Server {
+  const server = new Server(
+    { name: MCP_SERVER_NAME, version },
+    {
+      capabilities: { tools: {} },
+      instructions: 'Agent Bash: run shell commands under the user\'s policy (allow/prompt/deny rules, approvals), with bounded output.',
+    },
+  );
+  const caller = (): CallerInfo => ({ kind: 'mcp', name: server.getClientVersion()?.name || UNNAMED_CLIENT, sessionId: session.sessionId });
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: mcpToolList(backend) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const token = request.params._meta?.progressToken;
+    const progress =
+      token === undefined
+        ? undefined
+        : new ProgressReporter((n, message) =>
+            extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: n, message } }),
+          );
+    const run = session.begin(extra.requestId, extra.signal);
+    try {
+      const result = await callMcpTool(backend, {
+        name: request.params.name,
+        args: request.params.arguments,
+        session,
+        caller: caller(),
+        signal: run.signal,
+        ...(progress ? { onProgress: (tail: string) => progress.update(tail) } : {}),
+      });
+      if (!result) throw new McpError(ErrorCode.InvalidParams, unknownToolMessage(request.params.name));
+      return result;
+    } finally {
+      progress?.stop();
+      run.end();
+    }
+  });
+  return server;
+}

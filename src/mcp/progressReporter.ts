@@ -1,0 +1,52 @@
+// Streams a running command's output to the client as `notifications/progress` (only when the
+// request carried a progressToken). The pipeline reports the whole tail on every chunk; sending each
+// one would flood the connection, so at most one notification goes out per interval, carrying the
+// newest tail, and the last one is never dropped.
+
+/** Each notification carries at most this much of the end of the output. */
+export const PROGRESS_MESSAGE_CHARS = 4096;
+export const PROGRESS_INTERVAL_MS = 200;
+
+export interface ProgressSend {
+  (progress: number, message: string): Promise<void>;
+}
+
+export class ProgressReporter {
+  private count = 0;
+  private lastSent = 0;
+  private pending: string | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly send: ProgressSend,
+    private readonly intervalMs = PROGRESS_INTERVAL_MS,
+  ) {}
+
+  update(tail: string): void {
+    // The bridge's first update only names the terminal: nothing to show yet.
+    if (this.stopped || tail === '') return;
+    this.pending = tail.length > PROGRESS_MESSAGE_CHARS ? tail.slice(-PROGRESS_MESSAGE_CHARS) : tail;
+    const wait = this.lastSent + this.intervalMs - Date.now();
+    if (wait <= 0) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), wait);
+  }
+
+  /** No more notifications after the result (a late one would confuse the client). */
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private flush(): void {
+    this.timer = undefined;
+    if (this.stopped || this.pending === undefined) return;
+    const message = this.pending;
+    this.pending = undefined;
+    this.lastSent = Date.now();
+    this.count += 1;
+    // Progress is best effort: a closed stream must not fail the command.
+    this.send(this.count, message).catch(() => undefined);
+  }
+}

@@ -1,0 +1,211 @@
+// The MCP server inside a real VS Code: a real @modelcontextprotocol/sdk client over Streamable HTTP
+// against the extension's server, so every call goes through the extension's pipeline, policy,
+// approval dialogs and VS Code terminals.
+import * as assert from 'node:assert/strict';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import * as http from 'node:http';
+import path from 'node:path';
+import * as vscode from 'vscode';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { GATE_MESSAGES } from '../../src/mcp/httpGate';
+import { alive, answerDialogs, setPatterns, testing, workspaceDir } from './testApi';
+
+type TextResult = { content: Array<{ type: string; text: string }>; isError?: boolean };
+
+const textOf = (r: TextResult): string => r.content.map((c) => c.text).join('\n');
+
+async function waitUntil(check: () => boolean, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+function post(port: number, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end(init);
+  });
+}
+
+describe('mcp: server over HTTP inside VS Code', function () {
+  this.timeout(120_000);
+  let port: number;
+  let token: string;
+  const clients: Client[] = [];
+  const dir = (): string => workspaceDir();
+
+  async function connect(name: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+    const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    });
+    const client = new Client({ name, version: '1.0.0' });
+    await client.connect(transport, { timeout: 100_000 });
+    clients.push(client);
+    return { client, transport };
+  }
+
+  async function bash(client: Client, args: Record<string, unknown>, signal?: AbortSignal): Promise<TextResult> {
+    return (await client.callTool({ name: 'bash', arguments: args }, undefined, signal ? { signal, timeout: 100_000 } : { timeout: 100_000 })) as TextResult;
+  }
+
+  function pidFrom(file: string): number {
+    return Number(readFileSync(file, 'utf8').trim());
+  }
+
+  before(async () => {
+    const allow = ['printf *', 'exit *', 'echo *', 'sleep *', 'sh *', 'exec *'].map((match) => ({ match, approval: 'allow' as const, allowRedirects: true }));
+    await setPatterns([...allow, { match: 'rm *', approval: 'deny' }]);
+    await vscode.workspace.getConfiguration('agentBash').update('mcp.enabled', true, vscode.ConfigurationTarget.Workspace);
+    const t = await testing();
+    await waitUntil(() => t.mcp?.port !== undefined, 10_000, 'the MCP server to listen');
+    port = t.mcp?.port as number;
+    token = t.mcp?.currentToken as string;
+  });
+
+  afterEach(async () => answerDialogs(undefined));
+
+  after(async () => {
+    await Promise.allSettled(clients.splice(0).map((c) => c.close()));
+    await vscode.workspace.getConfiguration('agentBash').update('mcp.enabled', undefined, vscode.ConfigurationTarget.Workspace);
+    const t = await testing();
+    await waitUntil(() => t.mcp?.port === undefined, 10_000, 'the MCP server to stop');
+    await setPatterns(undefined);
+  });
+
+  it('answers 401 without the token and 403 for a foreign Origin', async () => {
+    const noToken = await post(port, {});
+    assert.equal(noToken.status, 401);
+    assert.equal(JSON.parse(noToken.body).error.message, GATE_MESSAGES.noToken);
+    const wrong = await post(port, { authorization: 'Bearer wrong' });
+    assert.equal(wrong.status, 401);
+    const foreign = await post(port, { authorization: `Bearer ${token}`, origin: 'http://evil.example' });
+    assert.equal(foreign.status, 403);
+    assert.equal(JSON.parse(foreign.body).error.message, GATE_MESSAGES.badOrigin('http://evil.example'));
+  });
+
+  it('Rotate MCP Token: the old token gets 401, the new one works', async () => {
+    const t = await testing();
+    const old = token;
+    await vscode.commands.executeCommand('agentBash.rotateMcpToken');
+    token = t.mcp?.currentToken as string;
+    assert.notEqual(token, old);
+    assert.equal((await post(port, { authorization: `Bearer ${old}` })).status, 401);
+    assert.equal((await post(port, { authorization: `Bearer ${token}` })).status, 200);
+  });
+
+  it("bash runs printf 'a\\nb\\n'; exit 3 in a VS Code terminal and returns the output and exit status", async () => {
+    const { client } = await connect('mcp-it-client');
+    const opened: string[] = [];
+    const sub = vscode.window.onDidOpenTerminal((t) => opened.push(t.name));
+    try {
+      const r = await bash(client, { command: "printf 'a\\nb\\n'; exit 3" });
+      assert.equal(r.isError, true);
+      assert.match(textOf(r), /^a\nb\n\nWall time: [\d.]+ seconds\n\nCommand exited with code 3$/);
+      // Terminal events reach the extension host asynchronously.
+      await waitUntil(() => opened.length >= 1, 10_000, 'a VS Code terminal for the command');
+    } finally {
+      sub.dispose();
+    }
+  });
+
+  it('a denied command returns the error and runs nothing', async () => {
+    const { client } = await connect('mcp-it-client');
+    const canary = path.join(dir(), 'mcp-canary.txt');
+    writeFileSync(canary, 'alive');
+    try {
+      await answerDialogs('Allow once');
+      const r = await bash(client, { command: `rm -f ${canary}` });
+      assert.equal(r.isError, true);
+      assert.equal(textOf(r), `Command denied: \`rm -f ${canary}\` in segment 1 matched deny rule \`rm *\``);
+      assert.equal(readFileSync(canary, 'utf8'), 'alive');
+      assert.equal((await testing()).services.prompter.asked.length, 0);
+    } finally {
+      rmSync(canary, { force: true });
+    }
+  });
+
+  it('a prompt-level command shows the approval dialog and runs only when allowed', async () => {
+    const { client } = await connect('mcp-it-client');
+    const marker = path.join(dir(), 'mcp-approved.txt');
+    rmSync(marker, { force: true });
+    const t = await testing();
+    try {
+      await answerDialogs('Deny');
+      const denied = await bash(client, { command: `touch ${marker}` });
+      assert.equal(denied.isError, true);
+      assert.match(textOf(denied), /^Command denied by the user: /);
+      assert.equal(existsSync(marker), false);
+      assert.equal(t.services.prompter.asked.length, 1);
+      assert.ok(t.services.prompter.asked[0].detail?.includes(`touch ${marker}`));
+
+      await answerDialogs('Allow once');
+      const allowed = await bash(client, { command: `touch ${marker}` });
+      assert.equal(allowed.isError, false, textOf(allowed));
+      assert.equal(existsSync(marker), true);
+      assert.equal(t.services.prompter.asked.length, 1);
+    } finally {
+      rmSync(marker, { force: true });
+    }
+  });
+
+  it('cancellation kills the process', async () => {
+    const { client } = await connect('mcp-it-client');
+    const pidFile = path.join(dir(), 'mcp-cancel.pid');
+    rmSync(pidFile, { force: true });
+    const controller = new AbortController();
+    const pending = bash(client, { command: `sh -c 'echo $$ > ${pidFile}; exec sleep 100'` }, controller.signal);
+    pending.catch(() => undefined);
+    await waitUntil(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 30_000, 'the command to start');
+    const pid = pidFrom(pidFile);
+    assert.equal(alive(pid), true);
+    controller.abort();
+    await assert.rejects(pending);
+    await waitUntil(() => !alive(pid), 15_000, `pid ${pid} to die after the cancel`);
+    rmSync(pidFile, { force: true });
+  });
+
+  it('closing the session leaves no process (a running command and a background job)', async () => {
+    const { client, transport } = await connect('mcp-it-closing');
+    const fgFile = path.join(dir(), 'mcp-close-fg.pid');
+    const bgFile = path.join(dir(), 'mcp-close-bg.pid');
+    for (const f of [fgFile, bgFile]) rmSync(f, { force: true });
+    const started = await bash(client, { command: `sh -c 'echo $$ > ${bgFile}; exec sleep 100'`, async: true });
+    assert.match(textOf(started), /job-\d+/);
+    const pending = bash(client, { command: `sh -c 'echo $$ > ${fgFile}; exec sleep 100'` });
+    pending.catch(() => undefined);
+    await waitUntil(() => [fgFile, bgFile].every((f) => existsSync(f) && readFileSync(f, 'utf8').trim() !== ''), 30_000, 'both commands to start');
+    const pids = [fgFile, bgFile].map(pidFrom);
+    const sid = transport.sessionId;
+    await transport.terminateSession();
+    for (const pid of pids) await waitUntil(() => !alive(pid), 15_000, `pid ${pid} to die after the session closed`);
+    const t = await testing();
+    assert.ok(!t.mcp?.sessionIds.includes(sid as string));
+    for (const f of [fgFile, bgFile]) rmSync(f, { force: true });
+  });
+
+  it('two clients running ten commands each at once: all complete, no cross-talk', async () => {
+    const a = await connect('mcp-it-a');
+    const b = await connect('mcp-it-b');
+    const runs = [a, b].flatMap((c, ci) =>
+      Array.from({ length: 10 }, (_, i) => bash(c.client, { command: `echo client${ci}-cmd${i}` }).then((r) => ({ ci, i, r }))),
+    );
+    const results = await Promise.all(runs);
+    assert.equal(results.length, 20);
+    for (const { ci, i, r } of results) {
+      assert.equal(r.isError, false, textOf(r));
+      assert.match(textOf(r), new RegExp(`^client${ci}-cmd${i}\\n\\nWall time: [\\d.]+ seconds$`));
+    }
+  });
+});

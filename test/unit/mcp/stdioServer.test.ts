@@ -1,0 +1,167 @@
+// The stdio MCP server (`node dist/cli.js mcp`) through the SDK's own stdio client: what a client
+// that only spawns processes (Claude Code, Codex, Cline…) gets.
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { bashInputJsonSchema } from '../../../src/core/input';
+import { needsApprovalMessage } from '../../../src/cli/mcp';
+import { alive, waitFor } from '../exec/helpers';
+
+const CLI = path.resolve(__dirname, '../../../../dist/cli.js');
+/** Generous bounds: these tests share two cores with other suites. */
+const CALL_TIMEOUT_MS = 180_000;
+const START_MS = 60_000;
+
+type TextResult = { content: Array<{ type: string; text: string }>; isError?: boolean };
+
+async function connect(args: string[], cwd: string, name = 'unit-test-client'): Promise<{ client: Client; transport: StdioClientTransport }> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', ...args], cwd, stderr: 'pipe' });
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(transport, { timeout: CALL_TIMEOUT_MS });
+  return { client, transport };
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown>, options?: Parameters<Client['callTool']>[2]): Promise<TextResult> {
+  // The SDK's 60 s request timeout is too short for a shared, loaded machine.
+  return (await client.callTool({ name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS, ...options })) as TextResult;
+}
+
+function textOf(result: TextResult): string {
+  return result.content.map((c) => c.text).join('\n');
+}
+
+describe('mcp: stdio server', function () {
+  this.timeout(300_000);
+  let tmp: string;
+  let canary: string;
+  let client: Client;
+  let transport: StdioClientTransport;
+
+  before(async () => {
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-mcp-'));
+    canary = path.join(tmp, 'canary');
+    writeFileSync(canary, 'alive');
+    const rules = path.join(tmp, 'rules.json');
+    const allowed = ['printf *', 'exit *', 'echo *', 'sleep *', 'sh *', 'seq *', 'exec *'].map((match) => ({ match, approval: 'allow', allowRedirects: true }));
+    writeFileSync(rules, JSON.stringify([...allowed, { match: 'rm *', approval: 'deny' }]));
+    ({ client, transport } = await connect(['--rules', rules, '--cwd', tmp], tmp));
+  });
+
+  after(async () => {
+    await client?.close();
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('lists its tools, bash with the LM tool schema', async () => {
+    const { tools } = await client.listTools(undefined, { timeout: CALL_TIMEOUT_MS });
+    assert.deepEqual(tools.map((t) => t.name).sort(), ['bash', 'bash_kill', 'bash_output', 'read_artifact']);
+    assert.deepEqual(tools.find((t) => t.name === 'bash')?.inputSchema, bashInputJsonSchema({ asyncEnabled: true }));
+  });
+
+  it("runs printf 'a\\nb\\n'; exit 3 and reports exit 3 as an error result", async () => {
+    const r = await call(client, 'bash', { command: "printf 'a\\nb\\n'; exit 3" });
+    assert.equal(r.isError, true);
+    assert.match(textOf(r), /^a\nb\n\nWall time: \d+\.\d\d seconds\n\nCommand exited with code 3$/);
+  });
+
+  it('refuses a denied command and runs nothing', async () => {
+    const r = await call(client, 'bash', { command: `rm -f ${canary}` });
+    assert.equal(r.isError, true);
+    assert.equal(textOf(r), `Command denied: \`rm -f ${canary}\` in segment 1 matched deny rule \`rm *\``);
+    assert.equal(readFileSync(canary, 'utf8'), 'alive');
+  });
+
+  it('refuses a prompt-level command (no dialog over stdio) and says why', async () => {
+    const marker = path.join(tmp, 'touched');
+    const r = await call(client, 'bash', { command: `touch ${marker}` });
+    assert.equal(r.isError, true);
+    assert.equal(textOf(r), needsApprovalMessage(`\`touch ${marker}\` in segment 1 matched no rule`));
+    assert.equal(existsSync(marker), false);
+  });
+
+  it('answers bad arguments with the pipeline validation message', async () => {
+    const r = await call(client, 'bash', { command: 'echo hi', timeout: 'soon' });
+    assert.equal(r.isError, true);
+    assert.match(textOf(r), /^Validation failed for tool "bash":\n {2}- timeout: /);
+  });
+
+  it('streams output as progress notifications', async () => {
+    const messages: string[] = [];
+    const r = await call(client, 'bash', { command: 'echo one; sleep 1; echo two' }, { onprogress: (p) => messages.push(p.message ?? '') });
+    assert.equal(r.isError, false);
+    assert.match(textOf(r), /^one\ntwo\n/);
+    assert.ok(messages.includes('one\n'), JSON.stringify(messages));
+  });
+
+  it('cancellation (notifications/cancelled) kills the process', async () => {
+    const pidFile = path.join(tmp, 'cancel.pid');
+    const controller = new AbortController();
+    const pending = call(client, 'bash', { command: `sh -c 'echo $$ > ${pidFile}; exec sleep 100'` }, { signal: controller.signal });
+    pending.catch(() => undefined);
+    assert.ok(await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', START_MS), 'the command never started');
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    assert.equal(alive(pid), true);
+    controller.abort();
+    await assert.rejects(pending);
+    assert.ok(await waitFor(() => !alive(pid), START_MS), `pid ${pid} survived the cancel`);
+  });
+
+  it('reads a long output back through read_artifact by byte range', async () => {
+    const r = await call(client, 'bash', { command: 'seq 1 30000' });
+    const id = /Read artifact:\/\/(\d+) for full output/.exec(textOf(r))?.[1];
+    assert.ok(id, textOf(r).slice(-300));
+    const expected = Array.from({ length: 30000 }, (_, i) => `${i + 1}\n`).join('');
+    const total = Buffer.byteLength(expected);
+    const head = await call(client, 'read_artifact', { id, limit: 10 });
+    assert.equal(textOf(head), `1\n2\n3\n4\n5\n[artifact://${id}: bytes 0-10 of ${total}; continue with offset 10]`);
+    const tail = await call(client, 'read_artifact', { id, offset: total - 6 });
+    assert.equal(textOf(tail), `30000\n[artifact://${id}: bytes ${total - 6}-${total} of ${total}, end of file]`);
+    const foreign = await call(client, 'read_artifact', { id: '999' });
+    assert.equal(foreign.isError, true);
+    assert.equal(textOf(foreign), 'No artifact 999 in this MCP session (only outputs of this session\'s commands can be read).');
+  });
+
+  it('runs a background job, reads it with bash_output and kills it with bash_kill', async () => {
+    const done = await call(client, 'bash', { command: 'echo bg-done', async: true });
+    const doneId = /job-\d+/.exec(textOf(done))?.[0];
+    assert.ok(doneId, textOf(done));
+    assert.match(textOf(done), new RegExp(`Read its output with bash_output \\{"job_id": "${doneId}"\\}`));
+    const out = await call(client, 'bash_output', { job_id: doneId, wait_seconds: 30 });
+    assert.equal(out.isError, false);
+    assert.match(textOf(out), /^bg-done\n/);
+
+    const pidFile = path.join(tmp, 'job.pid');
+    const started = await call(client, 'bash', { command: `sh -c 'echo $$ > ${pidFile}; exec sleep 100'`, async: true });
+    const jobId = /job-\d+/.exec(textOf(started))?.[0] as string;
+    assert.ok(await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', START_MS));
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    const running = await call(client, 'bash_output', { job_id: jobId });
+    assert.match(textOf(running), new RegExp(`^Job ${jobId} is still running \\(\\d+ s so far\\)\\.`));
+    const killed = await call(client, 'bash_kill', { job_id: jobId });
+    assert.equal(textOf(killed), `Job ${jobId} killed.`);
+    assert.ok(await waitFor(() => !alive(pid), START_MS), `pid ${pid} survived bash_kill`);
+    const after = await call(client, 'bash_output', { job_id: jobId });
+    assert.equal(after.isError, true);
+    assert.match(textOf(after), new RegExp(`Job ${jobId} was killed\\.$`));
+    const unknown = await call(client, 'bash_kill', { job_id: 'job-999' });
+    assert.equal(unknown.isError, true);
+    assert.equal(textOf(unknown), 'No background job job-999 in this MCP session.');
+  });
+
+  it('closing the client leaves no process: server, shells and jobs', async () => {
+    const own = await connect(['--yes', '--cwd', tmp], tmp, 'closing-client');
+    const pidFile = path.join(tmp, 'close.pid');
+    await call(own.client, 'bash', { command: `sh -c 'echo $$ > ${pidFile}; exec sleep 100'`, async: true });
+    const fg = path.join(tmp, 'close-fg.pid');
+    const pending = call(own.client, 'bash', { command: `sh -c 'echo $$ > ${fg}; exec sleep 100'` });
+    pending.catch(() => undefined);
+    assert.ok(await waitFor(() => [pidFile, fg].every((f) => existsSync(f) && readFileSync(f, 'utf8').trim() !== ''), START_MS));
+    const pids = [pidFile, fg].map((f) => Number(readFileSync(f, 'utf8')));
+    const serverPid = own.transport.pid as number;
+    await own.client.close();
+    for (const pid of [...pids, serverPid]) assert.ok(await waitFor(() => !alive(pid), START_MS), `pid ${pid} survived the close`);
+  });
+});
