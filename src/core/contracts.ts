@@ -26,9 +26,11 @@ export interface BashToolDetails {
   async?: AsyncDetails;
   meta?: Record<string, unknown>;
   /** Agent Bash extras: the policy decision and the artifact of the full output. */
-  decision?: { decision: Verdict; reason: string };
+  decision?: { decision: Verdict; reason: string; decidedBy?: 'sandbox' };
   artifactId?: string;
   signal?: string;
+  /** How the command ran (OS sandbox, only a PID namespace, or plain) and what the sandbox refused. */
+  sandbox?: { level: 'sandboxed' | 'contained' | 'plain'; refused?: { paths: string[]; hosts: string[] } };
 }
 
 export interface ToolResult {
@@ -52,6 +54,8 @@ export interface ExecRequest {
   /** Persistent-shell session key; undefined = one-shot shell. */
   sessionKey?: string;
   sink: OutputSinkLike;
+  /** `off`: run outside the OS sandbox (still in a PID namespace); absent: as the settings say. */
+  sandbox?: 'off';
 }
 
 export interface ExecResult {
@@ -136,6 +140,8 @@ export interface BridgeCreateOptions {
   owner?: string;
   /** Who runs the command (its terminal, its history entry); absent: an unnamed caller. */
   caller?: CallerInfo;
+  /** `off`: run outside the OS sandbox (still in a PID namespace); absent: as the settings say. */
+  sandbox?: 'off';
 }
 
 // ---- Callers ----

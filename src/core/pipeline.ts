@@ -44,6 +44,7 @@ import {
 } from './output/results';
 import { streamTailUpdates, TailBuffer } from './output/tailBuffer';
 import { clampTimeout } from './timeout';
+import { findViolations, violationNotice } from '../exec/sandbox/violations';
 
 export const ASYNC_JOBS_UNAVAILABLE = 'Async job manager unavailable for this session.';
 export const COMMAND_ABORTED = 'Command aborted';
@@ -70,6 +71,17 @@ export function jobsAtCapacityMessage(max: number): string {
 }
 export function jobLabel(command: string): string {
   return command.length > JOB_LABEL_MAX ? `${command.slice(0, JOB_LABEL_MAX - 3)}...` : command;
+}
+
+/** Why a `sandbox: "off"` call asks first (the approval dialog shows it). */
+export const SANDBOX_OFF_REASON = 'it runs outside the OS sandbox (`sandbox: "off"`)';
+
+/** The OS sandbox as the pipeline sees it (src/exec/sandbox/sandboxRuntime.ts implements it). */
+export interface PipelineSandbox {
+  /** How a call would run; throws (with the message to show) when the sandbox is on but cannot start. */
+  levelFor(sandbox?: 'off'): 'sandboxed' | 'contained' | 'plain';
+  /** `agentBash.sandbox.autoApprove`: prompt-level commands run without asking when sandboxed. */
+  autoApprove(): boolean;
 }
 
 /** Why an `env` parameter makes an allowed command ask first. */
@@ -114,6 +126,8 @@ export interface BashPipelineDeps {
    * its own. Returns the command (possibly with `unset -v …;` in front) and the env to use.
    */
   preflight?: (input: Preflight) => Promise<Preflight>;
+  /** Optional: the OS sandbox (absent: commands run as the executors start them). */
+  sandbox?: PipelineSandbox;
 }
 
 export interface Preflight {
@@ -140,6 +154,7 @@ interface Prepared {
   env?: Record<string, string>;
   timeout: TimeoutInfo;
   notices: string[];
+  sandbox?: 'off';
 }
 
 export class BashPipeline {
@@ -157,7 +172,8 @@ export class BashPipeline {
   }
 
   async run(rawInput: unknown, opts: BashRunOptions = {}): Promise<ToolResult> {
-    let verdict: { decision: Verdict; reason: string } | undefined;
+    let verdict: { decision: Verdict; reason: string; decidedBy?: 'sandbox' } | undefined;
+    let sandboxLevel: 'sandboxed' | 'contained' | 'plain' | undefined;
     try {
       const { deps } = this;
       const settings = deps.settings();
@@ -184,11 +200,30 @@ export class BashPipeline {
       );
       verdict = { decision: decision.decision, reason: decision.reason };
       if (decision.decision === 'deny') throw new ToolError(commandDeniedMessage(decision.reason));
-      if (decision.decision === 'prompt') {
+      // ---- Sandbox × policy (issue 11; moves onto the policy gate when it lands) ----
+      // Deny stayed deny above. `sandbox: "off"` is at least prompt; a prompt runs without asking
+      // only inside the sandbox with autoApprove on; the sandbox on but unable to start runs nothing.
+      let asked = decision;
+      if (deps.sandbox) {
+        try {
+          sandboxLevel = deps.sandbox.levelFor(input.sandbox);
+        } catch (err) {
+          throw new ToolError(err instanceof Error ? err.message : String(err));
+        }
+      }
+      if (input.sandbox === 'off') {
+        const reason = decision.decision === 'prompt' ? `${decision.reason}; ${SANDBOX_OFF_REASON}` : SANDBOX_OFF_REASON;
+        asked = { ...decision, decision: 'prompt', reason, ...(decision.decision === 'allow' ? { rule: null } : {}) };
+        verdict = { decision: 'prompt', reason };
+      }
+      const sandboxApproves = asked.decision === 'prompt' && sandboxLevel === 'sandboxed' && deps.sandbox?.autoApprove() === true;
+      if (sandboxApproves) verdict = { decision: 'allow', reason: asked.reason, decidedBy: 'sandbox' };
+      // ---- end sandbox × policy ----
+      if (asked.decision === 'prompt' && !sandboxApproves) {
         if (signal?.aborted) throw new ToolAbortError(COMMAND_ABORTED);
-        const answer = await (opts.approver ?? deps.approver).approve({ command: raw, cwd: policyCwd, decision, caller: opts.caller }, signal);
+        const answer = await (opts.approver ?? deps.approver).approve({ command: raw, cwd: policyCwd, decision: asked, caller: opts.caller }, signal);
         // 'always': the approver already persisted the new rules; this call proceeds like 'allow'.
-        if (answer.kind === 'deny') throw new ToolError(userDeniedMessage(decision.reason));
+        if (answer.kind === 'deny') throw new ToolError(userDeniedMessage(asked.reason));
       }
 
       // 5. Interceptor: raw command, then the cd-stripped one.
@@ -218,12 +253,14 @@ export class BashPipeline {
       const timeout = clampTimeout(input.timeout, settings.maxTimeout);
       const prepared: Prepared = { command: finalCommand, cwd, timeout, notices: timeout.notice ? [timeout.notice] : [] };
       if (env) prepared.env = env;
+      if (input.sandbox) prepared.sandbox = input.sandbox;
 
       if (signal?.aborted) throw new ToolAbortError(COMMAND_ABORTED);
 
       // 9. Route.
       const result = await this.route(prepared, input.pty, input.async, raw, opts);
       result.details.decision = verdict;
+      if (sandboxLevel) withSandboxDetails(result, sandboxLevel);
       return result;
     } catch (err) {
       const result = errorResult(err);
@@ -258,6 +295,7 @@ export class BashPipeline {
         artifacts: deps.artifacts,
         createSink: () => this.makeSink(),
         ...(deps.bridgePollIntervalMs !== undefined ? { pollIntervalMs: deps.bridgePollIntervalMs } : {}),
+        ...(p.sandbox ? { sandbox: p.sandbox } : {}),
       });
     }
     if (pty) {
@@ -291,6 +329,7 @@ export class BashPipeline {
         ...(signal ? { signal } : {}),
         sessionKey,
         sink,
+        ...(p.sandbox ? { sandbox: p.sandbox } : {}),
       });
       return await this.completed(res, p, Date.now() - started, signal);
     } finally {
@@ -309,6 +348,7 @@ export class BashPipeline {
         timeoutMs: p.timeout.timeoutMs,
         ...(opts.signal ? { signal: opts.signal } : {}),
         sink,
+        ...(p.sandbox ? { sandbox: p.sandbox } : {}),
       });
       return await this.completed(await session.result, p, Date.now() - started, opts.signal);
     } finally {
@@ -442,4 +482,21 @@ export class BashPipeline {
       return path.resolve(session);
     }
   }
+}
+
+/**
+ * Records how the command ran and, for a sandboxed run, what the sandbox refused (read from the
+ * output), with the notice that says how to retry outside it. Nothing is retried here.
+ */
+export function withSandboxDetails(result: ToolResult, level: 'sandboxed' | 'contained' | 'plain'): ToolResult {
+  result.details.sandbox = { level };
+  if (level !== 'sandboxed') return result;
+  const refused = findViolations(result.content.map((c) => c.text).join('\n'));
+  const notice = violationNotice(refused);
+  if (!notice) return result;
+  result.details.sandbox.refused = refused;
+  const last = result.content[result.content.length - 1];
+  if (last) last.text = `${last.text}\n\n${notice}`;
+  else result.content.push({ type: 'text', text: notice });
+  return result;
 }

@@ -10,6 +10,8 @@ import type * as NodePty from '@lydell/node-pty';
 import type { ExecResult, OutputSummary, PtyExecutor, PtyRequest, PtySession } from '../core/contracts';
 import { groupAlive, killGroupAndWait, signalName } from './processTree';
 import { effectiveDeadlineMs, RunGuard } from './runControl';
+import { wrapSpawn, type SandboxRuntime } from './sandbox/sandboxRuntime';
+import { refusalLine } from './sandbox/violations';
 import { getShellConfig, shellKind, withPrefix } from './shellConfig';
 
 export type NodePtyModule = typeof NodePty;
@@ -35,6 +37,8 @@ export interface NodePtyExecutorOptions {
   shellArgs?: string[];
   baseEnv?: NodeJS.ProcessEnv;
   killGraceMs?: number;
+  /** Wraps the shell in the OS sandbox / PID namespace; absent: runs it as it is. */
+  sandbox?: SandboxRuntime;
   /** Replaces the module loader (tests use it to simulate a missing native module). */
   loadModule?: () => NodePtyModule;
 }
@@ -208,16 +212,29 @@ class PtyRun implements PtySession {
       const nonce = randomBytes(12).toString('hex');
       const scanner = new MarkerScanner(ptyEndMarker(nonce));
       const line = ptyCommandLine(withPrefix(req.command, config.prefix), nonce, config.shell);
-      const pty = nodePty.spawn(config.shell, [...config.args, line], {
-        name: PTY_TERM,
-        cols: req.cols ?? DEFAULT_PTY_COLS,
-        rows: req.rows ?? DEFAULT_PTY_ROWS,
-        cwd: req.cwd,
+      let accepting = true;
+      const wrapped = wrapSpawn(this.options.sandbox, [config.shell, ...config.args, line], {
         env,
+        ...(req.sandbox ? { sandbox: req.sandbox } : {}),
+        onRefused: (r) => {
+          if (accepting) sink.push(refusalLine(r.host, r.port));
+        },
       });
+      let pty: NodePty.IPty;
+      try {
+        pty = nodePty.spawn(wrapped.file, wrapped.args, {
+          name: PTY_TERM,
+          cols: req.cols ?? DEFAULT_PTY_COLS,
+          rows: req.rows ?? DEFAULT_PTY_ROWS,
+          cwd: req.cwd,
+          env: wrapped.env,
+        });
+      } catch (err) {
+        wrapped.dispose();
+        throw err;
+      }
       this.pty = pty;
 
-      let accepting = true;
       const deliver = (text: string): void => {
         if (text === '') return;
         req.onData?.(text);
@@ -243,6 +260,7 @@ class PtyRun implements PtySession {
         void this.killGroup();
       });
       const event = await exited;
+      wrapped.dispose();
       guard.dispose();
       dataSub.dispose();
       if (this.killing) await this.killing;

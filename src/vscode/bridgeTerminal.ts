@@ -7,6 +7,8 @@ import * as vscode from 'vscode';
 import { policyCommandLine } from '../core/policy/terminalCommandLine';
 import { ByteTail } from '../core/output/byteTail';
 import { killByEnv, killProcessTree, signalGroup, spawnInGroup } from '../exec/processTree';
+import { wrapSpawn, type SandboxRuntime } from '../exec/sandbox/sandboxRuntime';
+import { refusalLine } from '../exec/sandbox/violations';
 import { TERMINAL_ENV } from './processMarks';
 import { TerminalView } from './terminalView';
 import type {
@@ -34,6 +36,10 @@ export interface BridgeTerminalOptions {
   baseEnv: NodeJS.ProcessEnv;
   defaultCwd: string;
   show: boolean;
+  /** Wraps the process in the OS sandbox / PID namespace; absent: runs it as it is. */
+  sandbox?: SandboxRuntime;
+  /** `off`: outside the OS sandbox (still contained). */
+  sandboxMode?: 'off';
 }
 
 /** ACP `command` is an executable; a raw line with no args (claude-code-acp's shape) needs a shell. */
@@ -96,7 +102,14 @@ export class BridgeTerminal implements TerminalHandle {
     });
     if (opts.show) this.terminal.show(true);
 
-    this.child = spawnInGroup(file, args, { cwd: params.cwd ?? opts.defaultCwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Throws SandboxUnavailableError (sandbox `on`, none here) before anything starts.
+    const wrapped = wrapSpawn(opts.sandbox, [file, ...args], {
+      env: env as Record<string, string>,
+      ...(opts.sandboxMode ? { sandbox: opts.sandboxMode } : {}),
+      onRefused: (r) => this.onData(Buffer.from(refusalLine(r.host, r.port))),
+    });
+    this.child = spawnInGroup(wrapped.file, wrapped.args, { cwd: params.cwd ?? opts.defaultCwd, env: wrapped.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child.once('exit', () => wrapped.dispose());
     this.pid = this.child.pid;
     this.child.stdout?.on('data', (b: Buffer) => this.onData(b));
     this.child.stderr?.on('data', (b: Buffer) => this.onData(b));

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { BridgeCreateOptions, ClientBridge, CreateTerminalParams, TerminalHandle } from '../core/contracts';
+import type { SandboxRuntime } from '../exec/sandbox/sandboxRuntime';
 import { BridgeTerminal } from './bridgeTerminal';
 
 export const DEFAULT_RELEASE_TTL_MS = 10 * 60 * 1000;
@@ -23,6 +24,8 @@ export interface TerminalBridgeOptions {
   reveal?: () => boolean;
   /** Released terminals kept on screen for reading back (oldest closed first); 0 closes at release. */
   keep?: () => number;
+  /** The OS sandbox every terminal's process runs in. */
+  sandbox?: SandboxRuntime;
 }
 
 export class VsCodeTerminalBridge implements ClientBridge, vscode.Disposable {
@@ -47,6 +50,8 @@ export class VsCodeTerminalBridge implements ClientBridge, vscode.Disposable {
   }
 
   async createTerminal(params: CreateTerminalParams, options: BridgeCreateOptions = {}): Promise<BridgeTerminal> {
+    // Sandbox `on` where it cannot start: refused here, before a terminal exists.
+    this.opts.sandbox?.levelFor(options.sandbox);
     const id = `term_${randomUUID().slice(0, 8)}`;
     const term = new BridgeTerminal(
       {
@@ -56,6 +61,8 @@ export class VsCodeTerminalBridge implements ClientBridge, vscode.Disposable {
         baseEnv: this.opts.baseEnv(),
         defaultCwd: this.opts.defaultCwd(),
         show: this.opts.reveal?.() ?? true,
+        ...(this.opts.sandbox ? { sandbox: this.opts.sandbox } : {}),
+        ...(options.sandbox ? { sandboxMode: options.sandbox } : {}),
       },
       (released) => {
         this.terminals.delete(released);
