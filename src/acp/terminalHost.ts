@@ -10,6 +10,7 @@ import type {
   TerminalHandle,
   TerminalOutput,
 } from '../core/contracts';
+import { SANDBOX_OFF_REASON, type PipelineSandbox } from '../core/pipeline';
 import { policyCommandLine } from '../core/policy/terminalCommandLine';
 
 /** JSON-RPC server-error code for a command the policy or the user refused. */
@@ -33,10 +34,18 @@ export interface AcpCreateTerminal {
   env?: Array<{ name: string; value: string }> | null;
   cwd?: string | null;
   outputByteLimit?: number | null;
+  /** `{"agentBash": {"sandbox": "off"}}` asks to run outside the OS sandbox (always approved by the user). */
+  _meta?: Record<string, unknown> | null;
+}
+
+/** The agent asked for `_meta.agentBash.sandbox: "off"`. */
+export function sandboxOffRequested(req: AcpCreateTerminal): boolean {
+  const ours = req._meta?.agentBash;
+  return typeof ours === 'object' && ours !== null && (ours as Record<string, unknown>).sandbox === 'off';
 }
 
 export interface TerminalBridgeLike {
-  createTerminal(params: CreateTerminalParams, options?: { owner?: string }): Promise<TerminalHandle>;
+  createTerminal(params: CreateTerminalParams, options?: { owner?: string; sandbox?: 'off' }): Promise<TerminalHandle>;
   releaseOwner(owner: string): Promise<void>;
 }
 
@@ -50,6 +59,8 @@ export interface TerminalHostDeps {
   defaultCwd(): string;
   log(message: string): void;
   onCreated?(terminalId: string, handle: TerminalHandle, commandLine: string): void;
+  /** The OS sandbox: composes with the policy as in the pipeline (deny stays deny). */
+  sandbox?: PipelineSandbox;
 }
 
 export class AcpTerminalHost {
@@ -65,9 +76,17 @@ export class AcpTerminalHost {
     const decision = this.deps.explain(line, cwd, env) ?? noPolicyDecision();
     this.deps.log(`terminal/create ${JSON.stringify(line)} in ${cwd}: ${decision.decision} (${decision.reason})`);
     if (decision.decision === 'deny') throw denied(commandDeniedMessage(decision.reason), decision);
-    if (decision.decision === 'prompt') {
-      const answer = await abortable(this.deps.approver.approve({ command: line, cwd, decision }, signal), signal);
-      if (answer.kind === 'deny') throw denied(userDeniedMessage(decision.reason), decision);
+    // The pipeline's sandbox × policy rule: `off` always asks; a prompt skips the dialog only when it
+    // runs sandboxed with autoApprove on. A sandbox that is on but cannot start refuses here.
+    const off = sandboxOffRequested(req);
+    const level = this.deps.sandbox?.levelFor(off ? 'off' : undefined);
+    const asked: PolicyDecision = off
+      ? { ...decision, decision: 'prompt', reason: decision.decision === 'prompt' ? `${decision.reason}; ${SANDBOX_OFF_REASON}` : SANDBOX_OFF_REASON }
+      : decision;
+    const sandboxApproves = level === 'sandboxed' && this.deps.sandbox?.autoApprove() === true;
+    if (asked.decision === 'prompt' && !sandboxApproves) {
+      const answer = await abortable(this.deps.approver.approve({ command: line, cwd, decision: asked }, signal), signal);
+      if (answer.kind === 'deny') throw denied(userDeniedMessage(asked.reason), asked);
     }
     throwIfAborted(signal);
 
@@ -76,7 +95,7 @@ export class AcpTerminalHost {
     if (req.env?.length) params.env = req.env;
     if (req.cwd) params.cwd = req.cwd;
     if (typeof req.outputByteLimit === 'number') params.outputByteLimit = req.outputByteLimit;
-    const handle = await this.deps.bridge.createTerminal(params, { owner: this.deps.owner });
+    const handle = await this.deps.bridge.createTerminal(params, { owner: this.deps.owner, ...(off ? { sandbox: 'off' as const } : {}) });
     if (signal.aborted) {
       // The agent gave up on this create and will never learn the id: nothing may keep running for it.
       await handle.release();

@@ -48,6 +48,11 @@ describe('manifest (package.json)', () => {
       'agentBash.shell.args',
       'agentBash.acp.agents',
       'agentBash.interceptor.patterns',
+      // A repository must not switch its own sandbox off, approve on its own, or widen it.
+      'agentBash.sandbox.enabled',
+      'agentBash.sandbox.autoApprove',
+      'agentBash.sandbox.filesystem.allowWrite',
+      'agentBash.sandbox.network.allowedDomains',
     ]);
   });
 

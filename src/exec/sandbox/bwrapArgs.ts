@@ -50,7 +50,7 @@ export function bridgeScript(net: NetworkBridge): string {
 
 /** Everything after `bwrap` for a confined run of `argv`. */
 export function confineArgs(c: Confinement, argv: readonly string[]): string[] {
-  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+  const args = ['--ro-bind', '/', '/'];
   for (const dir of unique(c.fs.writable)) if (existsSync(dir)) args.push('--bind', dir, dir);
   for (const p of unique(c.fs.denyWrite)) if (existsSync(p)) args.push('--ro-bind', p, p);
   for (const p of unique(c.fs.denyRead)) {
@@ -59,6 +59,8 @@ export function confineArgs(c: Confinement, argv: readonly string[]): string[] {
     if (st.isDirectory()) args.push('--tmpfs', p, '--remount-ro', p);
     else args.push('--ro-bind', '/dev/null', p);
   }
+  // Last, so a writable bind of a parent (a workspace at `/`) cannot cover them (binds are nodev).
+  args.push('--dev', '/dev', '--proc', '/proc');
   // Root outside stays uid 0 inside: without dropping every capability it could remount `/` rw.
   args.push('--unshare-pid', '--unshare-net', '--die-with-parent', '--cap-drop', 'ALL', '--');
   if (c.network) args.push('/bin/sh', '-c', bridgeScript(c.network), c.network.socat, c.network.socketPath);
