@@ -1,4 +1,5 @@
-// Idempotent setup of the integration tier: Debian packages (chromium, libkrb5-dev), Node 24 from the
+// Idempotent setup of the integration tier: Debian packages (chromium, libkrb5-dev; bubblewrap, socat,
+// ripgrep, strace, direnv where missing), Node 24 from the
 // npm registry, code-server built on it. Each step is marked done by a stamp written only after it
 // succeeded, so an interrupted install is redone, never trusted. A failure throws: never a silent skip.
 import { spawnSync } from 'node:child_process';
@@ -29,8 +30,16 @@ function ensureDebianPackages() {
   const missing = [];
   if (!existsSync(CHROMIUM_PATH)) missing.push('chromium');
   if (!existsSync('/usr/include/gssapi/gssapi.h') && !existsSync(path.join(CODE_SERVER_DIR, '.done'))) missing.push('libkrb5-dev');
-  // Optional: with direnv the direnv preflight tests run against the real program instead of skipping.
-  const optional = existsSync('/usr/bin/direnv') ? [] : ['direnv'];
+  // Optional: with direnv the direnv preflight tests run against the real program instead of skipping;
+  // with bubblewrap and socat the OS sandbox tests run for real (ripgrep and strace for the tools
+  // sandboxed commands and the differential tests use).
+  const optional = [
+    ['/usr/bin/direnv', 'direnv'],
+    ['/usr/bin/bwrap', 'bubblewrap'],
+    ['/usr/bin/socat', 'socat'],
+    ['/usr/bin/rg', 'ripgrep'],
+    ['/usr/bin/strace', 'strace'],
+  ].filter(([bin]) => !existsSync(bin)).map(([, pkg]) => pkg);
   if (!isRootOnDebian()) {
     if (missing.length === 0) return;
     throw new Error(`setup failed: missing ${missing.join(' and ')}. Install with: sudo apt-get install -y ${missing.join(' ')}`);
