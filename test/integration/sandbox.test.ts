@@ -49,6 +49,7 @@ describe('sandbox: agent commands in the OS sandbox', function () {
     rmSync(inWs, { force: true });
     assert.equal(existsSync(target), false);
     assert.match(text, /touch: cannot touch 'x': Read-only file system/);
+    assert.ok(text.includes('The OS sandbox refused writing x ('), text);
     assert.ok(text.endsWith(SANDBOX_RETRY_HINT), text);
   });
 

@@ -14,8 +14,9 @@ export function refusalLine(host: string, port: number): string {
 
 const REFUSAL = /\[sandbox\] network access to (\S+?):\d+ refused/g;
 const PROXY_BODY = /Agent Bash sandbox: network access to (\S+) is not allowed/g;
-const QUOTED_PATH = /['‘"`]((?:\/|~\/)[^'’"`\n]*)['’"`]/g;
-const BARE_PATH = /(\/[^\s:'"‘’]+): [Rr]ead-only file system/g;
+// Paths as the program printed them: absolute, or relative to wherever the command was then.
+const QUOTED_PATH = /['‘"`]([^'’"`\n]+)['’"`]/g;
+const BARE_PATH = /(?:^|\s)([^\s:'"‘’]+): [Rr]ead-only file system/g;
 
 export function findViolations(output: string): Violations {
   const hosts = new Set<string>();

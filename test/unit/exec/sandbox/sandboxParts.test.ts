@@ -98,6 +98,7 @@ describe('exec/sandbox: parts', () => {
     const out = [
       "touch: cannot touch '/root/x': Read-only file system",
       '/bin/bash: line 1: /etc/y: Read-only file system',
+      'bash: line 2: rel/out.txt: Read-only file system',
       "mkdir: cannot create directory ‘/opt/d’: Read-only file system",
       "Error: EROFS: read-only file system, open '/usr/z'",
       "OSError: [Errno 30] Read-only file system: '/srv/p'",
@@ -106,7 +107,7 @@ describe('exec/sandbox: parts', () => {
       refusedBody('other.example').trimEnd(),
     ].join('\n');
     const v = findViolations(out);
-    assert.deepEqual(v, { paths: ['/root/x', '/etc/y', '/opt/d', '/usr/z', '/srv/p'], hosts: ['evil.example', 'other.example'] });
+    assert.deepEqual(v, { paths: ['/root/x', '/etc/y', 'rel/out.txt', '/opt/d', '/usr/z', '/srv/p'], hosts: ['evil.example', 'other.example'] });
     assert.equal(violationNotice({ paths: [], hosts: [] }), undefined);
     assert.equal(
       violationNotice({ paths: ['/root/x'], hosts: [] }),
