@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { confineArgs, containArgs, PROXY_URL } from './bwrapArgs';
 import { NetworkProxy, type Refusal } from './networkProxy';
 import { probeSandbox, type SandboxSupport } from './sandboxProbe';
-import { DEFAULT_SANDBOX_SETTINGS, resolveFsPolicy, type SandboxSettings } from './sandboxPolicy';
+import { resolveFsPolicy, type SandboxSettings } from './sandboxPolicy';
 
 export type SandboxLevel = 'sandboxed' | 'contained' | 'plain';
 
@@ -145,11 +145,6 @@ export class SandboxRuntime {
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
     this.dir = undefined;
   }
-}
-
-/** A runtime that never sandboxes but still contains (tests, callers without settings). */
-export function containOnlyRuntime(): SandboxRuntime {
-  return new SandboxRuntime({ settings: () => ({ ...DEFAULT_SANDBOX_SETTINGS, enabled: 'off' }), workspaceRoots: () => [] });
 }
 
 /** `runtime.wrap(argv, opts)`, or the argv as it is when there is no runtime. */
