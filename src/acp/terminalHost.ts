@@ -10,7 +10,7 @@ import type {
   TerminalHandle,
   TerminalOutput,
 } from '../core/contracts';
-import { SANDBOX_OFF_REASON, type PipelineSandbox } from '../core/pipeline';
+import { composeWithSandbox, type PipelineSandbox } from '../core/pipeline';
 import { policyCommandLine } from '../core/policy/terminalCommandLine';
 
 /** JSON-RPC server-error code for a command the policy or the user refused. */
@@ -76,14 +76,9 @@ export class AcpTerminalHost {
     const decision = this.deps.explain(line, cwd, env) ?? noPolicyDecision();
     this.deps.log(`terminal/create ${JSON.stringify(line)} in ${cwd}: ${decision.decision} (${decision.reason})`);
     if (decision.decision === 'deny') throw denied(commandDeniedMessage(decision.reason), decision);
-    // The pipeline's sandbox × policy rule: `off` always asks; a prompt skips the dialog only when it
-    // runs sandboxed with autoApprove on. A sandbox that is on but cannot start refuses here.
+    // The pipeline's sandbox × policy rule (a sandbox that is on but cannot start refuses here).
     const off = sandboxOffRequested(req);
-    const level = this.deps.sandbox?.levelFor(off ? 'off' : undefined);
-    const asked: PolicyDecision = off
-      ? { ...decision, decision: 'prompt', reason: decision.decision === 'prompt' ? `${decision.reason}; ${SANDBOX_OFF_REASON}` : SANDBOX_OFF_REASON }
-      : decision;
-    const sandboxApproves = level === 'sandboxed' && this.deps.sandbox?.autoApprove() === true;
+    const { asked, sandboxApproves } = composeWithSandbox(decision, off, this.deps.sandbox);
     if (asked.decision === 'prompt' && !sandboxApproves) {
       const answer = await abortable(this.deps.approver.approve({ command: line, cwd, decision: asked }, signal), signal);
       if (answer.kind === 'deny') throw denied(userDeniedMessage(asked.reason), asked);

@@ -84,6 +84,31 @@ export interface PipelineSandbox {
   autoApprove(): boolean;
 }
 
+export interface SandboxComposition {
+  /** The decision the user is asked about (`sandbox: "off"` makes it at least prompt). */
+  asked: PolicyDecision;
+  /** A prompt that runs without asking: sandboxed with autoApprove on. */
+  sandboxApproves: boolean;
+  level?: 'sandboxed' | 'contained' | 'plain';
+}
+
+/**
+ * Sandbox × policy, the one rule every caller applies (pipeline, ACP `terminal/create`, the LM
+ * tool's confirmation): deny is never touched (the caller has refused it already); `sandbox: "off"`
+ * is at least prompt and says so; a prompt skips the dialog only when it runs sandboxed with
+ * autoApprove on. Throws the sandbox's error when it is on but cannot start.
+ */
+export function composeWithSandbox(decision: PolicyDecision, off: boolean, sandbox?: PipelineSandbox): SandboxComposition {
+  const level = sandbox?.levelFor(off ? 'off' : undefined);
+  let asked = decision;
+  if (off && decision.decision !== 'deny') {
+    const reason = decision.decision === 'prompt' ? `${decision.reason}; ${SANDBOX_OFF_REASON}` : SANDBOX_OFF_REASON;
+    asked = { ...decision, decision: 'prompt', reason, ...(decision.decision === 'allow' ? { rule: null } : {}) };
+  }
+  const sandboxApproves = asked.decision === 'prompt' && level === 'sandboxed' && sandbox?.autoApprove() === true;
+  return { asked, sandboxApproves, ...(level ? { level } : {}) };
+}
+
 /** Why an `env` parameter makes an allowed command ask first. */
 export function envRiskReason(name: string): string {
   return `the \`env\` parameter sets \`${name}\`, which can make programs load other code`;
@@ -201,23 +226,18 @@ export class BashPipeline {
       verdict = { decision: decision.decision, reason: decision.reason };
       if (decision.decision === 'deny') throw new ToolError(commandDeniedMessage(decision.reason));
       // ---- Sandbox × policy (issue 11; moves onto the policy gate when it lands) ----
-      // Deny stayed deny above. `sandbox: "off"` is at least prompt; a prompt runs without asking
-      // only inside the sandbox with autoApprove on; the sandbox on but unable to start runs nothing.
-      let asked = decision;
-      if (deps.sandbox) {
-        try {
-          sandboxLevel = deps.sandbox.levelFor(input.sandbox);
-        } catch (err) {
-          throw new ToolError(err instanceof Error ? err.message : String(err));
-        }
+      let composed: SandboxComposition;
+      try {
+        composed = composeWithSandbox(decision, input.sandbox === 'off', deps.sandbox);
+      } catch (err) {
+        // The sandbox is on but cannot start: nothing runs.
+        throw new ToolError(err instanceof Error ? err.message : String(err));
       }
-      if (input.sandbox === 'off') {
-        const reason = decision.decision === 'prompt' ? `${decision.reason}; ${SANDBOX_OFF_REASON}` : SANDBOX_OFF_REASON;
-        asked = { ...decision, decision: 'prompt', reason, ...(decision.decision === 'allow' ? { rule: null } : {}) };
-        verdict = { decision: 'prompt', reason };
-      }
-      const sandboxApproves = asked.decision === 'prompt' && sandboxLevel === 'sandboxed' && deps.sandbox?.autoApprove() === true;
-      if (sandboxApproves) verdict = { decision: 'allow', reason: asked.reason, decidedBy: 'sandbox' };
+      const { asked, sandboxApproves } = composed;
+      sandboxLevel = composed.level;
+      verdict = sandboxApproves
+        ? { decision: 'allow', reason: asked.reason, decidedBy: 'sandbox' }
+        : { decision: asked.decision, reason: asked.reason };
       // ---- end sandbox × policy ----
       if (asked.decision === 'prompt' && !sandboxApproves) {
         if (signal?.aborted) throw new ToolAbortError(COMMAND_ABORTED);
