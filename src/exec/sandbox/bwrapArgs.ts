@@ -38,9 +38,11 @@ export function bridgeScript(net: NetworkBridge): string {
   return [
     `"$0" TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr "UNIX-CONNECT:$1" </dev/null >/dev/null 2>&1 3>&- &`,
     'n=0',
-    // Bounded: a socat that never listens costs the command its network, not its run.
-    'while [ "$n" -lt 2000 ]; do',
-    `  while read -r _ a _ s _; do [ "$a" = ${local} ] && [ "$s" = 0A ] && n=2000; done </proc/net/tcp`,
+    // Bounded: a socat that never listens costs the command its network, not its run. The sleep
+    // yields the CPU to socat (a busy loop cost ~300 ms on a loaded 2-core machine).
+    'while [ "$n" -lt 500 ]; do',
+    `  while read -r _ a _ s _; do [ "$a" = ${local} ] && [ "$s" = 0A ] && n=500; done </proc/net/tcp`,
+    '  [ "$n" -lt 500 ] && sleep 0.002',
     '  n=$((n+1))',
     'done',
     'shift',
