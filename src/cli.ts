@@ -3,8 +3,9 @@ import { explainMain } from './cli/explain';
 import { runMain } from './cli/run';
 
 const USAGE = `usage:
-  agent-bash explain [--rules FILE] [--cwd DIR] [--workspace DIR] -- COMMAND
-  agent-bash run [--rules FILE] [--cwd DIR] [--timeout S] [--pty] [--yes] -- COMMAND
+  agent-bash explain [--rules FILE] [--cwd DIR] [--workspace DIR] [--sandbox auto|on|off] -- COMMAND
+  agent-bash run [--rules FILE] [--cwd DIR] [--timeout S] [--pty] [--yes] [--sandbox auto|on|off]
+                 [--allow-write DIR]... [--allow-domain HOST]... -- COMMAND
   agent-bash mcp [--rules FILE] [--cwd DIR] [--yes]`;
 
 async function main(argv: string[]): Promise<number> {

@@ -11,6 +11,8 @@ import { direnvStage } from './exec/direnv';
 import { BashJobManager } from './exec/jobManager';
 import { killByEnv } from './exec/processTree';
 import { NodePtyExecutor } from './exec/ptyExecutor';
+import { killOrphans, ownerMark, OWNER_ENV } from './exec/sandbox/orphanSweep';
+import { SandboxRuntime } from './exec/sandbox/sandboxRuntime';
 import { registerAcp } from './vscode/acpCommands';
 import { createApi, type AgentBashApi } from './vscode/api';
 import { ArtifactContentProvider, ARTIFACT_SCHEME } from './vscode/artifactProvider';
@@ -24,6 +26,7 @@ import { McpHost } from './vscode/mcpHost';
 import { registerLmTool } from './vscode/lmTool';
 import { ModalPrompter } from './vscode/modalPrompter';
 import { SESSION_ENV } from './vscode/processMarks';
+import { SandboxStatusItem } from './vscode/sandboxUi';
 import { TerminalPtyExecutor } from './vscode/ptyTerminal';
 import { vscodeToolAvailable } from './vscode/toolAvailability';
 import type { AgentBashServices } from './vscode/services';
@@ -38,15 +41,28 @@ let shutdown: (() => Promise<void>) | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<AgentBashApi> {
   const sessionId = `vscode-${randomUUID().slice(0, 8)}`;
-  // Every process Agent Bash starts carries this mark (inherited by all its descendants, orphans
-  // included), so what it started can be found and proven gone.
-  const processEnv = (): NodeJS.ProcessEnv => ({ ...process.env, [SESSION_ENV]: sessionId });
+  // What an earlier extension host left when it was killed where no PID namespace held its processes.
+  killOrphans();
+  // Every process Agent Bash starts carries these marks (inherited by all its descendants, orphans
+  // included), so what it started can be found and proven gone — by a later host too.
+  const owner = ownerMark();
+  const processEnv = (): NodeJS.ProcessEnv => ({ ...process.env, [SESSION_ENV]: sessionId, [OWNER_ENV]: owner });
   const log = vscode.window.createOutputChannel('Agent Bash', { log: true });
   const settings = new SettingsStore((problem) => log.warn(problem));
   const workspaceRoots = () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
   const workspaceCwd = () => workspaceRoots()[0] ?? process.cwd();
   const cwd = new SessionCwd(workspaceCwd);
   const shell = () => resolveShell(settings.current().shell);
+  let sandboxStatus: SandboxStatusItem | undefined;
+  const sandbox = new SandboxRuntime({
+    settings: () => settings.sandbox(),
+    workspaceRoots,
+    onFallback: (message) => {
+      log.warn(message);
+      sandboxStatus?.warnFallback(message);
+    },
+  });
+  sandboxStatus = new SandboxStatusItem(sandbox, settings);
 
   const analyzer = await createShellAnalyzer({ wasmDir: path.join(context.extensionPath, 'dist') });
   const prompter = new ModalPrompter();
@@ -57,7 +73,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
   void pruneArtifactSessions(artifactsRoot, artifacts.dir).then((removed) => {
     if (removed.length) log.info(`removed ${removed.length} artifact folder(s) older than 7 days`);
   });
-  const executors = new ExecutorHolder(settings, processEnv);
+  const executors = new ExecutorHolder(settings, processEnv, sandbox);
   const jobs = new BashJobManager(() => settings.current().asyncMaxJobs);
   const bridge = new VsCodeClientBridge({
     shell,
@@ -66,10 +82,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     workspaceCwd,
     reveal: () => settings.terminalReveal(),
     keep: () => settings.terminalKeep(),
+    sandbox,
   });
   const pty = new TerminalPtyExecutor(() => {
     const s = settings.current().shell;
-    return new NodePtyExecutor({ ...(s.path ? { shellPath: s.path } : {}), shellArgs: s.args ?? ['-c'], baseEnv: processEnv() });
+    return new NodePtyExecutor({ ...(s.path ? { shellPath: s.path } : {}), shellArgs: s.args ?? ['-c'], baseEnv: processEnv(), sandbox });
   });
   const pipeline = new BashPipeline({
     settings: () => settings.current(),
@@ -90,6 +107,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     },
     bridgePollIntervalMs: 250,
     environment: direnvStage(() => settings.current().direnv, processEnv),
+    sandbox: { levelFor: (off) => sandbox.levelFor(off), autoApprove: () => settings.sandbox().autoApprove },
   });
   const commandLog = new CommandLog(log);
   const tracked = commandLog.wrap(pipeline);
@@ -103,6 +121,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     workspaceCwd: () => cwd.get(),
     workspaceRoots,
     processEnv,
+    sandbox: { levelFor: (off) => sandbox.levelFor(off), autoApprove: () => settings.sandbox().autoApprove },
   };
 
   const jobsStatus = new JobsStatusItem(jobs);
@@ -110,6 +129,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
   context.subscriptions.push(
     log,
     settings,
+    sandboxStatus,
     bridge,
     jobsStatus,
     commandLog,
@@ -137,6 +157,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     await Promise.allSettled([mcp.stop(), bridge.disposeAsync(), jobs.dispose(), executors.dispose()]);
     // Whatever escaped its group (setsid, double fork) still carries the session mark.
     killByEnv(SESSION_ENV, sessionId);
+    sandbox.dispose();
   };
   log.info(`Agent Bash active (session ${sessionId}, shell ${shell().path})`);
   return createApi({ services, tracked, jobs, executors, commandLog, sessionId, cwd, mcp });

@@ -18,7 +18,7 @@ import type { AcpAgentConfig } from './agentConfig';
 import { AgentProcess, type AgentExit } from './agentProcess';
 import type { FsHostLike } from './fsHost';
 import { PermissionHost, type PermissionAsker } from './permissionHost';
-import { AcpTerminalHost, type TerminalBridgeLike } from './terminalHost';
+import { AcpTerminalHost, type TerminalBridgeLike, type TerminalHostDeps } from './terminalHost';
 
 export const CLIENT_INFO = { name: 'agent-bash', title: 'Agent Bash', version: '0.1.0' } as const;
 export const HANDSHAKE_TIMEOUT_MS = 30_000;
@@ -51,6 +51,8 @@ export interface AgentConnectionDeps {
   workspaceCwd(): string;
   /** The environment the agent starts from (default: the extension host's). */
   processEnv?(): NodeJS.ProcessEnv;
+  /** The OS sandbox `terminal/create` composes with the policy. */
+  sandbox?: TerminalHostDeps['sandbox'];
 }
 
 export interface PromptResult {
@@ -102,6 +104,7 @@ export class AcpAgentConnection {
       caller: { kind: 'acp', name: config.name, sessionId: this.id },
       defaultCwd: () => deps.workspaceCwd(),
       log: (m) => deps.log.info(`[${this.id}] ${m}`),
+      ...(deps.sandbox ? { sandbox: deps.sandbox } : {}),
       onCreated: (terminalId, handle, commandLine) => {
         for (const l of this.terminalListeners) l({ terminalId, handle, commandLine });
       },

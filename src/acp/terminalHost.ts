@@ -15,6 +15,7 @@ import type {
 import { passPolicyGate, type GateVerdict } from '../core/policy/policyGate';
 import { resolveCwd } from '../core/cwd';
 import { ToolError } from '../core/errors';
+import { sandboxForGate, type PipelineSandbox } from '../core/pipeline';
 import { policyCommandLine } from '../core/policy/terminalCommandLine';
 
 /** JSON-RPC server-error code for a command the policy or the user refused. */
@@ -34,6 +35,14 @@ export interface AcpCreateTerminal {
   env?: Array<{ name: string; value: string }> | null;
   cwd?: string | null;
   outputByteLimit?: number | null;
+  /** `{"agentBash": {"sandbox": "off"}}` asks to run outside the OS sandbox (always approved by the user). */
+  _meta?: Record<string, unknown> | null;
+}
+
+/** The agent asked for `_meta.agentBash.sandbox: "off"`. */
+export function sandboxOffRequested(req: AcpCreateTerminal): boolean {
+  const ours = req._meta?.agentBash;
+  return typeof ours === 'object' && ours !== null && (ours as Record<string, unknown>).sandbox === 'off';
 }
 
 export interface TerminalBridgeLike {
@@ -53,6 +62,8 @@ export interface TerminalHostDeps {
   defaultCwd(): string;
   log(message: string): void;
   onCreated?(terminalId: string, handle: TerminalHandle, commandLine: string): void;
+  /** The OS sandbox: composes with the policy as in the pipeline (deny stays deny). */
+  sandbox?: PipelineSandbox;
 }
 
 export class AcpTerminalHost {
@@ -67,14 +78,26 @@ export class AcpTerminalHost {
     // is asked: a spawn in a missing directory would only say `spawn /bin/bash ENOENT`.
     const cwd = req.cwd ? await checkedCwd(req.cwd, this.deps.defaultCwd()) : this.deps.defaultCwd();
     const env = req.env?.length ? Object.fromEntries(req.env.map((v) => [v.name, v.value])) : undefined;
+    // The pipeline's sandbox × policy rule: `_meta.agentBash.sandbox: "off"` asks; a sandbox that is
+    // on but cannot start refuses (after a denial has said why).
+    const off = sandboxOffRequested(req);
+    const box = sandboxForGate(this.deps.sandbox, off);
     const verdict = await passPolicyGate(
       { decide: (command, at) => this.deps.decide(command, at) ?? noPolicyDecision(), approver: this.deps.approver },
-      { command: line, cwd, ...(env ? { env } : {}), ...(this.deps.caller ? { caller: this.deps.caller } : {}) },
+      {
+        command: line,
+        cwd,
+        ...(env ? { env } : {}),
+        ...(this.deps.caller ? { caller: this.deps.caller } : {}),
+        ...(box.gate ? { sandbox: box.gate } : {}),
+        sandboxOff: off,
+      },
       signal,
     );
     const { decision } = verdict;
     this.deps.log(`terminal/create ${JSON.stringify(line)} in ${cwd}: ${decision.decision} (${decision.reason}) → ${outcome(verdict)}`);
     if (verdict.kind === 'refuse') throw denied(verdict.message, decision);
+    if (box.error !== undefined && verdict.kind === 'run') throw denied(box.error, decision);
     throwIfAborted(signal);
 
     const params: CreateTerminalParams = { command: req.command };
@@ -82,7 +105,11 @@ export class AcpTerminalHost {
     if (req.env?.length) params.env = req.env;
     if (req.cwd) params.cwd = cwd;
     if (typeof req.outputByteLimit === 'number') params.outputByteLimit = req.outputByteLimit;
-    const handle = await this.deps.bridge.createTerminal(params, { owner: this.deps.owner, ...(this.deps.caller ? { caller: this.deps.caller } : {}) });
+    const handle = await this.deps.bridge.createTerminal(params, {
+      owner: this.deps.owner,
+      ...(this.deps.caller ? { caller: this.deps.caller } : {}),
+      ...(off ? { sandbox: 'off' as const } : {}),
+    });
     if (signal.aborted) {
       // The agent gave up on this create and will never learn the id: nothing may keep running for it.
       await handle.release();

@@ -6,23 +6,30 @@ import type { PolicyDecision } from '../core/contracts';
 import { decide } from '../core/policy/policy';
 import type { PolicyRule } from '../core/contracts';
 import { createShellAnalyzer } from '../core/policy/shellAnalysis';
+import { probeSandbox } from '../exec/sandbox/sandboxProbe';
 import { CLI_MESSAGES, parseCliArgs, readRulesFile, resolveCwdOption, UsageError } from './cliArgs';
 
-export const EXPLAIN_USAGE = 'usage: agent-bash explain [--rules FILE] [--cwd DIR] [--workspace DIR]... -- COMMAND';
+export const EXPLAIN_USAGE = 'usage: agent-bash explain [--rules FILE] [--cwd DIR] [--workspace DIR]... [--sandbox auto|on|off] -- COMMAND';
 
 /** Every message `explain` exits 2 with. Tests assert these. */
-export const EXPLAIN_ERRORS = CLI_MESSAGES;
+export const EXPLAIN_ERRORS = {
+  ...CLI_MESSAGES,
+  badSandbox: (value: string) => `--sandbox ${value} is not one of auto, on, off`,
+} as const;
 
 interface ExplainArgs {
   rulesFile?: string;
   cwd?: string;
   workspaces: string[];
   command: string;
+  sandbox: string;
 }
 
 function parseArgs(args: string[]): ExplainArgs {
-  const parsed = parseCliArgs(args, { values: ['--rules', '--cwd', '--workspace'], repeatable: ['--workspace'] });
-  const out: ExplainArgs = { workspaces: parsed.values.get('--workspace') ?? [], command: parsed.command };
+  const parsed = parseCliArgs(args, { values: ['--rules', '--cwd', '--workspace', '--sandbox'], repeatable: ['--workspace'] });
+  const sandbox = parsed.values.get('--sandbox')?.[0] ?? 'auto';
+  if (!['auto', 'on', 'off'].includes(sandbox)) throw new UsageError(EXPLAIN_ERRORS.badSandbox(sandbox));
+  const out: ExplainArgs = { workspaces: parsed.values.get('--workspace') ?? [], command: parsed.command, sandbox };
   const rules = parsed.values.get('--rules')?.[0];
   const cwd = parsed.values.get('--cwd')?.[0];
   if (rules !== undefined) out.rulesFile = rules;
@@ -31,7 +38,7 @@ function parseArgs(args: string[]): ExplainArgs {
 }
 
 /** The JSON printed by `explain`. */
-export function explainJson(d: PolicyDecision): object {
+export function explainJson(d: PolicyDecision, sandboxed = false): object {
   return {
     decision: d.decision,
     rule: d.rule,
@@ -44,6 +51,7 @@ export function explainJson(d: PolicyDecision): object {
       redirects: s.segment.redirects,
     })),
     uncertain: d.uncertain,
+    sandboxed,
   };
 }
 
@@ -63,6 +71,8 @@ export async function explainMain(args: string[]): Promise<number> {
   const workspaceRoots = parsed.workspaces.length > 0 ? parsed.workspaces.map((w) => path.resolve(cwd, w)) : [cwd];
   const analyzer = await createShellAnalyzer();
   const decision = decide(analyzer.analyze(parsed.command), rules, { cwd, workspaceRoots });
-  process.stdout.write(`${JSON.stringify(explainJson(decision), null, 2)}\n`);
+  // `run` with the same --sandbox would sandbox it (`on` where it cannot start refuses instead).
+  const sandboxed = parsed.sandbox !== 'off' && probeSandbox().sandbox;
+  process.stdout.write(`${JSON.stringify(explainJson(decision, sandboxed), null, 2)}\n`);
   return 0;
 }

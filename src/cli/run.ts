@@ -1,4 +1,4 @@
-// `agent-bash run [--rules FILE] [--cwd DIR] [--timeout S] [--pty] [--yes] -- COMMAND`: the whole
+// `agent-bash run [--rules FILE] [--cwd DIR] [--timeout S] [--pty] [--yes] [--sandbox …] -- COMMAND`: the whole
 // pipeline (policy, cd rewrite, URLs, timeout, local or PTY execution, result text) outside VS Code.
 // stdout carries the result text exactly as the model would read it; the exit status is the
 // command's (137 for SIGKILL). A timeout prints its notice and exits 1, never 124, so scripts can
@@ -15,18 +15,25 @@ import { createShellAnalyzer } from '../core/policy/shellAnalysis';
 import { direnvStage } from '../exec/direnv';
 import { LocalShellExecutor } from '../exec/localExecutor';
 import { NodePtyExecutor } from '../exec/ptyExecutor';
-import { signalNumber } from '../exec/processTree';
+import { killByEnv, signalNumber } from '../exec/processTree';
+import { killOrphans, ownerMark, OWNER_ENV } from '../exec/sandbox/orphanSweep';
+import { SandboxRuntime } from '../exec/sandbox/sandboxRuntime';
+import { DEFAULT_SANDBOX_SETTINGS, type SandboxMode, type SandboxSettings } from '../exec/sandbox/sandboxPolicy';
 import { CLI_MESSAGES, parseCliArgs, readRulesFile, resolveCwdOption, UsageError } from './cliArgs';
 import { pruneRunArtifacts, runArtifactDir } from './runArtifacts';
 import { TtyPtyExecutor } from './ttyPty';
 
-export const RUN_USAGE = 'usage: agent-bash run [--rules FILE] [--cwd DIR] [--timeout S] [--pty] [--yes] -- COMMAND';
+export const RUN_USAGE =
+  'usage: agent-bash run [--rules FILE] [--cwd DIR] [--timeout S] [--pty] [--yes] [--sandbox auto|on|off] [--allow-write DIR]... [--allow-domain HOST]... -- COMMAND';
+/** The mark on every process a CLI run starts (the same variable as the extension's session mark). */
+export const CLI_SESSION_ENV = 'AGENT_BASH_SESSION';
 
 /** Every message `run` writes to stderr. Tests assert these. */
 export const RUN_MESSAGES = {
   ...CLI_MESSAGES,
   needsApproval: (reason: string) => `refused: this command needs approval (${reason}); rerun with --yes to approve it`,
   artifact: (file: string) => `full output: ${file}`,
+  badSandbox: (value: string) => `--sandbox ${value} is not one of auto, on, off`,
 } as const;
 
 /** Exit status for a result without an exit code that is still an error (timeout, refusal, block). */
@@ -40,11 +47,24 @@ interface RunArgs {
   pty: boolean;
   yes: boolean;
   command: string;
+  sandbox: SandboxSettings;
 }
 
 export function parseRunArgs(args: string[]): RunArgs {
-  const parsed = parseCliArgs(args, { values: ['--rules', '--cwd', '--timeout'], flags: ['--pty', '--yes'] });
-  const out: RunArgs = { pty: parsed.flags.has('--pty'), yes: parsed.flags.has('--yes'), command: parsed.command };
+  const parsed = parseCliArgs(args, {
+    values: ['--rules', '--cwd', '--timeout', '--sandbox', '--allow-write', '--allow-domain'],
+    flags: ['--pty', '--yes'],
+    repeatable: ['--allow-write', '--allow-domain'],
+  });
+  const mode = parsed.values.get('--sandbox')?.[0] ?? 'auto';
+  if (mode !== 'auto' && mode !== 'on' && mode !== 'off') throw new UsageError(RUN_MESSAGES.badSandbox(mode));
+  const sandbox: SandboxSettings = {
+    ...DEFAULT_SANDBOX_SETTINGS,
+    enabled: mode as SandboxMode,
+    allowWrite: (parsed.values.get('--allow-write') ?? []).map((dir) => path.resolve(dir)),
+    allowedDomains: parsed.values.get('--allow-domain') ?? [],
+  };
+  const out: RunArgs = { pty: parsed.flags.has('--pty'), yes: parsed.flags.has('--yes'), command: parsed.command, sandbox };
   const rules = parsed.values.get('--rules')?.[0];
   const cwd = parsed.values.get('--cwd')?.[0];
   const timeout = parsed.values.get('--timeout')?.[0];
@@ -102,12 +122,22 @@ export async function runMain(args: string[]): Promise<number> {
     return EXIT_USAGE;
   }
 
+  // What earlier runs left behind when they were SIGKILLed where no PID namespace held them.
+  killOrphans();
   // Made only when an artifact is written; older runs' folders are pruned meanwhile, off the run's path.
   const artifactDir = runArtifactDir(os.tmpdir());
   const pruned = pruneRunArtifacts(os.tmpdir(), artifactDir).catch(() => []);
   const settings = cliSettings(rules);
-  const executor = new LocalShellExecutor();
-  const pty = new NodePtyExecutor();
+  const sessionId = `cli-${process.pid}`;
+  const sandbox = new SandboxRuntime({
+    settings: () => parsed.sandbox,
+    workspaceRoots: () => [cwd],
+    onFallback: (message) => process.stderr.write(`agent-bash run: ${message}\n`),
+  });
+  // Marks for the sweep below and for `killOrphans` of a later run, should this one be SIGKILLed.
+  const baseEnv = { ...process.env, [CLI_SESSION_ENV]: sessionId, [OWNER_ENV]: ownerMark() };
+  const executor = new LocalShellExecutor({ baseEnv, sandbox });
+  const pty = new NodePtyExecutor({ baseEnv, sandbox });
   const controller = new AbortController();
   let caught: NodeJS.Signals | undefined;
 
@@ -135,8 +165,9 @@ export async function runMain(args: string[]): Promise<number> {
       pty: new TtyPtyExecutor(pty),
       sessionCwd: () => cwd,
       workspaceRoots: () => [cwd],
-      sessionId: `cli-${process.pid}`,
+      sessionId,
       environment: direnvStage(() => settings.direnv),
+      sandbox: { levelFor: (off) => sandbox.levelFor(off), autoApprove: () => false },
     });
     const input: Record<string, unknown> = { command: parsed.command };
     if (parsed.timeout !== undefined) input.timeout = parsed.timeout;
@@ -153,6 +184,9 @@ export async function runMain(args: string[]): Promise<number> {
     return exitStatusOf(result);
   } finally {
     await Promise.allSettled([executor.dispose(), pty.dispose(), pruned]);
+    // Escapees that left the group (only possible without a PID namespace) still carry the mark.
+    killByEnv(CLI_SESSION_ENV, sessionId);
+    sandbox.dispose();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     process.off('SIGHUP', onSignal);

@@ -72,6 +72,8 @@ export interface BridgeRunRequest {
   outputGraceMs?: number;
   releaseGraceMs?: number;
   pushThrottleMs?: number;
+  /** `off`: the terminal runs outside the OS sandbox. */
+  sandbox?: 'off';
 }
 
 type Outcome =
@@ -169,7 +171,10 @@ export async function runBridgeCommand(req: BridgeRunRequest): Promise<ToolResul
     if (timeout.timeoutMs > 0) timeoutTimer = setTimeout(() => latch({ kind: 'timeout' }), timeout.timeoutMs);
     signal?.addEventListener('abort', onAbort, { once: true });
 
-    const createP = req.bridge.createTerminal(params, req.caller ? { caller: req.caller } : undefined);
+    const createP = req.bridge.createTerminal(params, {
+      ...(req.caller ? { caller: req.caller } : {}),
+      ...(req.sandbox ? { sandbox: req.sandbox } : {}),
+    });
     const first = await Promise.race([createP.then((h) => ({ kind: 'created' as const, h })), outcomeP]);
     if (first.kind !== 'created') {
       createP.then((h) => cleanupLate(h, killGraceMs, releaseGraceMs), noop);

@@ -5,6 +5,7 @@ export type * from './policy/policyContracts';
 export type * from './output/outputContracts';
 import type { OutputSinkLike, OutputSummary } from './output/outputContracts';
 import type { PolicyDecision, PolicyRule, Verdict } from './policy/policyContracts';
+import type { DecidedBy } from './policy/policyGate';
 
 // ---- Results ----
 
@@ -26,9 +27,11 @@ export interface BashToolDetails {
   async?: AsyncDetails;
   meta?: Record<string, unknown>;
   /** Agent Bash extras: the policy decision and the artifact of the full output. */
-  decision?: { decision: Verdict; reason: string };
+  decision?: { decision: Verdict; reason: string; decidedBy?: DecidedBy };
   artifactId?: string;
   signal?: string;
+  /** How the command ran (OS sandbox, only a PID namespace, or plain) and what the sandbox refused. */
+  sandbox?: { level: 'sandboxed' | 'contained' | 'plain'; refused?: { paths: string[]; hosts: string[] } };
 }
 
 export interface ToolResult {
@@ -54,6 +57,8 @@ export interface ExecRequest {
   /** Inherited variables to unset first (the environment stage's): `unset -v A B; <prefix> <command>`. */
   unset?: string[];
   sink: OutputSinkLike;
+  /** `off`: run outside the OS sandbox (still in a PID namespace); absent: as the settings say. */
+  sandbox?: 'off';
 }
 
 export interface ExecResult {
@@ -138,6 +143,8 @@ export interface BridgeCreateOptions {
   owner?: string;
   /** Who runs the command (its terminal, its history entry); absent: an unnamed caller. */
   caller?: CallerInfo;
+  /** `off`: run outside the OS sandbox (still in a PID namespace); absent: as the settings say. */
+  sandbox?: 'off';
 }
 
 // ---- Callers ----

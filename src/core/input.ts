@@ -32,6 +32,10 @@ export const bashInputSchema = z.strictObject({
   cwd: z.string().optional().describe('working directory'),
   pty: z.boolean().default(false).describe('run in pty mode'),
   async: z.boolean().default(false).describe('run in background'),
+  sandbox: z
+    .enum(['off'])
+    .optional()
+    .describe('"off" runs the command outside the OS sandbox (the user is asked to approve); use it only to retry a command the sandbox refused'),
 });
 
 /** The validated input (defaults applied; an empty `env` is removed). */
@@ -50,7 +54,7 @@ export function bashInputJsonSchema(opts: { asyncEnabled: boolean }): Record<str
   return schema;
 }
 
-const NON_STRING_OPTIONALS = ['env', 'timeout', 'pty', 'async'] as const;
+const NON_STRING_OPTIONALS = ['env', 'timeout', 'pty', 'async', 'sandbox'] as const;
 
 /**
  * Models often send `null` for "not given", numbers as strings and booleans as strings. Undo those
@@ -58,7 +62,7 @@ const NON_STRING_OPTIONALS = ['env', 'timeout', 'pty', 'async'] as const;
  */
 function normalize(raw: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...raw };
-  for (const key of ['env', 'timeout', 'cwd', 'pty', 'async']) {
+  for (const key of ['env', 'timeout', 'cwd', 'pty', 'async', 'sandbox']) {
     if (out[key] === null) delete out[key];
   }
   for (const key of NON_STRING_OPTIONALS) {

@@ -38,7 +38,7 @@ import { Interceptor } from './interceptor';
 import { expandCwdUrl, expandEnvUrls, expandInternalUrls, withArtifactScheme, withLocalScheme } from './internalUrls';
 import { OutputSink } from './output/outputSink';
 import { decide } from './policy/policy';
-import { gateDecision, passPolicyGate } from './policy/policyGate';
+import { gateDecision, passPolicyGate, type DecidedBy } from './policy/policyGate';
 import { guardRewrite } from './policy/rewriteGuard';
 import {
   buildBackgroundStartResult,
@@ -49,6 +49,7 @@ import {
 import { streamTailUpdates, TailBuffer } from './output/tailBuffer';
 import { clampTimeout } from './timeout';
 import { withUnsets, type EnvPreflight } from './envPreflight';
+import { findViolations, violationNotice } from '../exec/sandbox/violations';
 
 export const ASYNC_JOBS_UNAVAILABLE = 'Async job manager unavailable for this session.';
 export const COMMAND_ABORTED = 'Command aborted';
@@ -59,6 +60,32 @@ export const ABORTED_NOTICE_LINE = '[Command aborted]';
 export const OUTPUT_ARTIFACT_KIND = 'bash';
 /** Used for client terminals when the host does not say which shell to wrap the line in. */
 export const DEFAULT_BRIDGE_SHELL: BridgeShell = { command: '/bin/bash', args: ['-l', '-c'] };
+
+/** The OS sandbox as the pipeline sees it (src/exec/sandbox/sandboxRuntime.ts implements it). */
+export interface PipelineSandbox {
+  /** How a call would run; throws (with the message to show) when the sandbox is on but cannot start. */
+  levelFor(sandbox?: 'off'): 'sandboxed' | 'contained' | 'plain';
+  /** `agentBash.sandbox.autoApprove`: prompt-level commands run without asking when sandboxed. */
+  autoApprove(): boolean;
+}
+
+/**
+ * The sandbox facts the policy gate needs for one call: how it would run, and whether a prompt may
+ * run without asking. A sandbox that is on but cannot start yields the error to show (nothing runs).
+ */
+export function sandboxForGate(sandbox: PipelineSandbox | undefined, off: boolean): {
+  level?: 'sandboxed' | 'contained' | 'plain';
+  gate?: { active: boolean; autoApprove: boolean };
+  error?: string;
+} {
+  if (!sandbox) return {};
+  try {
+    const level = sandbox.levelFor(off ? 'off' : undefined);
+    return { level, gate: { active: level === 'sandboxed', autoApprove: sandbox.autoApprove() } };
+  } catch (err) {
+    return { error: err instanceof Error ? err.message : String(err) };
+  }
+}
 
 export interface BashPipelineDeps {
   settings: () => BashSettings;
@@ -83,6 +110,8 @@ export interface BashPipelineDeps {
   createSink?: (opts: OutputSinkOptions) => OutputSinkLike;
   /** Optional: the environment stage (direnv) every route passes; absent, the caller's env is used as is. */
   environment?: EnvPreflight;
+  /** Optional: the OS sandbox (absent: commands run as the executors start them). */
+  sandbox?: PipelineSandbox;
 }
 
 export interface BashRunOptions {
@@ -104,6 +133,7 @@ interface Prepared {
   unset?: string[];
   timeout: TimeoutInfo;
   notices: string[];
+  sandbox?: 'off';
 }
 
 export class BashPipeline {
@@ -130,7 +160,8 @@ export class BashPipeline {
   }
 
   async run(rawInput: unknown, opts: BashRunOptions = {}): Promise<ToolResult> {
-    let verdict: { decision: Verdict; reason: string } | undefined;
+    let verdict: { decision: Verdict; reason: string; decidedBy?: DecidedBy } | undefined;
+    let sandboxLevel: 'sandboxed' | 'contained' | 'plain' | undefined;
     try {
       const { deps } = this;
       const settings = deps.settings();
@@ -148,7 +179,10 @@ export class BashPipeline {
       // 3. Async gate: an explicit background run needs a job manager.
       if (input.async && !deps.jobs) throw new ToolError(ASYNC_JOBS_UNAVAILABLE);
 
-      // 4. Policy gate on the raw command (the `cd` included), where it was asked to run.
+      // 4. Policy gate on the raw command (the `cd` included), where it was asked to run. The
+      // sandbox composes with it: deny stays deny, `sandbox: "off"` asks, autoApprove only inside.
+      const sandboxOff = input.sandbox === 'off';
+      const box = sandboxForGate(deps.sandbox, sandboxOff);
       const gate = await passPolicyGate(
         { decide: (c, at) => this.decide(c, at), approver: opts.approver ?? deps.approver },
         {
@@ -156,12 +190,17 @@ export class BashPipeline {
           cwd: this.policyCwd(input.cwd),
           ...(input.env ? { env: input.env } : {}),
           ...(opts.caller ? { caller: opts.caller } : {}),
+          ...(box.gate ? { sandbox: box.gate } : {}),
+          sandboxOff,
         },
         signal,
       );
-      verdict = { decision: gate.decision.decision, reason: gate.decision.reason };
+      verdict = { decision: gate.decision.decision, reason: gate.decision.reason, ...(gate.kind === 'run' ? { decidedBy: gate.decidedBy } : {}) };
       if (gate.kind === 'refuse') throw new ToolError(gate.message);
       if (gate.kind === 'aborted') throw new ToolAbortError(COMMAND_ABORTED);
+      // The sandbox is on but cannot start: nothing runs (a denial above still said why first).
+      if (box.error !== undefined) throw new ToolError(box.error);
+      sandboxLevel = box.level;
 
       // 5. Interceptor: raw command, then the cd-stripped one.
       if (settings.interceptor.enabled) {
@@ -190,12 +229,14 @@ export class BashPipeline {
       const timeout = clampTimeout(input.timeout, settings.maxTimeout);
       const prepared: Prepared = { command: finalCommand, cwd, timeout, notices: timeout.notice ? [timeout.notice] : [] };
       if (env) prepared.env = env;
+      if (input.sandbox) prepared.sandbox = input.sandbox;
 
       if (signal?.aborted) throw new ToolAbortError(COMMAND_ABORTED);
 
       // 9. Route.
       const result = await this.route(prepared, input.pty, input.async, raw, opts);
       result.details.decision = verdict;
+      if (sandboxLevel) withSandboxDetails(result, sandboxLevel);
       return result;
     } catch (err) {
       const result = errorResult(err);
@@ -234,6 +275,7 @@ export class BashPipeline {
         createSink: () => this.makeSink(),
         ...(opts.caller ? { caller: opts.caller } : {}),
         ...(deps.bridgePollIntervalMs !== undefined ? { pollIntervalMs: deps.bridgePollIntervalMs } : {}),
+        ...(p.sandbox ? { sandbox: p.sandbox } : {}),
       });
     }
     if (pty) {
@@ -277,6 +319,7 @@ export class BashPipeline {
         ...(signal ? { signal } : {}),
         sessionKey,
         sink,
+        ...(p.sandbox ? { sandbox: p.sandbox } : {}),
       });
       return await this.completed(res, p, Date.now() - started, signal);
     } finally {
@@ -296,6 +339,7 @@ export class BashPipeline {
         timeoutMs: p.timeout.timeoutMs,
         ...(opts.signal ? { signal: opts.signal } : {}),
         sink,
+        ...(p.sandbox ? { sandbox: p.sandbox } : {}),
       });
       return await this.completed(await session.result, p, Date.now() - started, opts.signal);
     } finally {
@@ -442,4 +486,21 @@ export class BashPipeline {
       return path.resolve(session);
     }
   }
+}
+
+/**
+ * Records how the command ran and, for a sandboxed run, what the sandbox refused (read from the
+ * output), with the notice that says how to retry outside it. Nothing is retried here.
+ */
+export function withSandboxDetails(result: ToolResult, level: 'sandboxed' | 'contained' | 'plain'): ToolResult {
+  result.details.sandbox = { level };
+  if (level !== 'sandboxed') return result;
+  const refused = findViolations(result.content.map((c) => c.text).join('\n'));
+  const notice = violationNotice(refused);
+  if (!notice) return result;
+  result.details.sandbox.refused = refused;
+  const last = result.content[result.content.length - 1];
+  if (last) last.text = `${last.text}\n\n${notice}`;
+  else result.content.push({ type: 'text', text: notice });
+  return result;
 }

@@ -88,6 +88,8 @@ export async function runBang(command: string, options: BangOptions): Promise<Ba
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.sessionKey !== undefined ? { sessionKey: options.sessionKey } : {}),
       sink,
+      // The person's own command: never the agent's sandbox, but contained like every other process.
+      sandbox: 'off',
     });
     return {
       command,

@@ -8,6 +8,8 @@ import type { CreateTerminalParams, OutputSinkLike, TerminalExitStatus, Terminal
 import { TailBuffer } from '../core/output/tailBuffer';
 import { killByEnv, killProcessTree, signalGroup, spawnInGroup } from './processTree';
 import { drainStreams } from './runControl';
+import { wrapSpawn, type SandboxRuntime } from './sandbox/sandboxRuntime';
+import { refusalLine } from './sandbox/violations';
 
 const KILL_GRACE_MS = 1000;
 /**
@@ -30,6 +32,10 @@ export interface BridgeProcessOptions {
   mark: { name: string; value: string };
   /** Every byte of output as it arrives (the terminal view). */
   onBytes?: (chunk: Buffer) => void;
+  /** Wraps the process in the OS sandbox / PID namespace; absent: runs it as it is. */
+  sandbox?: SandboxRuntime;
+  /** `off`: outside the OS sandbox (still contained). */
+  sandboxMode?: 'off';
 }
 
 export class BridgeProcess {
@@ -56,7 +62,14 @@ export class BridgeProcess {
     for (const v of params.env ?? []) env[v.name] = v.value;
     env[opts.mark.name] = opts.mark.value;
 
-    this.child = spawnInGroup(file, args, { cwd: params.cwd ?? opts.defaultCwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Throws SandboxUnavailableError (sandbox `on`, none here) before anything starts.
+    const wrapped = wrapSpawn(opts.sandbox, [file, ...args], {
+      env: env as Record<string, string>,
+      ...(opts.sandboxMode ? { sandbox: opts.sandboxMode } : {}),
+      onRefused: (r) => this.onData(Buffer.from(refusalLine(r.host, r.port))),
+    });
+    this.child = spawnInGroup(wrapped.file, wrapped.args, { cwd: params.cwd ?? opts.defaultCwd, env: wrapped.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child.once('exit', () => wrapped.dispose());
     this.pid = this.child.pid;
     const streams = [this.child.stdout, this.child.stderr].filter((s): s is Readable => s !== null);
     for (const s of streams) s.on('data', (b: Buffer) => this.onData(b));

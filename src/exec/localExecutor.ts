@@ -9,6 +9,7 @@ import { runOneShot } from './oneShotRun';
 import { PersistentShell, sessionReplacedNotice } from './persistentShell';
 import { groupAlive, killGroupAndWait, killProcessTree } from './processTree';
 import { cancelledBeforeStart } from './runControl';
+import { SandboxUnavailableError, type SandboxRuntime } from './sandbox/sandboxRuntime';
 import { getShellConfig, withPrefix, type ShellConfig } from './shellConfig';
 
 export interface LocalShellExecutorOptions {
@@ -22,6 +23,8 @@ export interface LocalShellExecutorOptions {
   killGraceMs?: number;
   /** false = never keep a shell between calls (every call is one-shot). Default true. */
   persistent?: boolean;
+  /** Wraps every shell in the OS sandbox / PID namespace; absent: shells run as they are. */
+  sandbox?: SandboxRuntime;
 }
 
 /** Async jobs get a fresh shell per job; their keys carry this marker. */
@@ -47,6 +50,13 @@ export class LocalShellExecutor implements LocalExecutor {
     if (req.signal?.aborted) return cancelledBeforeStart(req.sink);
     if (this.disposed) throw new Error('LocalShellExecutor is disposed');
     this.pruneLingering();
+    try {
+      this.options.sandbox?.levelFor(req.sandbox);
+    } catch (err) {
+      if (!(err instanceof SandboxUnavailableError)) throw err;
+      req.sink.push(`${err.message}\n`);
+      return { exitCode: undefined, timedOut: false, cancelled: false, summary: await req.sink.dump() };
+    }
 
     const config = getShellConfig({
       shellPath: this.options.shellPath,
@@ -66,7 +76,8 @@ export class LocalShellExecutor implements LocalExecutor {
       PersistentShell.canScope(callerEnv);
     if (!persistent) return this.oneShot(req, config, command, buildNonInteractiveEnv(config.env, callerEnv));
 
-    const key = sessionKeyOf(req.sessionKey as string, config, sessionEnv);
+    // A `sandbox: "off"` call never shares the sandboxed shell (nor the other way round).
+    const key = sessionKeyOf(req.sessionKey as string, config, sessionEnv) + (req.sandbox === 'off' ? '\nsandbox-off' : '');
     let shell = this.sessions.get(key);
     if (shell?.dead) {
       this.sessions.delete(key);
@@ -84,6 +95,8 @@ export class LocalShellExecutor implements LocalExecutor {
         env: sessionEnv,
         cwd: req.cwd,
         killGraceMs: this.options.killGraceMs,
+        ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
+        ...(req.sandbox ? { sandboxMode: req.sandbox } : {}),
       });
       this.sessions.set(key, fresh);
       return fresh;
@@ -124,6 +137,7 @@ export class LocalShellExecutor implements LocalExecutor {
         args: config.args,
         env,
         killGraceMs: this.options.killGraceMs,
+        ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
         onSpawn: (child) => {
           this.oneShots.add(child);
           child.once('exit', () => this.oneShots.delete(child));

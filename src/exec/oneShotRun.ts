@@ -4,6 +4,8 @@ import type { ChildProcess } from 'node:child_process';
 import type { ExecRequest, ExecResult } from '../core/contracts';
 import { exitStatusOf, groupAlive, killProcessTree, spawnInGroup } from './processTree';
 import { cancelledBeforeStart, drainStreams, effectiveDeadlineMs, RunGuard } from './runControl';
+import { wrapSpawn, type SandboxRuntime, type WrappedSpawn } from './sandbox/sandboxRuntime';
+import { refusalLine } from './sandbox/violations';
 import { shellKind, withPrefix } from './shellConfig';
 
 export const SPAWN_FAILED = (msg: string): string => `Failed to start shell: ${msg}`;
@@ -20,6 +22,8 @@ export interface OneShotOptions {
   onSpawn?: (child: ChildProcess) => void;
   /** The shell exited but left background processes in its group (`server &`): the owner kills them on dispose. */
   onLingering?: (pgid: number) => void;
+  /** Wraps the shell in the OS sandbox / PID namespace; absent: runs it as it is. */
+  sandbox?: SandboxRuntime;
 }
 
 /**
@@ -38,20 +42,33 @@ export async function runOneShot(req: ExecRequest, options: OneShotOptions): Pro
   if (req.signal?.aborted) return cancelledBeforeStart(req.sink);
   const script = oneShotScript(req.command, options.shell, options.prefix);
 
+  let accepting = true;
   let child: ChildProcess;
+  let wrapped: WrappedSpawn;
   try {
-    child = spawnInGroup(options.shell, [...options.args, script], {
-      cwd: req.cwd,
+    wrapped = wrapSpawn(options.sandbox, [options.shell, ...options.args, script], {
       env: options.env,
+      ...(req.sandbox ? { sandbox: req.sandbox } : {}),
+      onRefused: (r) => {
+        if (accepting) req.sink.push(refusalLine(r.host, r.port));
+      },
+    });
+  } catch (err) {
+    req.sink.push(`${err instanceof Error ? err.message : String(err)}\n`);
+    return { exitCode: undefined, timedOut: false, cancelled: false, summary: await req.sink.dump() };
+  }
+  try {
+    child = spawnInGroup(wrapped.file, wrapped.args, {
+      cwd: req.cwd,
+      env: wrapped.env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
   } catch (err) {
+    wrapped.dispose();
     req.sink.push(`${SPAWN_FAILED(err instanceof Error ? err.message : String(err))}\n`);
     return { exitCode: undefined, timedOut: false, cancelled: false, summary: await req.sink.dump() };
   }
   options.onSpawn?.(child);
-
-  let accepting = true;
   const onData = (chunk: Buffer): void => {
     // After a timeout or cancel, late output is dropped: the result already carries its notice.
     if (accepting) req.sink.push(chunk);
@@ -73,6 +90,7 @@ export async function runOneShot(req: ExecRequest, options: OneShotOptions): Pro
   });
 
   const outcome = await ended;
+  wrapped.dispose();
   // The command is over once the shell exits; a deadline or abort from here on would only cut the
   // drain short, so it no longer applies.
   guard.dispose();

@@ -30,6 +30,8 @@ import type { Readable, Writable } from 'node:stream';
 import type { ExecRequest, ExecResult } from '../core/contracts';
 import { exitStatusOf, killProcessTree, signalOfShellStatus, spawnInGroup } from './processTree';
 import { cancelledBeforeStart, drainStreams, effectiveDeadlineMs, RunGuard } from './runControl';
+import { wrapSpawn, type SandboxRuntime, type WrappedSpawn } from './sandbox/sandboxRuntime';
+import { refusalLine } from './sandbox/violations';
 import { interactiveFreeArgs, shellKind, shellQuote } from './shellConfig';
 import { shellState, stdinIdentity } from './shellLiveness';
 
@@ -42,6 +44,10 @@ export interface PersistentShellOptions {
   /** Where the shell starts; every call `cd`s to its own cwd anyway. */
   cwd?: string;
   killGraceMs?: number;
+  /** Wraps the shell in the OS sandbox / PID namespace for its whole life; absent: runs it as it is. */
+  sandbox?: SandboxRuntime;
+  /** `off`: this shell runs outside the OS sandbox (still contained). */
+  sandboxMode?: 'off';
 }
 
 /** Why a session had to be replaced, in the words of the result's notice. */
@@ -189,15 +195,24 @@ export class PersistentShell {
   private killing: Promise<void> | undefined;
   private running = false;
   private readonly graceMs: number | undefined;
+  private readonly wrapped: WrappedSpawn;
+  /** Where a refused network request is reported: the running call's output. */
+  private report: ((text: string) => void) | undefined;
 
   constructor(options: PersistentShellOptions) {
     this.graceMs = options.killGraceMs;
     this.kind = shellKind(options.shell);
     this.builtin = this.kind === 'sh' ? '\\' : '\\builtin ';
     const cwd = options.cwd && existsSync(options.cwd) ? options.cwd : undefined;
-    this.child = spawnInGroup(options.shell, interactiveFreeArgs(options.args), {
-      cwd,
+    // Throws SandboxUnavailableError for `on` without a sandbox: the executor reports it.
+    this.wrapped = wrapSpawn(options.sandbox, [options.shell, ...interactiveFreeArgs(options.args)], {
       env: options.env,
+      ...(options.sandboxMode ? { sandbox: options.sandboxMode } : {}),
+      onRefused: (r) => this.report?.(refusalLine(r.host, r.port)),
+    });
+    this.child = spawnInGroup(this.wrapped.file, this.wrapped.args, {
+      cwd,
+      env: this.wrapped.env,
       stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
     });
     // Read now, while fd 0 is surely still our pipe: the liveness check compares against it.
@@ -272,6 +287,9 @@ export class PersistentShell {
     let wake: () => void = () => undefined;
     const progressed = (): void => wake();
 
+    this.report = (text) => {
+      if (accepting) req.sink.push(text);
+    };
     const segment: Segment = {
       start: Buffer.from(TOKEN_LEAD + startToken),
       end: Buffer.from(TOKEN_LEAD + endToken),
@@ -311,6 +329,7 @@ export class PersistentShell {
     }
     stopWatching();
     guard.dispose();
+    this.report = undefined;
     this.statusWaiters.delete(nonce);
     const exitIndex = this.exitWaiters.indexOf(progressed);
     if (exitIndex >= 0) this.exitWaiters.splice(exitIndex, 1);
@@ -448,6 +467,7 @@ export class PersistentShell {
   private onExit(code: number | null, signal: NodeJS.Signals | null): void {
     if (this.exitInfo) return;
     this.exitInfo = { code, signal };
+    this.wrapped.dispose();
     for (const waiter of this.exitWaiters.splice(0)) waiter();
   }
 }

@@ -12,6 +12,8 @@ import type { ExecResult, OutputSummary, PtyExecutor, PtyRequest, PtySession } f
 import { withUnsets } from '../core/envPreflight';
 import { groupAlive, killGroupAndWait, signalName } from './processTree';
 import { effectiveDeadlineMs, RunGuard } from './runControl';
+import { wrapSpawn, type SandboxRuntime } from './sandbox/sandboxRuntime';
+import { refusalLine } from './sandbox/violations';
 import { getShellConfig, shellKind, withPrefix } from './shellConfig';
 
 export type NodePtyModule = typeof NodePty;
@@ -38,6 +40,8 @@ export interface NodePtyExecutorOptions {
   shellArgs?: string[];
   baseEnv?: NodeJS.ProcessEnv;
   killGraceMs?: number;
+  /** Wraps the shell in the OS sandbox / PID namespace; absent: runs it as it is. */
+  sandbox?: SandboxRuntime;
   /** Replaces the module loader (tests use it to simulate a missing native module). */
   loadModule?: () => NodePtyModule;
 }
@@ -219,16 +223,29 @@ class PtyRun implements PtySession {
       const nonce = randomBytes(12).toString('hex');
       const scanner = new MarkerScanner(ptyEndMarker(nonce));
       const line = ptyCommandLine(withUnsets(withPrefix(req.command, config.prefix), req.unset), nonce, config.shell);
-      const pty = nodePty.spawn(config.shell, [...config.args, line], {
-        name: PTY_TERM,
-        cols: req.cols ?? DEFAULT_PTY_COLS,
-        rows: req.rows ?? DEFAULT_PTY_ROWS,
-        cwd: req.cwd,
+      let accepting = true;
+      const wrapped = wrapSpawn(this.options.sandbox, [config.shell, ...config.args, line], {
         env,
+        ...(req.sandbox ? { sandbox: req.sandbox } : {}),
+        onRefused: (r) => {
+          if (accepting) sink.push(refusalLine(r.host, r.port));
+        },
       });
+      let pty: NodePty.IPty;
+      try {
+        pty = nodePty.spawn(wrapped.file, wrapped.args, {
+          name: PTY_TERM,
+          cols: req.cols ?? DEFAULT_PTY_COLS,
+          rows: req.rows ?? DEFAULT_PTY_ROWS,
+          cwd: req.cwd,
+          env: wrapped.env,
+        });
+      } catch (err) {
+        wrapped.dispose();
+        throw err;
+      }
       this.pty = pty;
 
-      let accepting = true;
       const deliver = (text: string): void => {
         if (text === '') return;
         req.onData?.(text);
@@ -254,6 +271,7 @@ class PtyRun implements PtySession {
         void this.killGroup();
       });
       const event = await exited;
+      wrapped.dispose();
       guard.dispose();
       dataSub.dispose();
       if (this.killing) await this.killing;

@@ -49,6 +49,7 @@ export function registerAcp(context: vscode.ExtensionContext, services: AgentBas
     }),
     log: services.log,
     workspaceCwd: () => services.workspaceCwd(),
+    ...(services.sandbox ? { sandbox: services.sandbox } : {}),
     processEnv: () => services.processEnv(),
   };
   const findTerminal = (terminalId: string) => services.bridge.list().find((t) => t.terminalId === terminalId)?.terminal;

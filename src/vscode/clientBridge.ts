@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type * as vscode from 'vscode';
 import type { BridgeCreateOptions, ClientBridge, CreateTerminalParams, TerminalHandle } from '../core/contracts';
+import type { SandboxRuntime } from '../exec/sandbox/sandboxRuntime';
 import { CallerTerminals } from './callerTerminals';
 import { CommandTerminal } from './commandTerminal';
 
@@ -27,6 +28,8 @@ export interface ClientBridgeOptions {
   reveal?: () => boolean;
   /** Caller terminals with no unreleased command kept on screen (oldest closed first); 0 closes at release. */
   keep?: () => number;
+  /** The OS sandbox every terminal's process runs in. */
+  sandbox?: SandboxRuntime;
 }
 
 export class VsCodeClientBridge implements ClientBridge, vscode.Disposable {
@@ -45,6 +48,8 @@ export class VsCodeClientBridge implements ClientBridge, vscode.Disposable {
   }
 
   async createTerminal(params: CreateTerminalParams, options: BridgeCreateOptions = {}): Promise<CommandTerminal> {
+    // Sandbox `on` where it cannot start: refused here, before a terminal exists.
+    this.opts.sandbox?.levelFor(options.sandbox);
     const id = `term_${randomUUID().slice(0, 8)}`;
     const host = this.callerTerminals.acquire(options.caller);
     const onReleased = (released: CommandTerminal): void => {
@@ -60,6 +65,8 @@ export class VsCodeClientBridge implements ClientBridge, vscode.Disposable {
       defaultCwd: this.opts.defaultCwd(),
       quietCwd: (this.opts.workspaceCwd ?? this.opts.defaultCwd)(),
       host,
+      ...(this.opts.sandbox ? { sandbox: this.opts.sandbox } : {}),
+      ...(options.sandbox ? { sandboxMode: options.sandbox } : {}),
     };
     let term: CommandTerminal;
     try {

@@ -6,6 +6,7 @@
 import type * as vscode from 'vscode';
 import { policyCommandLine } from '../core/policy/terminalCommandLine';
 import { BridgeProcess } from '../exec/bridgeProcess';
+import type { SandboxRuntime } from '../exec/sandbox/sandboxRuntime';
 import { exitWords, type CallerTerminal, type Region, type RegionOwner } from './callerTerminal';
 import { TERMINAL_ENV } from './processMarks';
 import type {
@@ -26,6 +27,10 @@ export interface CommandTerminalOptions {
   quietCwd: string;
   /** Where it is drawn; held by this command until its release. */
   host: CallerTerminal;
+  /** The OS sandbox / PID namespace its process runs in; absent: runs it as it is. */
+  sandbox?: SandboxRuntime;
+  /** `off`: outside the OS sandbox (still contained). */
+  sandboxMode?: 'off';
 }
 
 /** The exit in brackets, as the ACP panel's cards show it. */
@@ -60,6 +65,8 @@ export class CommandTerminal implements TerminalHandle {
         defaultCwd: opts.defaultCwd,
         mark: { name: TERMINAL_ENV, value: opts.id },
         onBytes: (chunk) => this.region.write(chunk),
+        ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
+        ...(opts.sandboxMode ? { sandboxMode: opts.sandboxMode } : {}),
       });
     } catch (err) {
       // Spawn errors normally arrive as an event (exit 126/127); a synchronous throw must still free the terminal.

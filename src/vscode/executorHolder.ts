@@ -3,6 +3,7 @@
 // persistent shells killed), so changes apply without a reload.
 import type { ExecRequest, ExecResult, LocalExecutor } from '../core/contracts';
 import { LocalShellExecutor } from '../exec/localExecutor';
+import type { SandboxRuntime } from '../exec/sandbox/sandboxRuntime';
 import type { SettingsStore } from './settings';
 
 export class ExecutorHolder {
@@ -12,6 +13,7 @@ export class ExecutorHolder {
   constructor(
     private readonly settings: SettingsStore,
     private readonly baseEnv: () => NodeJS.ProcessEnv,
+    private readonly sandbox?: SandboxRuntime,
   ) {}
 
   /** A stable executor object that always delegates to the one matching the current settings. */
@@ -22,7 +24,8 @@ export class ExecutorHolder {
 
   get(): LocalShellExecutor {
     const s = this.settings.current();
-    const key = JSON.stringify([s.shell.path ?? '', s.shell.args ?? []]);
+    // A sandbox setting change also starts fresh shells: a persistent shell keeps the mounts it started with.
+    const key = JSON.stringify([s.shell.path ?? '', s.shell.args ?? [], this.settings.sandbox()]);
     if (this.current?.key !== key) {
       if (this.current) {
         const done = this.current.executor.dispose().finally(() => this.retired.delete(done));
@@ -36,6 +39,7 @@ export class ExecutorHolder {
           // per command would only re-run profiles (slow, and a stuck profile would hang every call).
           shellArgs: s.shell.args ?? ['-c'],
           baseEnv: this.baseEnv(),
+          ...(this.sandbox ? { sandbox: this.sandbox } : {}),
         }),
       };
     }

@@ -3,7 +3,9 @@
 // invoke() runs them pre-approved; a denied command is never offered for confirmation and comes back
 // as the pipeline's error text.
 import * as vscode from 'vscode';
-import type { Approver, CallerInfo, ToolResult } from '../core/contracts';
+import type { Approver, CallerInfo, PolicyDecision, ToolResult } from '../core/contracts';
+import { sandboxForGate } from '../core/pipeline';
+import { runsWithoutAsking, withSandboxOff } from '../core/policy/policyGate';
 import type { JobInbox } from './jobInbox';
 import type { AgentBashServices } from './services';
 
@@ -13,6 +15,19 @@ interface ToolInput {
   command?: unknown;
   cwd?: unknown;
   env?: unknown;
+  sandbox?: unknown;
+}
+
+/**
+ * What VS Code's confirmation asks about, by the pipeline's sandbox rule: `sandbox: "off"` always
+ * confirms (saying why); a prompt that will run sandboxed with autoApprove on does not.
+ */
+function confirmationDecision(services: AgentBashServices, decision: PolicyDecision, off: boolean): PolicyDecision {
+  const box = sandboxForGate(services.sandbox, off);
+  // The sandbox is on but cannot start: the run refuses with its own message, nothing to confirm.
+  if (box.error !== undefined) return { ...decision, decision: decision.decision === 'deny' ? 'deny' : 'allow' };
+  const asked = withSandboxOff(decision, off);
+  return runsWithoutAsking(asked, { ...(box.gate ? { sandbox: box.gate } : {}), sandboxOff: off }) ? { ...asked, decision: 'allow' } : asked;
 }
 
 const PRE_APPROVED: Approver = { approve: async () => ({ kind: 'allow' }) };
@@ -34,7 +49,7 @@ export function registerLmTool(services: AgentBashServices, inbox?: JobInbox): v
       const command = typeof options.input.command === 'string' ? options.input.command : '';
       const cwd = typeof options.input.cwd === 'string' ? options.input.cwd : undefined;
       const env = isStringRecord(options.input.env) ? options.input.env : undefined;
-      const decision = command ? services.pipeline.explain(command, cwd, env) : undefined;
+      const decision = command ? confirmationDecision(services, services.pipeline.explain(command, cwd, env), options.input.sandbox === 'off') : undefined;
       if (decision?.decision === 'prompt') {
         return {
           invocationMessage: `Running \`${oneLine(command)}\``,

@@ -1,6 +1,7 @@
 // What activate() builds once and hands to every caller adapter (commands, ACP host, LM tool, API).
 import type * as vscode from 'vscode';
 import type { Approver, BashSettings, CallerInfo, PolicyDecision, ToolResult, UpdateListener } from '../core/contracts';
+import type { PipelineSandbox } from '../core/pipeline';
 import type { ModalPrompter } from './modalPrompter';
 import type { VsCodeClientBridge } from './clientBridge';
 
@@ -27,4 +28,6 @@ export interface AgentBashServices {
   workspaceRoots(): string[];
   /** The environment every process Agent Bash starts inherits (marked with the session id). */
   processEnv(): NodeJS.ProcessEnv;
+  /** The OS sandbox, for callers that apply the policy themselves (ACP `terminal/create`). */
+  sandbox?: PipelineSandbox;
 }

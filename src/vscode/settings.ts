@@ -6,6 +6,7 @@ import { readAgentConfigs, type AcpAgentConfig } from '../acp/agentConfig';
 import type { BashSettings, InterceptorRule, PolicyRule } from '../core/contracts';
 import { parsePolicyRules, RULE_MESSAGES } from '../core/policy/policyRulesSchema';
 import { DEFAULT_INTERCEPTOR_RULES } from '../core/interceptor';
+import type { SandboxSettings } from '../exec/sandbox/sandboxPolicy';
 
 const SECTION = 'agentBash';
 
@@ -83,9 +84,27 @@ export function readMcpSettings(config: Pick<vscode.WorkspaceConfiguration, 'get
   return { enabled: config.get<boolean>('mcp.enabled') === true, port: valid ? port : 0 };
 }
 
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v.trim() !== '').map((v) => v.trim()) : [];
+}
+
+/** `agentBash.sandbox.*`; in an untrusted workspace VS Code hands over only the user's values. */
+export function readSandboxSettings(config: vscode.WorkspaceConfiguration = vscode.workspace.getConfiguration(SECTION)): SandboxSettings {
+  const enabled = config.get<string>('sandbox.enabled');
+  return {
+    enabled: enabled === 'on' || enabled === 'off' ? enabled : 'auto',
+    autoApprove: config.get<boolean>('sandbox.autoApprove') === true,
+    allowWrite: stringList(config.get('sandbox.filesystem.allowWrite')),
+    denyRead: stringList(config.get('sandbox.filesystem.denyRead')),
+    denyWrite: stringList(config.get('sandbox.filesystem.denyWrite')),
+    allowedDomains: stringList(config.get('sandbox.network.allowedDomains')),
+  };
+}
+
 /** Caches the parsed settings and re-reads them when any `agentBash.*` value changes. */
 export class SettingsStore implements vscode.Disposable {
   private cached: BashSettings;
+  private cachedSandbox: SandboxSettings;
   private readonly sub = vscode.workspace.onDidChangeConfiguration((e) => {
     if (e.affectsConfiguration(SECTION)) this.reload();
   });
@@ -93,10 +112,12 @@ export class SettingsStore implements vscode.Disposable {
   /** `report` hears about settings that were left out because they are invalid. */
   constructor(private readonly report?: (problem: string) => void) {
     this.cached = readSettings(undefined, report);
+    this.cachedSandbox = readSandboxSettings();
   }
 
   private reload(): void {
     this.cached = readSettings(undefined, this.report);
+    this.cachedSandbox = readSandboxSettings();
   }
 
   current(): BashSettings {
@@ -112,6 +133,20 @@ export class SettingsStore implements vscode.Disposable {
   terminalKeep(): number {
     return vscode.workspace.getConfiguration(SECTION).get<number>('terminal.keep') ?? 10;
   }
+
+  sandbox(): SandboxSettings {
+    return this.cachedSandbox;
+  }
+
+  /** Adds hosts to `agentBash.sandbox.network.allowedDomains` in the user settings (never the workspace's). */
+  async allowDomains(hosts: readonly string[]): Promise<void> {
+    const config = vscode.workspace.getConfiguration(SECTION);
+    const existing = stringList(config.inspect<unknown>('sandbox.network.allowedDomains')?.globalValue);
+    const added = hosts.filter((h) => !existing.includes(h));
+    if (added.length) await config.update('sandbox.network.allowedDomains', [...existing, ...added], vscode.ConfigurationTarget.Global);
+    this.reload();
+  }
+
 
   /** Appends rules to `agentBash.patterns` at the chosen scope, before the existing ones there. */
   async addRules(rules: PolicyRule[], scope: 'workspace' | 'user'): Promise<void> {

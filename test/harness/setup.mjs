@@ -1,4 +1,5 @@
-// Idempotent setup of the integration tier: Debian packages (chromium, libkrb5-dev), Node 24 from the
+// Idempotent setup of the integration tier: Debian packages (chromium, libkrb5-dev; bubblewrap, socat,
+// ripgrep, strace, direnv where missing), Node 24 from the
 // npm registry, code-server built on it. Each step is marked done by a stamp written only after it
 // succeeded, so an interrupted install is redone, never trusted. A failure throws: never a silent skip.
 import { spawnSync } from 'node:child_process';

@@ -15,7 +15,8 @@ import { invalidAgentConfigMessage } from '../../src/acp/agentConfig';
 import { CONNECT_ACP_COMMAND, unknownAgentMessage, type AcpAgentHandle } from '../../src/vscode/acpCommands';
 import type { PromptResponder } from '../../src/vscode/modalPrompter';
 import type { AgentBashServices } from '../../src/vscode/services';
-import { activateApi, alive, setPatterns, workspaceDir } from './testApi';
+import { probeSandbox } from '../../src/exec/sandbox/sandboxProbe';
+import { activateApi, alive, processesWithCommandLine, setPatterns, workspaceDir } from './testApi';
 
 const AGENT_SCRIPT = path.join(__dirname, '..', 'fixtures', 'acpTestAgent.js');
 const AGENT_NAME = 'test-agent';
@@ -388,6 +389,36 @@ describe('acp client', function () {
     }
   });
 
+  it('terminal/create runs in the OS sandbox; _meta sandbox "off" asks first and runs outside', async function () {
+    if (!probeSandbox().sandbox) this.skip();
+    await setPatterns(ALLOW_ALL);
+    const handle = await connect(false);
+    const outside = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-acp-outside-'));
+    try {
+      const target = path.join(outside, 'from-acp');
+      // Relative to the outside folder via cd, so the policy sees no absolute path outside.
+      const line = `cd ${outside} && echo x > from-acp; echo "sandbox=$AGENT_BASH_SANDBOX"`;
+      respond(() => ALLOW_ONCE);
+      const inside = await play<{ created: boolean; output: string }>(handle, { scenario: 'run', command: '/bin/bash', args: ['-c', line] });
+      assert.equal(existsSync(target), false);
+      assert.match(inside.output, /from-acp: Read-only file system\nsandbox=1\n/);
+
+      services.prompter.asked.length = 0;
+      const off = await play<{ created: boolean; output: string }>(handle, {
+        scenario: 'run',
+        command: '/bin/bash',
+        args: ['-c', line],
+        meta: { agentBash: { sandbox: 'off' } },
+      });
+      assert.equal(off.output, 'sandbox=\n');
+      assert.equal(readFileSync(target, 'utf8'), 'x\n');
+      assert.equal(services.prompter.asked.length, 1);
+      assert.match(services.prompter.asked[0]?.detail ?? '', /runs outside the OS sandbox/);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
   it('reveals a terminal from its panel card', async () => {
     await setPatterns(ALLOW_ALL);
     const handle = await connect();
@@ -407,20 +438,21 @@ describe('acp client', function () {
     it(`kills and releases every terminal an agent left unreleased when ${how}`, async () => {
       await setPatterns(ALLOW_ALL);
       const handle = await connect(false);
-      const r = await play<{ terminalIds: string[]; pids: number[]; agentPid: number }>(handle, {
+      const r = await play<{ terminalIds: string[]; children: string[]; agentPid: number }>(handle, {
         scenario: 'leak',
         exitAfter: how === 'the agent exits',
       });
-      assert.equal(r.pids.length, 4, `pids: ${r.pids.join(',')}`);
       assert.equal(r.agentPid, handle.connection.pid);
       const terminals = services.bridge.list().filter((t) => r.terminalIds.includes(t.terminalId));
       assert.equal(terminals.length, 2);
-      for (const pid of r.pids) assert.equal(alive(pid), true, `pid ${pid} should run before the disconnect`);
+      const pids = [...r.children.flatMap((c) => processesWithCommandLine(c)), ...terminals.map((t) => t.pid as number)];
+      assert.equal(pids.length, 4, `pids: ${pids.join(',')}`);
+      for (const pid of pids) assert.equal(alive(pid), true, `pid ${pid} should run before the disconnect`);
 
       if (how === 'the client disconnects') await handle.connection.disconnect();
       else await until('the agent exit to be noticed', () => !handle.connection.isConnected);
 
-      await until('every process of the agent to die', () => [...r.pids, r.agentPid].every((p) => !alive(p)));
+      await until('every process of the agent to die', () => [...pids, r.agentPid].every((p) => !alive(p)));
       await until('its terminals to close', () => terminals.every((t) => !vscode.window.terminals.includes(t.terminal)));
       assert.deepEqual(services.bridge.list().filter((t) => r.terminalIds.includes(t.terminalId)), []);
       assert.deepEqual(handle.connection.terminals.liveIds, []);

@@ -1,4 +1,5 @@
 // Shared helpers for the suites that run inside the VS Code extension host.
+import { readdirSync, readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { PolicyRule } from '../../src/core/contracts';
 import type { AgentBashApi } from '../../src/extension';
@@ -37,6 +38,25 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Live processes whose whole command line is `line` (e.g. a unique `sleep 300.123`): pids a command
+ * prints from inside its PID namespace mean nothing outside it.
+ */
+export function processesWithCommandLine(line: string): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0$/, '').split('\0').join(' ') !== line) continue;
+      if (/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${entry}/stat`, 'utf8'))) continue;
+      out.push(Number(entry));
+    } catch {
+      // Gone while reading.
+    }
+  }
+  return out;
 }
 
 /** Sets `agentBash.patterns` in the workspace and waits until the extension's settings reflect it. */

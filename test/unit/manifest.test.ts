@@ -30,6 +30,12 @@ describe('manifest (package.json)', () => {
       'agentBash.mcp.port',
       'agentBash.outputMaxColumns',
       'agentBash.patterns',
+      'agentBash.sandbox.autoApprove',
+      'agentBash.sandbox.enabled',
+      'agentBash.sandbox.filesystem.allowWrite',
+      'agentBash.sandbox.filesystem.denyRead',
+      'agentBash.sandbox.filesystem.denyWrite',
+      'agentBash.sandbox.network.allowedDomains',
       'agentBash.shell.args',
       'agentBash.shell.path',
       'agentBash.terminal.keep',
@@ -52,6 +58,11 @@ describe('manifest (package.json)', () => {
       'agentBash.interceptor.patterns',
       'agentBash.mcp.enabled',
       'agentBash.mcp.port',
+      // A repository must not switch its own sandbox off, approve on its own, or widen it.
+      'agentBash.sandbox.enabled',
+      'agentBash.sandbox.autoApprove',
+      'agentBash.sandbox.filesystem.allowWrite',
+      'agentBash.sandbox.network.allowedDomains',
     ]);
   });
 

@@ -29,6 +29,19 @@ export function withEnvRisk(decision: PolicyDecision, env: Record<string, string
   return { ...decision, decision: 'prompt', rule: null, kind: 'opaque', reason: envRiskReason(risky) };
 }
 
+/** Why a `sandbox: "off"` call asks first (the approval dialog shows it). */
+export const SANDBOX_OFF_REASON = 'it runs outside the OS sandbox (`sandbox: "off"`)';
+
+/**
+ * A call that asks to run outside the OS sandbox (`sandbox: "off"`) is at least prompt and says
+ * so; deny stays deny. Nothing leaves the sandbox without a person saying yes.
+ */
+export function withSandboxOff(decision: PolicyDecision, off: boolean | undefined): PolicyDecision {
+  if (!off || decision.decision === 'deny') return decision;
+  const reason = decision.decision === 'prompt' ? `${decision.reason}; ${SANDBOX_OFF_REASON}` : SANDBOX_OFF_REASON;
+  return { ...decision, decision: 'prompt', reason, ...(decision.decision === 'allow' ? { rule: null } : {}) };
+}
+
 /** Who let the command run: the rules, the user (for this call, the session, or for good), the sandbox. */
 export type DecidedBy = 'rule' | 'user-once' | 'user-session' | 'user-always' | 'sandbox';
 /** Who refused it: a rule (or the default), a critical pattern, or the user. */
@@ -50,6 +63,8 @@ export interface GateRequest {
   caller?: CallerInfo;
   /** A prompt is answered without asking when the command runs in an active sandbox that may auto-approve. */
   sandbox?: { active: boolean; autoApprove: boolean };
+  /** The caller asked to run outside the OS sandbox: at least prompt, never auto-approved. */
+  sandboxOff?: boolean;
 }
 
 export interface GateDeps {
@@ -59,8 +74,14 @@ export interface GateDeps {
 }
 
 /** The gate's decide step: what `explain` shows and what the gate acts on. */
-export function gateDecision(decide: GateDeps['decide'], req: Pick<GateRequest, 'command' | 'cwd' | 'env'>): PolicyDecision {
-  return withEnvRisk(decide(req.command, req.cwd), req.env);
+export function gateDecision(decide: GateDeps['decide'], req: Pick<GateRequest, 'command' | 'cwd' | 'env' | 'sandboxOff'>): PolicyDecision {
+  return withSandboxOff(withEnvRisk(decide(req.command, req.cwd), req.env), req.sandboxOff);
+}
+
+/** Whether a decision runs without asking anyone: allowed, or a prompt the active sandbox may approve. */
+export function runsWithoutAsking(decision: PolicyDecision, req: Pick<GateRequest, 'sandbox' | 'sandboxOff'>): boolean {
+  if (decision.decision === 'allow') return true;
+  return decision.decision === 'prompt' && !req.sandboxOff && req.sandbox?.active === true && req.sandbox.autoApprove;
 }
 
 export async function passPolicyGate(deps: GateDeps, req: GateRequest, signal?: AbortSignal): Promise<GateVerdict> {
@@ -70,7 +91,7 @@ export async function passPolicyGate(deps: GateDeps, req: GateRequest, signal?: 
     return { kind: 'refuse', by, decision, message: commandDeniedMessage(decision.reason) };
   }
   if (decision.decision === 'allow') return { kind: 'run', decidedBy: 'rule', decision };
-  if (req.sandbox?.active && req.sandbox.autoApprove) return { kind: 'run', decidedBy: 'sandbox', decision };
+  if (runsWithoutAsking(decision, req)) return { kind: 'run', decidedBy: 'sandbox', decision };
   if (signal?.aborted) return { kind: 'aborted', decision };
 
   const answer = await untilAborted(

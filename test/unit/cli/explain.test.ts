@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { probeSandbox } from '../../../src/exec/sandbox/sandboxProbe';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -19,7 +20,7 @@ function explain(args: string[], cwd = ROOT): Run {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-const USAGE = 'usage: agent-bash explain [--rules FILE] [--cwd DIR] [--workspace DIR]... -- COMMAND';
+const USAGE = 'usage: agent-bash explain [--rules FILE] [--cwd DIR] [--workspace DIR]... [--sandbox auto|on|off] -- COMMAND';
 
 describe('cli/explain', () => {
   let dir: string;
@@ -48,7 +49,17 @@ describe('cli/explain', () => {
         { text: 'ls -la', argv: ['ls', '-la'], decision: 'allow', opaque: false, redirects: [] },
       ],
       uncertain: false,
+      // `run` would sandbox it exactly where bubblewrap works here.
+      sandboxed: probeSandbox().sandbox,
     });
+  });
+
+  it('says whether run would sandbox: never with --sandbox off; a bad --sandbox value exits 2', () => {
+    const off = explain(['--cwd', dir, '--sandbox', 'off', '--', 'true']);
+    assert.equal(JSON.parse(off.stdout).sandboxed, false);
+    const bad = explain(['--cwd', dir, '--sandbox', 'maybe', '--', 'true']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /^agent-bash explain: --sandbox maybe is not one of auto, on, off\n/);
   });
 
   it('denies with the rule and the segment, and joins words after --', () => {

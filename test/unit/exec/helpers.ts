@@ -128,3 +128,23 @@ export async function waitFor(check: () => boolean, ms: number): Promise<boolean
   }
   return check();
 }
+
+/**
+ * Live processes whose whole command line is `commandLine` (argv joined by spaces, e.g. a unique
+ * `sleep 300.123`). Pids a command prints from inside a PID namespace mean nothing outside it; the
+ * command line does. Exact, so the shell or CLI that carries the text in a longer line never counts.
+ */
+export function processesWithArg(commandLine: string): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0$/, '').split('\0').join(' ');
+    } catch {
+      continue;
+    }
+    if (cmdline === commandLine && alive(Number(entry))) out.push(Number(entry));
+  }
+  return out;
+}

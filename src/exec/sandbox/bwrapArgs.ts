@@ -1,0 +1,75 @@
+// The bubblewrap command line. The command is always the tail of the argv (`-- file args…`), never
+// part of a string we build: nothing a command contains can end a quote of ours (VS Code #298729).
+import { existsSync, statSync } from 'node:fs';
+import type { FsPolicy } from './sandboxPolicy';
+
+/** Inside the sandbox's own network namespace the proxy bridge listens here (nothing else can). */
+export const PROXY_PORT = 3128;
+export const PROXY_URL = `http://127.0.0.1:${PROXY_PORT}`;
+
+export interface NetworkBridge {
+  socat: string;
+  /** The host proxy's unix socket (bound read-only into the sandbox). */
+  socketPath: string;
+}
+
+export interface Confinement {
+  fs: FsPolicy;
+  /** Absent: no network at all (loopback only). */
+  network?: NetworkBridge;
+}
+
+/**
+ * Containment only (sandbox off, bang commands): the whole filesystem as it is, the caller's
+ * capabilities kept, but a PID namespace whose first process takes every other one with it when it
+ * dies, and that dies with us (die-with-parent).
+ */
+export function containArgs(argv: readonly string[]): string[] {
+  return ['--dev-bind', '/', '/', '--proc', '/proc', '--unshare-pid', '--die-with-parent', '--', ...argv];
+}
+
+/**
+ * Hex of 127.0.0.1:PORT as /proc/net/tcp writes it, and the shell that starts socat (TCP on the
+ * sandbox's loopback → the host proxy's unix socket), waits until it listens, then execs the
+ * command from "$@" untouched.
+ */
+export function bridgeScript(net: NetworkBridge): string {
+  const local = `0100007F:${PROXY_PORT.toString(16).toUpperCase().padStart(4, '0')}`;
+  return [
+    `"$0" TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr "UNIX-CONNECT:$1" </dev/null >/dev/null 2>&1 3>&- &`,
+    'n=0',
+    // Bounded: a socat that never listens costs the command its network, not its run. The sleep
+    // yields the CPU to socat (a busy loop cost ~300 ms on a loaded 2-core machine).
+    'while [ "$n" -lt 500 ]; do',
+    `  while read -r _ a _ s _; do [ "$a" = ${local} ] && [ "$s" = 0A ] && n=500; done </proc/net/tcp`,
+    '  [ "$n" -lt 500 ] && sleep 0.002',
+    '  n=$((n+1))',
+    'done',
+    'shift',
+    'exec "$@"',
+  ].join('\n');
+}
+
+/** Everything after `bwrap` for a confined run of `argv`. */
+export function confineArgs(c: Confinement, argv: readonly string[]): string[] {
+  const args = ['--ro-bind', '/', '/'];
+  for (const dir of unique(c.fs.writable)) if (existsSync(dir)) args.push('--bind', dir, dir);
+  for (const p of unique(c.fs.denyWrite)) if (existsSync(p)) args.push('--ro-bind', p, p);
+  for (const p of unique(c.fs.denyRead)) {
+    const st = statSync(p, { throwIfNoEntry: false });
+    if (!st) continue;
+    if (st.isDirectory()) args.push('--tmpfs', p, '--remount-ro', p);
+    else args.push('--ro-bind', '/dev/null', p);
+  }
+  // Last, so a writable bind of a parent (a workspace at `/`) cannot cover them (binds are nodev).
+  args.push('--dev', '/dev', '--proc', '/proc');
+  // Root outside stays uid 0 inside: without dropping every capability it could remount `/` rw.
+  args.push('--unshare-pid', '--unshare-net', '--die-with-parent', '--cap-drop', 'ALL', '--');
+  if (c.network) args.push('/bin/sh', '-c', bridgeScript(c.network), c.network.socat, c.network.socketPath);
+  args.push(...argv);
+  return args;
+}
+
+function unique(list: readonly string[]): string[] {
+  return [...new Set(list)];
+}

@@ -1,0 +1,69 @@
+// Can this machine sandbox? bubblewrap must be on PATH and able to make the namespaces we use (user
+// namespaces may be disabled by the kernel or a container), and socat must exist for the network
+// bridge. Probed once per PATH by starting `bwrap … true` for real: a binary that exists but cannot
+// create namespaces is as unavailable as a missing one.
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import * as path from 'node:path';
+
+export interface SandboxSupport {
+  /** Absolute path of bwrap when found. */
+  bwrap?: string;
+  /** Absolute path of socat when found. */
+  socat?: string;
+  /** PID namespace + die-with-parent work (kernel containment). */
+  contain: boolean;
+  /** The filesystem/network sandbox works (bwrap and socat both usable). */
+  sandbox: boolean;
+  /** Why not, for messages: what to install or what failed. */
+  problem?: string;
+}
+
+export const INSTALL_HINT = 'apt-get install bubblewrap socat';
+
+/** `name` found in the directories of `pathVar`, as an absolute path. */
+export function findOnPath(name: string, pathVar: string | undefined): string | undefined {
+  for (const dir of (pathVar ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not here; the next directory.
+    }
+  }
+  return undefined;
+}
+
+const cache = new Map<string, SandboxSupport>();
+
+/** The support on this machine for `pathVar` (default: this process's PATH); cached. */
+export function probeSandbox(pathVar: string | undefined = process.env.PATH): SandboxSupport {
+  const key = pathVar ?? '';
+  let found = cache.get(key);
+  if (!found) {
+    found = probeUncached(pathVar);
+    cache.set(key, found);
+  }
+  return found;
+}
+
+function probeUncached(pathVar: string | undefined): SandboxSupport {
+  if (process.platform !== 'linux') {
+    return { contain: false, sandbox: false, problem: `the OS sandbox needs Linux with bubblewrap (this is ${process.platform})` };
+  }
+  const bwrap = findOnPath('bwrap', pathVar);
+  const socat = findOnPath('socat', pathVar);
+  if (!bwrap) return { ...(socat ? { socat } : {}), contain: false, sandbox: false, problem: `bubblewrap (bwrap) is not installed: ${INSTALL_HINT}` };
+  const run = spawnSync(bwrap, ['--dev-bind', '/', '/', '--unshare-pid', '--die-with-parent', '--', 'true'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: 10_000,
+  });
+  if (run.status !== 0) {
+    const why = (run.stderr?.toString('utf8').trim() || run.error?.message || `exit ${run.status}`).split('\n')[0];
+    return { bwrap, ...(socat ? { socat } : {}), contain: false, sandbox: false, problem: `bubblewrap cannot create namespaces here (${why}); user namespaces may be disabled` };
+  }
+  if (!socat) return { bwrap, contain: true, sandbox: false, problem: `socat is not installed: ${INSTALL_HINT}` };
+  return { bwrap, socat, contain: true, sandbox: true };
+}

@@ -1,0 +1,154 @@
+// The one wrapper every spawn point calls: `(argv, {cwd, env, sandbox}) → {file, args, env}`. It
+// decides, per call and from the current settings, between
+//   - sandboxed: bubblewrap with the filesystem policy, no network but the filtering proxy, and a
+//     PID namespace (see bwrapArgs.ts);
+//   - contained: bubblewrap with the whole filesystem, only the PID namespace + die-with-parent
+//     (sandbox off, `sandbox: "off"` calls, bang commands);
+//   - plain: the argv as given, where bubblewrap cannot run (the group kill and the environment-mark
+//     sweep are then all the containment there is).
+// It owns the per-session TMPDIR and one proxy per sandboxed process (so refusals are that
+// process's own), and removes both on dispose.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { confineArgs, containArgs, PROXY_URL } from './bwrapArgs';
+import { NetworkProxy, type Refusal } from './networkProxy';
+import { probeSandbox, type SandboxSupport } from './sandboxProbe';
+import { resolveFsPolicy, type SandboxSettings } from './sandboxPolicy';
+
+export type SandboxLevel = 'sandboxed' | 'contained' | 'plain';
+
+/** `sandbox: "on"` where it cannot start: nothing runs, and the message says what to install. */
+export class SandboxUnavailableError extends Error {}
+
+export const sandboxUnavailableMessage = (problem: string): string =>
+  `The OS sandbox is on (agentBash.sandbox.enabled: "on") but cannot start: ${problem}. Nothing was run.`;
+export const sandboxFallbackWarning = (problem: string): string =>
+  `Agent Bash: commands run without the OS sandbox: ${problem}.`;
+
+/** Marks a sandboxed process's environment, so a command (or a test) can tell where it runs. */
+export const SANDBOX_ENV = 'AGENT_BASH_SANDBOX';
+
+const PROXY_ENV = ['http_proxy', 'https_proxy', 'HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'all_proxy'];
+const NO_PROXY_ENV = ['NO_PROXY', 'no_proxy'];
+
+export interface SandboxRuntimeOptions {
+  settings: () => SandboxSettings;
+  workspaceRoots: () => string[];
+  home?: string;
+  /** Replaces the machine probe (tests: an unavailable machine). */
+  probe?: () => SandboxSupport;
+  /** Told once when `auto` falls back to running unsandboxed. */
+  onFallback?: (message: string) => void;
+}
+
+export interface WrapOptions {
+  env: Record<string, string>;
+  /** `off`: this call runs outside the sandbox (still contained). */
+  sandbox?: 'off';
+  /** Hears each refused network request of this process. */
+  onRefused?: (refusal: Refusal) => void;
+}
+
+export interface WrappedSpawn {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  level: SandboxLevel;
+  /** Network requests refused so far. */
+  refusals: readonly Refusal[];
+  /** Call once the process has exited: closes its proxy. */
+  dispose(): void;
+}
+
+export class SandboxRuntime {
+  private dir: string | undefined;
+  private proxies = 0;
+  private warned = false;
+  private readonly live = new Set<NetworkProxy>();
+
+  constructor(private readonly options: SandboxRuntimeOptions) {}
+
+  support(): SandboxSupport {
+    return (this.options.probe ?? probeSandbox)();
+  }
+
+  /** How a call would run now; throws SandboxUnavailableError for `on` without a sandbox. */
+  levelFor(sandbox?: 'off'): SandboxLevel {
+    const support = this.support();
+    const mode = this.options.settings().enabled;
+    if (mode === 'off' || sandbox === 'off') return support.contain ? 'contained' : 'plain';
+    if (support.sandbox) return 'sandboxed';
+    const problem = support.problem ?? 'unknown reason';
+    if (mode === 'on') throw new SandboxUnavailableError(sandboxUnavailableMessage(problem));
+    if (!this.warned) {
+      this.warned = true;
+      this.options.onFallback?.(sandboxFallbackWarning(problem));
+    }
+    return support.contain ? 'contained' : 'plain';
+  }
+
+  /** The per-session TMPDIR of sandboxed commands (created on first use). */
+  tmpDir(): string {
+    return path.join(this.baseDir(), 'tmp');
+  }
+
+  wrap(argv: readonly string[], opts: WrapOptions): WrappedSpawn {
+    const level = this.levelFor(opts.sandbox);
+    const support = this.support();
+    const plain = { refusals: [] as Refusal[], dispose: () => undefined };
+    if (level === 'plain') return { file: argv[0], args: argv.slice(1), env: opts.env, level, ...plain };
+    const bwrap = support.bwrap as string;
+    if (level === 'contained') return { file: bwrap, args: containArgs(argv), env: opts.env, level, ...plain };
+
+    const settings = this.options.settings();
+    const tmpDir = this.tmpDir();
+    const home = this.options.home ?? os.homedir();
+    const fs = resolveFsPolicy(settings, { home, workspaceRoots: this.options.workspaceRoots(), tmpDir });
+    const socketPath = path.join(this.baseDir(), 'net', `proxy-${process.pid}-${++this.proxies}.sock`);
+    const proxy = new NetworkProxy(socketPath, () => this.options.settings().allowedDomains, opts.onRefused);
+    this.live.add(proxy);
+    const env: Record<string, string> = { ...opts.env, TMPDIR: tmpDir, TMP: tmpDir, TEMP: tmpDir, [SANDBOX_ENV]: '1' };
+    for (const name of PROXY_ENV) env[name] = PROXY_URL;
+    for (const name of NO_PROXY_ENV) delete env[name];
+    const args = confineArgs({ fs, network: { socat: support.socat as string, socketPath } }, argv);
+    let disposed = false;
+    return {
+      file: bwrap,
+      args,
+      env,
+      level,
+      refusals: proxy.refusals,
+      dispose: () => {
+        if (disposed) return;
+        disposed = true;
+        proxy.close();
+        this.live.delete(proxy);
+        rmSync(socketPath, { force: true });
+      },
+    };
+  }
+
+  private baseDir(): string {
+    if (!this.dir) {
+      this.dir = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-sandbox-'));
+      mkdirSync(path.join(this.dir, 'tmp'));
+      mkdirSync(path.join(this.dir, 'net'), { mode: 0o700 });
+    }
+    return this.dir;
+  }
+
+  /** Closes every proxy and removes the session's TMPDIR. */
+  dispose(): void {
+    for (const proxy of this.live) proxy.close();
+    this.live.clear();
+    if (this.dir) rmSync(this.dir, { recursive: true, force: true });
+    this.dir = undefined;
+  }
+}
+
+/** `runtime.wrap(argv, opts)`, or the argv as it is when there is no runtime. */
+export function wrapSpawn(runtime: SandboxRuntime | undefined, argv: readonly string[], opts: WrapOptions): WrappedSpawn {
+  if (runtime) return runtime.wrap(argv, opts);
+  return { file: argv[0], args: argv.slice(1), env: opts.env, level: 'plain', refusals: [], dispose: () => undefined };
+}

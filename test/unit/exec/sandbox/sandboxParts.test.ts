@@ -1,0 +1,130 @@
+// The sandbox's pure parts: argv building (the command stays the argv tail), host matching, the
+// proxy's answers over a real unix socket, violation parsing, the probe on a PATH without bwrap,
+// and the `sandbox` input parameter.
+import * as assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import * as http from 'node:http';
+import * as net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { bashInputJsonSchema, parseBashInput } from '../../../../src/core/input';
+import { confineArgs, containArgs } from '../../../../src/exec/sandbox/bwrapArgs';
+import { NetworkProxy, refusedBody } from '../../../../src/exec/sandbox/networkProxy';
+import { INSTALL_HINT, probeSandbox } from '../../../../src/exec/sandbox/sandboxProbe';
+import { envFilesOutside, hostAllowed, resolveFsPolicy, DEFAULT_SANDBOX_SETTINGS } from '../../../../src/exec/sandbox/sandboxPolicy';
+import { findViolations, refusalLine, violationNotice } from '../../../../src/exec/sandbox/violations';
+
+/** One raw request through the proxy's unix socket; resolves with everything it answered. */
+function viaProxy(socketPath: string, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(socketPath, () => sock.write(request));
+    let out = '';
+    sock.on('data', (c) => (out += c.toString('latin1')));
+    sock.on('end', () => resolve(out));
+    sock.on('error', reject);
+  });
+}
+
+describe('exec/sandbox: parts', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-sbx-parts-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('keeps the command as the argv tail, untouched, in both modes', () => {
+    const argv = ['/bin/bash', '-c', `";curl x; #'$(touch /o)'\n\`id\``];
+    assert.deepEqual(containArgs(argv), ['--dev-bind', '/', '/', '--proc', '/proc', '--unshare-pid', '--die-with-parent', '--', ...argv]);
+    const args = confineArgs({ fs: { writable: [dir], denyRead: [], denyWrite: [] } }, argv);
+    assert.deepEqual(args.slice(-argv.length - 1), ['--', ...argv]);
+    assert.deepEqual(args.slice(0, 6), ['--ro-bind', '/', '/', '--bind', dir, dir]);
+    for (const flag of ['--unshare-pid', '--unshare-net', '--die-with-parent', '--cap-drop']) assert.ok(args.includes(flag), flag);
+  });
+
+  it('hides secret directories with a read-only tmpfs and secret files with /dev/null; skips missing paths', () => {
+    const home = path.join(dir, 'home');
+    mkdirSync(path.join(home, '.ssh'), { recursive: true });
+    writeFileSync(path.join(home, '.npmrc'), 'token');
+    writeFileSync(path.join(home, '.env.local'), 'X=1');
+    const ws = path.join(dir, 'ws');
+    mkdirSync(ws);
+    const fs = resolveFsPolicy(DEFAULT_SANDBOX_SETTINGS, { home, workspaceRoots: [ws], tmpDir: path.join(dir, 'tmp') });
+    const args = confineArgs({ fs }, ['true']);
+    const text = args.join(' ');
+    assert.ok(text.includes(`--tmpfs ${home}/.ssh --remount-ro ${home}/.ssh`), text);
+    assert.ok(text.includes(`--ro-bind /dev/null ${home}/.npmrc`), text);
+    assert.ok(text.includes(`--ro-bind /dev/null ${home}/.env.local`), text);
+    assert.ok(!text.includes('.aws'), 'a missing secret is not mounted');
+    assert.ok(envFilesOutside({ home, workspaceRoots: [ws], tmpDir: '' }).includes(path.join(home, '.env.local')));
+  });
+
+  it('matches hosts exactly or under a *. entry, case-insensitively', () => {
+    assert.equal(hostAllowed('registry.npmjs.org', ['registry.npmjs.org']), true);
+    assert.equal(hostAllowed('REGISTRY.npmjs.org.', ['registry.npmjs.org']), true);
+    assert.equal(hostAllowed('evil-registry.npmjs.org', ['registry.npmjs.org']), false);
+    assert.equal(hostAllowed('a.b.example.com', ['*.example.com']), true);
+    assert.equal(hostAllowed('example.com', ['*.example.com']), false);
+    assert.equal(hostAllowed('notexample.com', ['*.example.com']), false);
+  });
+
+  it('the proxy refuses unlisted hosts with 403 and reports them; forwards listed ones', async () => {
+    const server = http.createServer((req, res) => res.end(`origin saw ${req.method} ${req.url} ${req.headers.connection}`));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const allowed: string[] = [];
+    const heard: string[] = [];
+    const proxy = new NetworkProxy(path.join(dir, 'p.sock'), () => allowed, (r) => heard.push(`${r.host}:${r.port}`));
+    try {
+      const refused = await viaProxy(proxy.socketPath, 'CONNECT made-up.invalid:443 HTTP/1.1\r\nHost: made-up.invalid:443\r\n\r\n');
+      assert.match(refused, /^HTTP\/1\.1 403 Forbidden\r\n/);
+      assert.ok(refused.endsWith(refusedBody('made-up.invalid')));
+      const plain = await viaProxy(proxy.socketPath, `GET http://127.0.0.1:${port}/x?y=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+      assert.match(plain, /^HTTP\/1\.1 403 /);
+      assert.deepEqual(heard, ['made-up.invalid:443', `127.0.0.1:${port}`]);
+
+      allowed.push('127.0.0.1');
+      const ok = await viaProxy(proxy.socketPath, `GET http://127.0.0.1:${port}/x?y=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nProxy-Connection: keep-alive\r\n\r\n`);
+      assert.match(ok, /^HTTP\/1\.1 200 OK\r\n/);
+      assert.ok(ok.endsWith('origin saw GET /x?y=1 close'), ok);
+      assert.equal(proxy.refusals.length, 2);
+    } finally {
+      proxy.close();
+      server.close();
+    }
+  });
+
+  it('reads refused paths and hosts from the output, and words the retry notice', () => {
+    const out = [
+      "touch: cannot touch '/root/x': Read-only file system",
+      '/bin/bash: line 1: /etc/y: Read-only file system',
+      'bash: line 2: rel/out.txt: Read-only file system',
+      "mkdir: cannot create directory ‘/opt/d’: Read-only file system",
+      "Error: EROFS: read-only file system, open '/usr/z'",
+      "OSError: [Errno 30] Read-only file system: '/srv/p'",
+      "cat: /root/.ssh/id: No such file or directory",
+      refusalLine('evil.example', 443).trimEnd(),
+      refusedBody('other.example').trimEnd(),
+    ].join('\n');
+    const v = findViolations(out);
+    assert.deepEqual(v, { paths: ['/root/x', '/etc/y', 'rel/out.txt', '/opt/d', '/usr/z', '/srv/p'], hosts: ['evil.example', 'other.example'] });
+    assert.equal(violationNotice({ paths: [], hosts: [] }), undefined);
+    assert.equal(
+      violationNotice({ paths: ['/root/x'], hosts: [] }),
+      'The OS sandbox refused writing /root/x (writable: the workspace folders, $TMPDIR, package caches, agentBash.sandbox.filesystem.allowWrite). To run it outside the sandbox, call the tool again with "sandbox": "off" (the user is asked to approve it).',
+    );
+  });
+
+  it('a PATH without bwrap: unavailable, and the problem names what to install', () => {
+    const support = probeSandbox(dir);
+    assert.deepEqual(support, { contain: false, sandbox: false, problem: `bubblewrap (bwrap) is not installed: ${INSTALL_HINT}` });
+  });
+
+  it('accepts sandbox: "off" (and null as absent), refuses other values, and advertises it to the model', () => {
+    assert.equal(parseBashInput({ command: 'x', sandbox: 'off' }, { asyncEnabled: true }).sandbox, 'off');
+    assert.equal(parseBashInput({ command: 'x', sandbox: null }, { asyncEnabled: true }).sandbox, undefined);
+    assert.throws(() => parseBashInput({ command: 'x', sandbox: 'on' }, { asyncEnabled: true }), /  - sandbox: Invalid input: expected "off"\n/);
+    const props = bashInputJsonSchema({ asyncEnabled: true }).properties as Record<string, { enum?: string[] }>;
+    assert.deepEqual(props.sandbox?.enum, ['off']);
+  });
+});
