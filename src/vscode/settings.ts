@@ -147,7 +147,6 @@ export class SettingsStore implements vscode.Disposable {
     this.reload();
   }
 
-
   /** Appends rules to `agentBash.patterns` at the chosen scope, before the existing ones there. */
   async addRules(rules: PolicyRule[], scope: 'workspace' | 'user'): Promise<void> {
     const config = vscode.workspace.getConfiguration(SECTION);

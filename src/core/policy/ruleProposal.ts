@@ -43,7 +43,7 @@ function isDangerousHead(head: string): boolean {
 function commandPrefix(argv: readonly string[]): string[] | undefined {
   const head = argv[0];
   if (isDangerousHead(head)) return undefined;
-  let arity = ARITY[head] ?? 1;
+  let arity = (Object.hasOwn(ARITY, head) ? ARITY[head] : undefined) ?? 1;
   const words: string[] = [head];
   for (let i = 1; i < argv.length && words.length < arity; i++) {
     const w = argv[i];

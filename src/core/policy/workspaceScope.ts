@@ -204,8 +204,8 @@ function pathCommandOperands(seg: Segment, dynamic: ReadonlySet<number>): PathWo
 function genericOperands(seg: Segment, dynamic: ReadonlySet<number>): PathWord[] {
   const name = seg.argv[0];
   if (NO_PATH_ARGS.has(name)) return [];
-  const values = VALUE_OPTIONS[name];
-  const pattern = PATTERN_FIRST[name];
+  const values = Object.hasOwn(VALUE_OPTIONS, name) ? VALUE_OPTIONS[name] : undefined;
+  const pattern = Object.hasOwn(PATTERN_FIRST, name) ? PATTERN_FIRST[name] : undefined;
   let patternPending = pattern !== undefined && !seg.argv.slice(1).some((w) => pattern.given.test(w));
   const out: PathWord[] = [];
   let options = true;
