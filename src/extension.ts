@@ -21,6 +21,7 @@ import { ExecutorHolder } from './vscode/executorHolder';
 import { JobInbox } from './vscode/jobInbox';
 import { JobsStatusItem } from './vscode/jobsView';
 import { registerLmTool } from './vscode/lmTool';
+import { announceSavedRules } from './vscode/savedRulesNotice';
 import { ModalPrompter } from './vscode/modalPrompter';
 import { SESSION_ENV } from './vscode/processMarks';
 import { TerminalPtyExecutor } from './vscode/ptyTerminal';
@@ -49,7 +50,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
 
   const analyzer = await createShellAnalyzer({ wasmDir: path.join(context.extensionPath, 'dist') });
   const prompter = new ModalPrompter();
-  const approver = new DialogApprover(prompter, (rules, scope) => settings.addRules(rules, scope));
+  const approver = new DialogApprover(
+    prompter,
+    { add: (rules, scope) => settings.addRules(rules, scope), remove: (saved) => settings.removeRules(saved) },
+    announceSavedRules,
+  );
   const artifactsRoot = path.join(context.globalStorageUri.fsPath, 'artifacts');
   const artifacts = new FileArtifactStore(path.join(artifactsRoot, sessionId));
   // Full outputs of earlier sessions are kept for a week; pruning runs in the background.

@@ -4,7 +4,7 @@
 export type * from './policy/policyContracts';
 export type * from './output/outputContracts';
 import type { OutputSinkLike, OutputSummary } from './output/outputContracts';
-import type { PolicyDecision, PolicyRule, Verdict } from './policy/policyContracts';
+import type { DecisionKind, PolicyDecision, PolicyRule, Verdict } from './policy/policyContracts';
 
 // ---- Results ----
 
@@ -25,8 +25,8 @@ export interface BashToolDetails {
   terminalId?: string;
   async?: AsyncDetails;
   meta?: Record<string, unknown>;
-  /** Agent Bash extras: the policy decision and the artifact of the full output. */
-  decision?: { decision: Verdict; reason: string };
+  /** Agent Bash extras: the policy decision (and the user's answer, when asked) and the artifact of the full output. */
+  decision?: { decision: Verdict; reason: string; kind?: DecisionKind; rule?: string; answer?: ApprovalAnswer['kind'] };
   artifactId?: string;
   signal?: string;
 }

@@ -26,7 +26,6 @@ import type {
   ToolResult,
   UpdateListener,
   UrlResolver,
-  Verdict,
 } from './contracts';
 import { resolveCwd, resolveCwdPath } from './cwd';
 import { ToolAbortError, ToolError } from './errors';
@@ -157,7 +156,7 @@ export class BashPipeline {
   }
 
   async run(rawInput: unknown, opts: BashRunOptions = {}): Promise<ToolResult> {
-    let verdict: { decision: Verdict; reason: string } | undefined;
+    let verdict: NonNullable<ToolResult['details']['decision']> | undefined;
     try {
       const { deps } = this;
       const settings = deps.settings();
@@ -182,11 +181,14 @@ export class BashPipeline {
         decide(analysis, settings.patterns, { cwd: policyCwd, workspaceRoots: deps.workspaceRoots() }),
         input.env,
       );
-      verdict = { decision: decision.decision, reason: decision.reason };
+      verdict = { decision: decision.decision, reason: decision.reason, kind: decision.kind, ...(decision.rule ? { rule: decision.rule.match } : {}) };
       if (decision.decision === 'deny') throw new ToolError(commandDeniedMessage(decision.reason));
       if (decision.decision === 'prompt') {
         if (signal?.aborted) throw new ToolAbortError(COMMAND_ABORTED);
         const answer = await (opts.approver ?? deps.approver).approve({ command: raw, cwd: policyCwd, decision, caller: opts.caller }, signal);
+        verdict.answer = answer.kind;
+        // Stopped while the dialog was open: a cancel, not the user's Deny.
+        if (signal?.aborted) throw new ToolAbortError(COMMAND_ABORTED);
         // 'always': the approver already persisted the new rules; this call proceeds like 'allow'.
         if (answer.kind === 'deny') throw new ToolError(userDeniedMessage(decision.reason));
       }

@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import type { BashSettings, InterceptorRule, PolicyRule } from '../core/contracts';
 import { parsePolicyRules, RULE_MESSAGES } from '../core/policy/policyRulesSchema';
 import { DEFAULT_INTERCEPTOR_RULES } from '../core/interceptor';
+import type { SavedRules } from './approvalDialog';
 
 const SECTION = 'agentBash';
 
@@ -70,6 +71,10 @@ export function readSettings(
 }
 
 /** Caches the parsed settings and re-reads them when any `agentBash.*` value changes. */
+function sameRule(a: PolicyRule, b: PolicyRule): boolean {
+  return a.match === b.match && a.approval === b.approval;
+}
+
 export class SettingsStore implements vscode.Disposable {
   private cached: BashSettings;
   private readonly sub = vscode.workspace.onDidChangeConfiguration((e) => {
@@ -93,17 +98,39 @@ export class SettingsStore implements vscode.Disposable {
     return vscode.workspace.getConfiguration(SECTION).get<T>(key);
   }
 
-  /** Appends rules to `agentBash.patterns` at the chosen scope, before the existing ones there. */
-  async addRules(rules: PolicyRule[], scope: 'workspace' | 'user'): Promise<void> {
+  /**
+   * Puts rules in front of `agentBash.patterns` at the chosen scope (user settings when there is no
+   * workspace folder). Returns the rules actually added (those already there are not) and where.
+   */
+  async addRules(rules: PolicyRule[], scope: 'workspace' | 'user'): Promise<SavedRules> {
+    const { config, target, existing } = this.rulesAt(scope);
+    const fresh = rules.filter((r) => !existing.some((e) => sameRule(e, r)));
+    await config.update('patterns', [...fresh, ...existing], target);
+    this.reload();
+    const isWorkspace = target === vscode.ConfigurationTarget.Workspace;
+    return {
+      rules: fresh,
+      scope: isWorkspace ? 'workspace' : 'user',
+      where: isWorkspace ? 'workspace settings (.vscode/settings.json)' : 'user settings',
+    };
+  }
+
+  /** Removes exactly the rules of one `addRules` (Undo). */
+  async removeRules(saved: SavedRules): Promise<void> {
+    const { config, target, existing } = this.rulesAt(saved.scope);
+    const kept = existing.filter((e) => !saved.rules.some((r) => sameRule(e, r)));
+    await config.update('patterns', kept.length ? kept : undefined, target);
+    this.reload();
+  }
+
+  private rulesAt(scope: 'workspace' | 'user') {
     const config = vscode.workspace.getConfiguration(SECTION);
     const target = scope === 'workspace' && vscode.workspace.workspaceFolders?.length
       ? vscode.ConfigurationTarget.Workspace
       : vscode.ConfigurationTarget.Global;
     const inspected = config.inspect<unknown>('patterns');
     const existing = readRules(target === vscode.ConfigurationTarget.Workspace ? inspected?.workspaceValue : inspected?.globalValue);
-    const fresh = rules.filter((r) => !existing.some((e) => e.match === r.match && e.approval === r.approval));
-    await config.update('patterns', [...fresh, ...existing], target);
-    this.reload();
+    return { config, target, existing };
   }
 
   dispose(): void {

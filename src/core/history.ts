@@ -1,0 +1,230 @@
+// The history of every command any caller ran (or tried to): one plain record per command, built
+// from its tool result, and a bounded newest-first list that persists as JSON. Pure; the view and the
+// workspaceState storage live in src/vscode/historyView.ts.
+import type { ApprovalAnswer, CallerInfo, DecisionKind, ToolResult, Verdict } from './contracts';
+import * as human from './humanMessages';
+
+/** Who let a command run (the policy gate's `decidedBy`). */
+export type DecidedBy = 'rule' | 'user-once' | 'user-session' | 'user-always' | 'sandbox';
+
+export interface HistoryDecision {
+  /** `cancelled`: stopped before anyone decided (e.g. while the dialog was open). */
+  outcome: 'allowed' | 'denied' | 'cancelled' | 'invalid';
+  decidedBy?: DecidedBy;
+  /** The rule that decided, when one did. */
+  rule?: string;
+}
+
+/** What the pipeline knows about its policy step (BashToolDetails.decision). */
+export interface PolicyTrace {
+  decision: Verdict;
+  kind?: DecisionKind;
+  rule?: string;
+  answer?: ApprovalAnswer['kind'];
+}
+
+/**
+ * Who decided, from the policy verdict and the approval answer. The one place to point at the policy
+ * gate's own `decidedBy` once it exists.
+ */
+export function decidedBy(trace: PolicyTrace | undefined, cancelled: boolean): HistoryDecision {
+  if (!trace) return { outcome: cancelled ? 'cancelled' : 'invalid' };
+  const rule = trace.rule ? { rule: trace.rule } : {};
+  if (trace.decision === 'deny') return { outcome: 'denied', decidedBy: 'rule', ...rule };
+  if (trace.decision === 'allow') return { outcome: 'allowed', decidedBy: 'rule', ...rule };
+  switch (trace.answer) {
+    case 'allow':
+      return { outcome: 'allowed', decidedBy: 'user-once' };
+    case 'session':
+      return { outcome: 'allowed', decidedBy: 'user-session' };
+    case 'always':
+      return { outcome: 'allowed', decidedBy: 'user-always' };
+    case 'deny':
+      return cancelled ? { outcome: 'cancelled' } : { outcome: 'denied', decidedBy: 'user-once' };
+    default:
+      return { outcome: 'cancelled' };
+  }
+}
+
+export interface HistoryEntry {
+  id: string;
+  /** Epoch ms when it was recorded (the end of the run). */
+  at: number;
+  command: string;
+  cwd?: string;
+  caller: CallerInfo;
+  decision: HistoryDecision;
+  /** How it ended. `not-run`: denied, cancelled before it started, or refused (bad input). */
+  end: 'exit' | 'signal' | 'timeout' | 'cancelled' | 'background' | 'not-run' | 'failed';
+  exitCode?: number;
+  signal?: string;
+  durationMs?: number;
+  /** Bytes the command wrote (all of it, also what was cut). */
+  outputBytes?: number;
+  /** Bytes the agent saw, when the output was cut. */
+  shownBytes?: number;
+  artifactId?: string;
+  terminalId?: string;
+  /** The first line of the result text for refusals and failures (what the agent read). */
+  note?: string;
+}
+
+export interface RecordInput {
+  id: string;
+  at: number;
+  command: string;
+  cwd?: string;
+  caller: CallerInfo;
+  result: ToolResult;
+  /** The caller's abort signal fired (Cancel, Stop, Ctrl+C). */
+  cancelled: boolean;
+}
+
+export function entryFromResult(input: RecordInput): HistoryEntry {
+  const { result } = input;
+  const d = result.details;
+  const trace = d.decision as (PolicyTrace & { reason?: string }) | undefined;
+  const decision = decidedBy(trace, input.cancelled);
+  const entry: HistoryEntry = {
+    id: input.id,
+    at: input.at,
+    command: input.command,
+    caller: input.caller,
+    decision,
+    end: 'failed',
+  };
+  if (input.cwd !== undefined) entry.cwd = input.cwd;
+  const text = result.content.map((c) => c.text).join('\n');
+  if (d.wallTimeMs !== undefined) entry.durationMs = d.wallTimeMs;
+  if (d.artifactId !== undefined) entry.artifactId = d.artifactId;
+  if (d.terminalId !== undefined) entry.terminalId = d.terminalId;
+  const truncation = (d.meta as { truncation?: { totalBytes: number; outputBytes: number } } | undefined)?.truncation;
+  if (decision.outcome !== 'allowed') {
+    entry.end = 'not-run';
+  } else if (d.async) {
+    entry.end = 'background';
+  } else if (d.timedOut) {
+    entry.end = 'timeout';
+  } else if (d.signal) {
+    entry.end = 'signal';
+    entry.signal = d.signal;
+    if (d.exitCode !== undefined) entry.exitCode = d.exitCode;
+  } else if (d.wallTimeMs !== undefined) {
+    entry.end = 'exit';
+    entry.exitCode = d.exitCode ?? 0;
+  } else if (input.cancelled) {
+    entry.end = 'cancelled';
+  }
+  if (entry.end !== 'not-run' && entry.end !== 'background') {
+    entry.outputBytes = truncation?.totalBytes ?? Buffer.byteLength(text, 'utf8');
+    if (truncation) entry.shownBytes = truncation.outputBytes;
+  }
+  if (result.isError && (entry.end === 'not-run' || entry.end === 'failed' || entry.end === 'cancelled')) {
+    entry.note = text.split('\n')[0] ?? '';
+  }
+  return entry;
+}
+
+/** "rule `git status*`", "you, once", "you, for this session", "you, always", "sandbox", "denied by you"… */
+export function decisionLabel(d: HistoryDecision): string {
+  if (d.outcome === 'cancelled') return 'cancelled before it ran';
+  if (d.outcome === 'invalid') return 'refused: not a valid call';
+  if (d.outcome === 'denied') return d.decidedBy === 'rule' ? (d.rule ? `denied by rule \`${d.rule}\`` : 'denied by the policy') : 'denied by you';
+  switch (d.decidedBy) {
+    case 'rule':
+      return d.rule ? `allowed by rule \`${d.rule}\`` : 'allowed by the rules';
+    case 'user-once':
+      return 'allowed by you, once';
+    case 'user-session':
+      return 'allowed by you for this session';
+    case 'user-always':
+      return 'allowed by you, always';
+    case 'sandbox':
+      return 'allowed by the sandbox';
+    default:
+      return 'allowed';
+  }
+}
+
+/** How it ended, in plain words. */
+export function endLabel(e: HistoryEntry): string {
+  switch (e.end) {
+    case 'exit':
+      return human.exited(e.exitCode ?? 0);
+    case 'signal':
+      return human.killedBy(e.signal ?? 'a signal', e.exitCode);
+    case 'timeout':
+      return 'Timed out';
+    case 'cancelled':
+      return e.durationMs === undefined ? human.youCancelled(undefined) : human.youCancelled(e.durationMs);
+    case 'background':
+      return 'Running as a background job';
+    case 'not-run':
+      return e.decision.outcome === 'denied' ? 'Not run' : e.decision.outcome === 'cancelled' ? 'Not run: you cancelled it' : 'Not run';
+    case 'failed':
+      return 'Failed';
+  }
+}
+
+/** The one-line description beside the command in the view. */
+export function entryDescription(e: HistoryEntry): string {
+  const parts = [e.caller.name, decisionLabel(e.decision), endLabel(e)];
+  if (e.durationMs !== undefined) parts.push(human.duration(e.durationMs));
+  if (e.outputBytes !== undefined) parts.push(human.byteSize(e.outputBytes));
+  return parts.join(' · ');
+}
+
+/** The hover text: every field, one per line. */
+export function entryTooltip(e: HistoryEntry): string {
+  const lines = [
+    `$ ${e.command}`,
+    `Caller: ${e.caller.name}`,
+    `Decision: ${decisionLabel(e.decision)}`,
+    `Working directory: ${e.cwd ?? 'the session directory'}`,
+    `Result: ${endLabel(e)}`,
+  ];
+  if (e.durationMs !== undefined) lines.push(`Duration: ${human.duration(e.durationMs)}`);
+  if (e.outputBytes !== undefined) lines.push(`Output: ${human.byteSize(e.outputBytes)}`);
+  const cut = human.outputCut(e.shownBytes, e.outputBytes);
+  if (cut) lines.push(cut);
+  if (e.artifactId) lines.push(`Full output: artifact://${e.artifactId}`);
+  if (e.note) lines.push(e.note);
+  return lines.join('\n');
+}
+
+export const HISTORY_LIMIT = 500;
+
+/** Newest first, at most `limit` entries. */
+export class HistoryList {
+  private items: HistoryEntry[];
+
+  constructor(
+    initial: readonly HistoryEntry[] = [],
+    private readonly limit = HISTORY_LIMIT,
+  ) {
+    this.items = initial.filter(isEntry).slice(0, limit);
+  }
+
+  get entries(): readonly HistoryEntry[] {
+    return this.items;
+  }
+
+  add(entry: HistoryEntry): void {
+    this.items.unshift(entry);
+    if (this.items.length > this.limit) this.items.length = this.limit;
+  }
+
+  get(id: string): HistoryEntry | undefined {
+    return this.items.find((e) => e.id === id);
+  }
+
+  clear(): void {
+    this.items = [];
+  }
+}
+
+/** Stored data from an older or broken version is dropped rather than shown half-read. */
+function isEntry(value: unknown): value is HistoryEntry {
+  const e = value as Partial<HistoryEntry> | null;
+  return !!e && typeof e.id === 'string' && typeof e.command === 'string' && typeof e.at === 'number' && !!e.caller && !!e.decision;
+}
