@@ -21,6 +21,10 @@ import { ExecutorHolder } from './vscode/executorHolder';
 import { JobInbox } from './vscode/jobInbox';
 import { JobsStatusItem } from './vscode/jobsView';
 import { registerLmTool } from './vscode/lmTool';
+import { addAllowRule } from './vscode/addAllowRule';
+import { HistoryStore } from './vscode/historyStore';
+import { registerHistoryView } from './vscode/historyView';
+import { virtualDocumentText } from './vscode/outputDocument';
 import { announceSavedRules } from './vscode/savedRulesNotice';
 import { ModalPrompter } from './vscode/modalPrompter';
 import { SESSION_ENV } from './vscode/processMarks';
@@ -28,6 +32,7 @@ import { TerminalPtyExecutor } from './vscode/ptyTerminal';
 import { vscodeToolAvailable } from './vscode/toolAvailability';
 import type { AgentBashServices } from './vscode/services';
 import { SessionCwd } from './vscode/sessionCwd';
+import { SessionCwdStatus } from './vscode/sessionCwdStatus';
 import { SettingsStore } from './vscode/settings';
 import { resolveShell } from './vscode/shellSettings';
 import { VsCodeTerminalBridge } from './vscode/terminalBridge';
@@ -99,6 +104,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
   });
   const commandLog = new CommandLog(log);
   const tracked = commandLog.wrap(pipeline);
+  const history = new HistoryStore(context.workspaceState, () => cwd.get());
+  context.subscriptions.push(history, commandLog.onDidRunCommand((ran) => history.record(ran)));
   const services: AgentBashServices = {
     bridge,
     pipeline: tracked,
@@ -112,18 +119,28 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
   };
 
   const jobsStatus = new JobsStatusItem(jobs);
+  const cwdStatus = new SessionCwdStatus(cwd);
   const inbox = new JobInbox(jobs);
   context.subscriptions.push(
     log,
     settings,
     bridge,
     jobsStatus,
+    cwdStatus,
     commandLog,
-    vscode.workspace.registerTextDocumentContentProvider(ARTIFACT_SCHEME, new ArtifactContentProvider(artifacts)),
+    vscode.workspace.registerTextDocumentContentProvider(
+      ARTIFACT_SCHEME,
+      new ArtifactContentProvider(artifacts, (uri) => virtualDocumentText(uri, { history, artifacts, jobs })),
+    ),
     registerLmTool(services, inbox),
     inbox,
   );
-  registerCommands(context, { ...services, tracked, jobs, artifacts, executors, commandLog, sessionId, cwd });
+  registerCommands(context, { ...services, tracked, jobs, artifacts, executors, commandLog, sessionId, cwd, history });
+  registerHistoryView(context, {
+    store: history,
+    findTerminal: (id) => bridge.list().find((t) => t.terminalId === id)?.terminal,
+    addAllowRule: async (command) => void (await addAllowRule(tracked, settings, command, cwd.get())),
+  });
   registerAcp(context, services);
 
   shutdown = async () => {

@@ -78,6 +78,8 @@ export interface RecordInput {
   result: ToolResult;
   /** The caller's abort signal fired (Cancel, Stop, Ctrl+C). */
   cancelled: boolean;
+  /** How long the call took, for results that carry no wall time (cancelled, refused). */
+  elapsedMs?: number;
 }
 
 export function entryFromResult(input: RecordInput): HistoryEntry {
@@ -96,6 +98,7 @@ export function entryFromResult(input: RecordInput): HistoryEntry {
   if (input.cwd !== undefined) entry.cwd = input.cwd;
   const text = result.content.map((c) => c.text).join('\n');
   if (d.wallTimeMs !== undefined) entry.durationMs = d.wallTimeMs;
+  else if (input.elapsedMs !== undefined && input.cancelled) entry.durationMs = input.elapsedMs;
   if (d.artifactId !== undefined) entry.artifactId = d.artifactId;
   if (d.terminalId !== undefined) entry.terminalId = d.terminalId;
   const truncation = (d.meta as { truncation?: { totalBytes: number; outputBytes: number } } | undefined)?.truncation;
@@ -227,4 +230,34 @@ export class HistoryList {
 function isEntry(value: unknown): value is HistoryEntry {
   const e = value as Partial<HistoryEntry> | null;
   return !!e && typeof e.id === 'string' && typeof e.command === 'string' && typeof e.at === 'number' && !!e.caller && !!e.decision;
+}
+
+/** The top of an output document: what ran, where, who decided and how it ended. */
+export function outputHeader(e: HistoryEntry): string {
+  const lines = [
+    `$ ${e.command}`,
+    `Working directory: ${e.cwd ?? 'the session directory'}`,
+    `Run by: ${e.caller.name}`,
+    `Decision: ${decisionLabel(e.decision)}`,
+    `Result: ${endLabel(e)}${e.durationMs !== undefined ? ` after ${human.duration(e.durationMs)}` : ''}`,
+  ];
+  if (e.outputBytes !== undefined) lines.push(`Output: ${human.byteSize(e.outputBytes)}`);
+  const cut = human.outputCut(e.shownBytes, e.outputBytes);
+  if (cut) lines.push(`${cut} Below is all of it.`);
+  lines.push('─'.repeat(60), '');
+  return lines.join('\n');
+}
+
+/** The notification after a palette run: the outcome in plain words, and whether output was cut. */
+export function toastMessage(e: HistoryEntry): string {
+  const what = human.code(e.command);
+  if (e.decision.outcome === 'denied') {
+    return `Agent Bash: ${e.decision.decidedBy === 'rule' ? human.ruleDenied(e.command, e.decision.rule) : human.youDenied(e.command)}`;
+  }
+  if (e.decision.outcome === 'cancelled' || e.end === 'cancelled') return `Agent Bash: ${what}: ${human.youCancelled(e.durationMs)}`;
+  if (e.end === 'not-run' || e.end === 'failed') return `Agent Bash: ${what} did not run: ${e.note ?? 'it failed'}`;
+  const took = e.durationMs !== undefined && e.end !== 'timeout' ? ` in ${human.duration(e.durationMs)}` : '';
+  const timeout = e.end === 'timeout' ? (e.durationMs !== undefined ? `Stopped after ${human.duration(e.durationMs)}: it ran out of time` : 'Stopped: it ran out of time') : '';
+  const cut = human.outputCut(e.shownBytes, e.outputBytes);
+  return `Agent Bash: ${what}: ${timeout || endLabel(e)}${took}.${cut ? ` ${cut} Show Output has all of it.` : ''}`;
 }
