@@ -19,8 +19,9 @@ export function ruleDenied(command: string, rule: string | undefined): string {
 
 /** Why the approval dialog asks, for a prompt-level decision. */
 export function whyAsked(command: string, decision: PolicyDecision): string {
-  const seg = decision.segmentIndex !== undefined ? decision.segments[decision.segmentIndex - 1]?.segment.text : undefined;
-  const what = code(seg ?? command);
+  // The part that made it ask, as written (with its redirects), not the normalised text.
+  const seg = decision.segmentIndex !== undefined ? decision.segments[decision.segmentIndex - 1]?.segment : undefined;
+  const what = code(seg?.source || seg?.text || command);
   switch (decision.kind) {
     case 'rule':
       return decision.rule ? `Rule \`${decision.rule.match}\` says to ask before ${what}.` : `A rule says to ask before ${what}.`;
@@ -33,7 +34,8 @@ export function whyAsked(command: string, decision: PolicyDecision): string {
     case 'external_directory':
       return `${what} reaches outside the workspace folders, so Agent Bash asks.`;
     case 'redirect':
-      return `${what} writes to a file, which its allow rule does not cover, so Agent Bash asks.`;
+      // The segment's own text leaves its redirects out; the whole line shows the write.
+      return `${code(command)} writes to a file, which its allow rule does not cover, so Agent Bash asks.`;
     case 'default':
       return `No rule matches ${what}, so Agent Bash asks.`;
   }
