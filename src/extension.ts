@@ -141,7 +141,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     findTerminal: (id) => bridge.list().find((t) => t.terminalId === id)?.terminal,
     addAllowRule: async (command) => void (await addAllowRule(tracked, settings, command, cwd.get())),
   });
-  registerAcp(context, services);
+  registerAcp(context, services, history);
 
   shutdown = async () => {
     await Promise.allSettled([bridge.disposeAsync(), jobs.dispose(), executors.dispose()]);

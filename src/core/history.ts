@@ -55,7 +55,7 @@ export interface HistoryEntry {
   caller: CallerInfo;
   decision: HistoryDecision;
   /** How it ended. `not-run`: denied, cancelled before it started, or refused (bad input). */
-  end: 'exit' | 'signal' | 'timeout' | 'cancelled' | 'background' | 'not-run' | 'failed';
+  end: 'running' | 'exit' | 'signal' | 'timeout' | 'cancelled' | 'background' | 'not-run' | 'failed';
   exitCode?: number;
   signal?: string;
   durationMs?: number;
@@ -152,6 +152,8 @@ export function decisionLabel(d: HistoryDecision): string {
 /** How it ended, in plain words. */
 export function endLabel(e: HistoryEntry): string {
   switch (e.end) {
+    case 'running':
+      return 'Running';
     case 'exit':
       return human.exited(e.exitCode ?? 0);
     case 'signal':

@@ -26,6 +26,11 @@ export class ModalPrompter implements QuestionAsker {
   /** Every question asked while a responder was installed, for tests to inspect. */
   readonly asked: ModalQuestion[] = [];
 
+  /** A test responder is installed: it answers every question, also those an agent panel would ask inline. */
+  get scripted(): boolean {
+    return this.responder !== undefined;
+  }
+
   setResponder(responder: PromptResponder | undefined): void {
     this.responder = responder;
     this.asked.length = 0;
