@@ -54,7 +54,8 @@
       if (item.test(line)) {
         const ordered = /\d/.test(item.exec(line)[1]);
         const items = [];
-        while (i < lines.length && item.test(lines[i])) items.push(inline(lines[i++].replace(item, '')));
+        const sameKind = (l) => item.test(l) && /\d/.test(item.exec(l)[1]) === ordered;
+        while (i < lines.length && sameKind(lines[i])) items.push(inline(lines[i++].replace(item, '')));
         blocks.push({ type: 'list', ordered, items });
         continue;
       }
