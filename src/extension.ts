@@ -149,7 +149,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     killByEnv(SESSION_ENV, sessionId);
   };
   log.info(`Agent Bash active (session ${sessionId}, shell ${shell().path})`);
-  return createApi({ services, tracked, jobs, executors, commandLog, sessionId, cwd });
+  return createApi({ services, tracked, jobs, executors, commandLog, sessionId, cwd, history, cwdStatus });
 }
 
 export async function deactivate(): Promise<void> {

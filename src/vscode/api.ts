@@ -6,7 +6,9 @@ import * as vscode from 'vscode';
 import type { CommandLog } from './commandLog';
 import type { ExecutorHolder } from './executorHolder';
 import type { AgentBashServices, PipelineLike } from './services';
+import type { HistoryStore } from './historyStore';
 import type { SessionCwd } from './sessionCwd';
+import type { SessionCwdStatus } from './sessionCwdStatus';
 import { checkTerminalPolicy } from './terminalPolicy';
 
 export interface TestingHooks {
@@ -15,6 +17,8 @@ export interface TestingHooks {
   executors: ExecutorHolder;
   cwd: SessionCwd;
   sessionId: string;
+  history?: HistoryStore;
+  cwdStatus?: SessionCwdStatus;
 }
 
 export interface AgentBashApi extends PublicApi {
@@ -30,6 +34,8 @@ export interface ApiDeps {
   commandLog: CommandLog;
   sessionId: string;
   cwd: SessionCwd;
+  history?: HistoryStore;
+  cwdStatus?: SessionCwdStatus;
 }
 
 export function createApi(deps: ApiDeps): AgentBashApi {
@@ -64,7 +70,15 @@ export function createApi(deps: ApiDeps): AgentBashApi {
     onDidRunCommand: deps.commandLog.onDidRunCommand as vscode.Event<Parameters<Parameters<PublicApi['onDidRunCommand']>[0]>[0]>,
   };
   if (process.env.AGENT_BASH_TEST_MODE === '1') {
-    api.testing = { services, jobs: deps.jobs, executors: deps.executors, cwd: deps.cwd, sessionId: deps.sessionId };
+    api.testing = {
+      services,
+      jobs: deps.jobs,
+      executors: deps.executors,
+      cwd: deps.cwd,
+      sessionId: deps.sessionId,
+      ...(deps.history ? { history: deps.history } : {}),
+      ...(deps.cwdStatus ? { cwdStatus: deps.cwdStatus } : {}),
+    };
   }
   return api;
 }

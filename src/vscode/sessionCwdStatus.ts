@@ -20,6 +20,8 @@ export class SessionCwdStatus implements vscode.Disposable {
   readonly item = vscode.window.createStatusBarItem('agentBash.sessionDirectory', vscode.StatusBarAlignment.Left, 10);
   private readonly unsubscribe: () => void;
   private readonly command: vscode.Disposable;
+  /** Whether the item is on the status bar (VS Code has no getter for it). */
+  shown = false;
 
   constructor(private readonly cwd: SessionCwd) {
     this.item.name = 'Agent Bash: agent directory';
@@ -38,11 +40,13 @@ export class SessionCwdStatus implements vscode.Disposable {
     const home = this.cwd.home();
     if (path.resolve(dir) === path.resolve(home)) {
       this.item.hide();
+      this.shown = false;
       return;
     }
     this.item.text = sessionDirText(dir, home);
     this.item.tooltip = sessionDirTooltip(dir, home);
     this.item.show();
+    this.shown = true;
   }
 
   dispose(): void {
