@@ -26,13 +26,20 @@ async function main() {
   const workspace = path.join(runDir, 'workspace');
   mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
   writeFileSync(path.join(workspace, 'README.txt'), 'Agent Bash UI workspace\n');
-  // The ACP test agent, launched by `Connect ACP Agent` from the palette; only its own echo is allowed
-  // without asking, so the dialog tests still see their prompts.
+  // The ACP test agent and the sample workspace's demo agent, launched by `Connect ACP Agent` from the
+  // palette; only a few echoes are allowed without asking, so the dialog tests still see their prompts.
   writeFileSync(
     path.join(workspace, '.vscode', 'settings.json'),
     JSON.stringify({
-      'agentBash.acp.agents': [{ name: 'ui-test-agent', command: process.execPath, args: [path.join(root, 'out', 'test', 'fixtures', 'acpTestAgent.js')] }],
-      'agentBash.patterns': [{ match: 'echo ui-acp-*', approval: 'allow' }],
+      'agentBash.acp.agents': [
+        { name: 'ui-test-agent', command: process.execPath, args: [path.join(root, 'out', 'test', 'fixtures', 'acpTestAgent.js')] },
+        { name: 'Demo agent', command: process.execPath, args: [path.join(root, 'sample-workspace', '.agent-bash', 'demo-agent.js')] },
+      ],
+      'agentBash.patterns': [
+        { match: 'echo ui-acp-*', approval: 'allow' },
+        { match: 'echo ui-hist-*', approval: 'allow' },
+        { match: 'rm -rf ui-*', approval: 'deny' },
+      ],
     }, null, 2),
   );
   const server = await startCodeServer({ workspace, smokeTestDriver: true, runDir: path.join(runDir, 'server') });

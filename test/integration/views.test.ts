@@ -169,7 +169,7 @@ describe('views: history, approvals, output documents, session directory, demo a
       await panel.handleMessage({ type: 'answer', id, button: ALLOW_ONCE });
       await turn;
       const agentText = panel.transcript.items.filter((i) => i.kind === 'agent').map((i) => i.text).join('');
-      assert.match(agentText, /\*\*Done\*\* \(exit 0\):\n```\ndemo-inline\n```/);
+      assert.match(agentText, /\*\*Done\*\* \(exit 0\):\n\n```\ndemo-inline\n```/);
       const h = t.history;
       assert.ok(h);
       await until('the exit in the history', () => h.entries[0]?.end === 'exit');
