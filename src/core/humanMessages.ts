@@ -21,7 +21,7 @@ export function ruleDenied(command: string, rule: string | undefined): string {
 export function whyAsked(command: string, decision: PolicyDecision): string {
   // The part that made it ask, as written (with its redirects), not the normalised text.
   const seg = decision.segmentIndex !== undefined ? decision.segments[decision.segmentIndex - 1]?.segment : undefined;
-  const what = code(seg?.source || seg?.text || command);
+  const what = code(decision.segments.length <= 1 ? command : seg?.source || seg?.text || command);
   switch (decision.kind) {
     case 'rule':
       return decision.rule ? `Rule \`${decision.rule.match}\` says to ask before ${what}.` : `A rule says to ask before ${what}.`;
