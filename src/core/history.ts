@@ -3,6 +3,7 @@
 // workspaceState storage live in src/vscode/historyView.ts.
 import type { ApprovalAnswer, CallerInfo, DecisionKind, ToolResult, Verdict } from './contracts';
 import * as human from './humanMessages';
+import { NO_OUTPUT } from './output/results';
 
 /** Who let a command run (the policy gate's `decidedBy`). */
 export type DecidedBy = 'rule' | 'user-once' | 'user-session' | 'user-always' | 'sandbox';
@@ -119,13 +120,19 @@ export function entryFromResult(input: RecordInput): HistoryEntry {
     entry.end = 'cancelled';
   }
   if (entry.end !== 'not-run' && entry.end !== 'background') {
-    entry.outputBytes = truncation?.totalBytes ?? Buffer.byteLength(text, 'utf8');
+    entry.outputBytes = truncation?.totalBytes ?? Buffer.byteLength(outputPart(text), 'utf8');
     if (truncation) entry.shownBytes = truncation.outputBytes;
   }
   if (result.isError && (entry.end === 'not-run' || entry.end === 'failed' || entry.end === 'cancelled')) {
     entry.note = text.split('\n')[0] ?? '';
   }
   return entry;
+}
+
+/** The command's own output in a complete result: the text before the wall-time notice (§8.2). */
+function outputPart(text: string): string {
+  const body = text.split(/\n\nWall time: [\d.]+ seconds/)[0] ?? '';
+  return body === NO_OUTPUT ? '' : body;
 }
 
 /** "rule `git status*`", "you, once", "you, for this session", "you, always", "sandbox", "denied by you"… */

@@ -57,9 +57,11 @@ async function main() {
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     const payload = JSON.stringify([['extensionDevelopmentPath', remoteUri(server.port, root)]]);
-    await page.goto(`${server.url}?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(payload)}`);
+    // A loaded machine can take longer than the default 30 s to serve the workbench.
+    await page.goto(`${server.url}?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(payload)}`, { timeout: 120000 });
     await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
-    for (const test of uiTests) {
+    const grep = process.env.AGENT_BASH_UI_GREP;
+    for (const test of uiTests.filter((t) => !grep || t.name.includes(grep))) {
       const t = Date.now();
       try {
         await test.run({ page, workspace, shotsDir });

@@ -15,7 +15,8 @@ export async function runFromPalette(page, commandTitle, timeoutMs = 45000) {
     await input.fill(`>${commandTitle}`);
     try {
       await row.waitFor({ state: 'visible', timeout: 2000 });
-      await page.keyboard.press('Enter');
+      // A click picks exactly this row; Enter would take whichever row is highlighted (recently used first).
+      await row.click();
       return;
     } catch (err) {
       await page.keyboard.press('Escape');
@@ -78,16 +79,35 @@ async function connectAgent(page, name) {
 
 /** Runs `command` from Run Agent Bash (no dialog expected unless `answer` is given). */
 async function runAgentBash(page, command, answer) {
-  await runFromPalette(page, 'Agent Bash: Run Agent Bash');
-  await typeIntoInputBox(page, command);
+  // A terminal taking focus as the previous command ends can close the fresh quick pick: try again.
+  for (let attempt = 1; ; attempt++) {
+    await runFromPalette(page, 'Agent Bash: Run Agent Bash');
+    const input = page.locator('.quick-input-widget input');
+    try {
+      await input.waitFor({ state: 'visible', timeout: 5000 });
+      await input.fill(command, { timeout: 5000 });
+      await page.keyboard.press('Enter');
+      break;
+    } catch (err) {
+      if (attempt === 3) throw err;
+      await page.keyboard.press('Escape');
+    }
+  }
   if (answer) await answerDialog(page, `Command: ${command}`, answer);
 }
 
-/** A notification toast with this text, and a click on one of its buttons. */
+/** A click on a button of the notification with this text (from the notification center once the toast is gone). */
 async function clickToastButton(page, text, button) {
   const toast = page.locator('.notification-toast', { hasText: text }).first();
-  await toast.waitFor({ state: 'visible', timeout: 15000 });
-  await toast.locator('.monaco-button', { hasText: button }).first().click();
+  try {
+    await toast.waitFor({ state: 'visible', timeout: 10000 });
+    await toast.locator('.monaco-button', { hasText: button }).first().click();
+  } catch {
+    await runFromPalette(page, 'Notifications: Show Notifications');
+    const item = page.locator('.notifications-center .notification-list-item', { hasText: text }).first();
+    await item.waitFor({ state: 'visible', timeout: 10000 });
+    await item.locator('.monaco-button', { hasText: button }).first().click();
+  }
 }
 
 function workspaceSettings(workspace) {
@@ -151,11 +171,16 @@ export const uiTests = [
   {
     name: 'Always allow… saves the rule, the notification names it and where, Undo removes it',
     async run({ page, workspace, shotsDir }) {
-      await runAgentBash(page, 'printf ui-always', 'Always allow…');
-      const where = page.locator('.monaco-dialog-box');
-      await where.waitFor({ state: 'visible', timeout: 10000 });
-      assert.match(await where.innerText(), /allow: printf \*/);
-      await where.locator('.dialog-buttons .monaco-button', { hasText: 'Save to Workspace Settings' }).first().click();
+      await runFromPalette(page, 'Agent Bash: Run Agent Bash');
+      await typeIntoInputBox(page, 'printf ui-always');
+      const dialog = page.locator('.monaco-dialog-box');
+      await dialog.waitFor({ state: 'visible', timeout: 20000 });
+      await dialog.locator('.dialog-buttons .monaco-button', { hasText: 'Always allow…' }).first().click();
+      // The second question replaces the first in the same dialog box.
+      await page.locator('.monaco-dialog-box', { hasText: 'always allow commands matching these rules?' }).waitFor({ state: 'visible', timeout: 10000 });
+      assert.match(await dialog.innerText(), /allow: printf \*/);
+      await page.screenshot({ path: path.join(shotsDir, 'always-allow-where.png') });
+      await dialog.locator('.dialog-buttons .monaco-button', { hasText: 'Save to Workspace Settings' }).first().click();
       const saved = 'Agent Bash: saved an allow rule to workspace settings (.vscode/settings.json): `printf *`.';
       await page.locator('.notification-toast', { hasText: saved }).first().waitFor({ state: 'visible', timeout: 15000 });
       await page.screenshot({ path: path.join(shotsDir, 'always-allow-saved.png') });
@@ -175,7 +200,8 @@ export const uiTests = [
       const tab = await page.locator('.tabs-container .tab.active').first().innerText();
       assert.ok(!/Untitled/.test(tab), `the output opened as ${tab}`);
       assert.match(tab, /\.log/);
-      assert.match(await editor.innerText(), /Result: Finished \(exit 0\)/);
+      // Monaco renders spaces as no-break spaces.
+      assert.match((await editor.innerText()).replace(/\u00a0/g, ' '), /Result: Finished \(exit 0\)/);
       await page.screenshot({ path: path.join(shotsDir, 'show-output.png') });
       await runFromPalette(page, 'View: Close All Editors');
       assert.equal(await page.locator('.monaco-dialog-box').isVisible(), false, 'closing asked to save');
@@ -188,7 +214,6 @@ export const uiTests = [
       await typeIntoInputBox(page, 'cd /tmp');
       const item = page.locator('.statusbar-item', { hasText: 'Agent Bash: /tmp' }).first();
       await item.waitFor({ state: 'visible', timeout: 15000 });
-      await page.locator('.xterm-rows', { hasText: 'Agent commands now run in /tmp.' }).first().waitFor({ timeout: 10000 });
       await page.screenshot({ path: path.join(shotsDir, 'bang-cd-status.png') });
       await item.click();
       await item.waitFor({ state: 'hidden', timeout: 10000 });
