@@ -96,18 +96,28 @@ async function runAgentBash(page, command, answer) {
   if (answer) await answerDialog(page, `Command: ${command}`, answer);
 }
 
-/** A click on a button of the notification with this text (from the notification center once the toast is gone). */
-async function clickToastButton(page, text, button) {
+/**
+ * A click on a button of the notification with this text: on its toast, or in the notification center
+ * once the toast is gone (which then closes again). `shotPath`: a screenshot with the notification shown.
+ */
+async function clickToastButton(page, text, button, shotPath) {
   const toast = page.locator('.notification-toast', { hasText: text }).first();
-  try {
-    await toast.waitFor({ state: 'visible', timeout: 10000 });
+  if (await toast.waitFor({ state: 'visible', timeout: 5000 }).then(() => true, () => false)) {
+    if (shotPath) await page.screenshot({ path: shotPath });
     await toast.locator('.monaco-button', { hasText: button }).first().click();
-  } catch {
-    await runFromPalette(page, 'Notifications: Show Notifications');
-    const item = page.locator('.notifications-center .notification-list-item', { hasText: text }).first();
-    await item.waitFor({ state: 'visible', timeout: 10000 });
-    await item.locator('.monaco-button', { hasText: button }).first().click();
+    return;
   }
+  await runFromPalette(page, 'Notifications: Show Notifications');
+  const item = page.locator('.notifications-center .notification-list-item', { hasText: text }).first();
+  await item.waitFor({ state: 'visible', timeout: 10000 });
+  if (shotPath) await page.screenshot({ path: shotPath });
+  await item.locator('.monaco-button', { hasText: button }).first().click();
+  await hideNotifications(page);
+}
+
+/** Closes the notification center when it is open (it would cover the bottom of the editor area). */
+async function hideNotifications(page) {
+  if (await page.locator('.notifications-center.visible').isVisible()) await page.locator('.notifications-center .codicon-notifications-hide, .notifications-center .codicon-chevron-down').first().click();
 }
 
 function workspaceSettings(workspace) {
@@ -182,10 +192,9 @@ export const uiTests = [
       await page.screenshot({ path: path.join(shotsDir, 'always-allow-where.png') });
       await dialog.locator('.dialog-buttons .monaco-button', { hasText: 'Save to Workspace Settings' }).first().click();
       const saved = 'Agent Bash: saved an allow rule to workspace settings (.vscode/settings.json): `printf *`.';
-      await page.locator('.notification-toast', { hasText: saved }).first().waitFor({ state: 'visible', timeout: 15000 });
-      await page.screenshot({ path: path.join(shotsDir, 'always-allow-saved.png') });
+      await announced(page, saved);
       await waitFor(() => workspaceSettings(workspace)['agentBash.patterns'].some((r) => r.match === 'printf *'), 10000, 'printf * in settings.json');
-      await clickToastButton(page, saved, 'Undo');
+      await clickToastButton(page, saved, 'Undo', path.join(shotsDir, 'always-allow-saved.png'));
       await waitFor(() => !workspaceSettings(workspace)['agentBash.patterns'].some((r) => r.match === 'printf *'), 10000, 'printf * removed');
       assert.deepEqual(workspaceSettings(workspace)['agentBash.patterns'].map((r) => r.match), ['echo ui-acp-*', 'echo ui-hist-*', 'rm -rf ui-*']);
     },
@@ -194,7 +203,7 @@ export const uiTests = [
     name: 'Show Output opens a read-only document with the command and exit status, not an Untitled one',
     async run({ page, shotsDir }) {
       await runAgentBash(page, 'echo ui-hist-output');
-      await clickToastButton(page, 'Agent Bash: `echo ui-hist-output`: Finished (exit 0)', 'Show Output');
+      await clickToastButton(page, 'Agent Bash: `echo ui-hist-output`: Finished (exit 0)', 'Show Output', path.join(shotsDir, 'result-toast.png'));
       const editor = page.locator('.editor-instance .view-lines').first();
       await page.locator('.view-lines', { hasText: '$ echo ui-hist-output' }).first().waitFor({ state: 'visible', timeout: 15000 });
       const tab = await page.locator('.tabs-container .tab.active').first().innerText();
@@ -256,6 +265,7 @@ export const uiTests = [
     name: 'The demo agent runs a typed command through its panel after an inline approval',
     async run({ page, workspace, shotsDir }) {
       await runFromPalette(page, 'View: Close All Editors');
+      await hideNotifications(page);
       const view = await connectAgent(page, 'Demo agent');
       const prompt = view.locator('#prompt');
       await prompt.waitFor({ state: 'visible', timeout: 20000 });
