@@ -23,6 +23,11 @@ export function approvalTitle(req: ApprovalRequest): string {
   return req.caller ? `Agent Bash: ${req.caller.name} wants to run a command` : APPROVAL_TITLE;
 }
 
+/** True for a command approval (whoever asks), as opposed to the "where to save" step or other questions. */
+export function isApprovalQuestion(q: { buttons: string[] }): boolean {
+  return q.buttons.includes(ALLOW_SESSION);
+}
+
 export function approvalDetail(req: ApprovalRequest): string {
   return [`Command: ${elide(req.command, 2000)}`, `Working directory: ${req.cwd}`, `Why you are asked: ${whyAsked(req.command, req.decision)}`].join('\n');
 }
