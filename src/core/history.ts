@@ -166,13 +166,13 @@ export function endLabel(e: HistoryEntry): string {
     case 'signal':
       return human.killedBy(e.signal ?? 'a signal', e.exitCode);
     case 'timeout':
-      return 'Timed out';
+      return human.ranOutOfTime(e.durationMs);
     case 'cancelled':
       return e.durationMs === undefined ? human.youCancelled(undefined) : human.youCancelled(e.durationMs);
     case 'background':
       return 'Running as a background job';
     case 'not-run':
-      return e.decision.outcome === 'denied' ? 'Not run' : e.decision.outcome === 'cancelled' ? 'Not run: you cancelled it' : 'Not run';
+      return e.decision.outcome === 'cancelled' ? 'Not run: you cancelled it' : 'Not run';
     case 'failed':
       return 'Failed';
   }
@@ -266,7 +266,6 @@ export function toastMessage(e: HistoryEntry): string {
   if (e.decision.outcome === 'cancelled' || e.end === 'cancelled') return `Agent Bash: ${what}: ${human.youCancelled(e.durationMs)}`;
   if (e.end === 'not-run' || e.end === 'failed') return `Agent Bash: ${what} did not run: ${e.note ?? 'it failed'}`;
   const took = e.durationMs !== undefined && e.end !== 'timeout' ? ` in ${human.duration(e.durationMs)}` : '';
-  const timeout = e.end === 'timeout' ? (e.durationMs !== undefined ? `Stopped after ${human.duration(e.durationMs)}: it ran out of time` : 'Stopped: it ran out of time') : '';
   const cut = human.outputCut(e.shownBytes, e.outputBytes);
-  return `Agent Bash: ${what}: ${timeout || endLabel(e)}${took}.${cut ? ` ${cut} Show Output has all of it.` : ''}`;
+  return `Agent Bash: ${what}: ${endLabel(e)}${took}.${cut ? ` ${cut} Show Output has all of it.` : ''}`;
 }

@@ -61,8 +61,8 @@ export function youCancelled(ms: number | undefined): string {
   return ms === undefined ? 'Stopped: you cancelled it.' : `Stopped after ${duration(ms)}: you cancelled it.`;
 }
 
-export function timedOut(seconds: number | undefined): string {
-  return seconds === undefined ? 'Stopped: it ran out of time.' : `Stopped after ${duration(seconds * 1000)}: it ran past its ${seconds} s timeout.`;
+export function ranOutOfTime(ms: number | undefined): string {
+  return ms === undefined ? 'Stopped: it ran out of time' : `Stopped after ${duration(ms)}: it ran out of time`;
 }
 
 export function killedBy(signal: string, exitCode: number | undefined): string {

@@ -208,7 +208,3 @@ function oneLine(command: string): string {
   const line = command.replace(/\s+/g, ' ').trim();
   return line.length > 60 ? `${line.slice(0, 59)}…` : line;
 }
-
-function firstLine(text: string): string {
-  return text.split('\n')[0] ?? '';
-}

@@ -64,7 +64,8 @@ async function main() {
       ['extensionTestsPath', remoteUri(server.port, path.join(root, 'out', 'test', 'integration', 'index.js'))],
     ]);
     const url = `${server.url}?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(payload)}`;
-    await page.goto(url);
+    // A loaded machine can take longer than the default 30 s to serve the workbench.
+    await page.goto(url, { timeout: 120000 });
     let timer;
     const timedOut = new Promise((resolve) => {
       timer = setTimeout(() => resolve('timeout'), TIMEOUT_MS);

@@ -27,7 +27,7 @@ class ScriptedExecutor implements LocalExecutor {
   async run(req: ExecRequest): Promise<ExecResult> {
     this.ran.push(req.command);
     for (const c of this.chunks) req.sink.push(c);
-    return { exitCode: this.outcome.exitCode, timedOut: false, cancelled: this.outcome.cancelled ?? false, ...(this.outcome.signal ? { signal: this.outcome.signal } : {}), summary: await req.sink.dump() };
+    return { exitCode: this.outcome.exitCode, timedOut: this.outcome.timedOut ?? false, cancelled: this.outcome.cancelled ?? false, ...(this.outcome.signal ? { signal: this.outcome.signal } : {}), summary: await req.sink.dump() };
   }
   async dispose(): Promise<void> {}
 }
@@ -149,6 +149,13 @@ describe('core/history', () => {
     assert.ok(entry.shownBytes !== undefined && entry.shownBytes < entry.outputBytes!);
     assert.match(toastMessage(entry), /^Agent Bash: `git status`: Killed by SIGTERM \(reported to the agent as exit 143\) in \d+ ms\. Output cut: the agent saw \d+ KB of 200 KB\. Show Output has all of it\.$/);
     assert.match(outputHeader(entry), /^\$ git status\nWorking directory: .*\nRun by: Demo agent\nDecision: allowed by rule `git status\*`\nResult: Killed by SIGTERM/);
+  });
+
+  it('a timeout ends in plain words', async () => {
+    executor.outcome = { exitCode: undefined, timedOut: true };
+    const { entry } = await run('git status');
+    assert.equal(entry.end, 'timeout');
+    assert.match(toastMessage(entry), /^Agent Bash: `git status`: Stopped after \d+ ms: it ran out of time\.$/);
   });
 
   it('decidedBy without a policy trace: refused input or a cancel', () => {

@@ -35,6 +35,7 @@ describe('core/humanMessages', () => {
   it('says how a run stopped', () => {
     assert.equal(human.youCancelled(20_000), 'Stopped after 20 s: you cancelled it.');
     assert.equal(human.youCancelled(undefined), 'Stopped: you cancelled it.');
+    assert.equal(human.ranOutOfTime(300_000), 'Stopped after 5 min: it ran out of time');
     assert.equal(human.killedBy('SIGTERM', 137), 'Killed by SIGTERM (reported to the agent as exit 137)');
     assert.equal(human.exited(0), 'Finished (exit 0)');
     assert.equal(human.exited(2), 'Failed with exit 2');
