@@ -105,7 +105,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
   const commandLog = new CommandLog(log);
   const tracked = commandLog.wrap(pipeline);
   const history = new HistoryStore(context.workspaceState, () => cwd.get());
-  context.subscriptions.push(history, commandLog.onDidRunCommand((ran) => history.record(ran)));
+  const stopJobFeed = jobs.onDidComplete((job) => history.completeJob(job));
+  context.subscriptions.push(history, commandLog.onDidRunCommand((ran) => history.record(ran)), { dispose: stopJobFeed });
   const services: AgentBashServices = {
     bridge,
     pipeline: tracked,
@@ -139,7 +140,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
   registerHistoryView(context, {
     store: history,
     findTerminal: (id) => bridge.list().find((t) => t.terminalId === id)?.terminal,
-    addAllowRule: async (command) => void (await addAllowRule(tracked, settings, command, cwd.get())),
+    addAllowRule: async (command, where) => void (await addAllowRule(tracked, settings, command, where ?? cwd.get())),
   });
   registerAcp(context, services, history);
 

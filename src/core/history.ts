@@ -66,6 +66,8 @@ export interface HistoryEntry {
   shownBytes?: number;
   artifactId?: string;
   terminalId?: string;
+  /** The background job it became, until that job ends. */
+  jobId?: string;
   /** The first line of the result text for refusals and failures (what the agent read). */
   note?: string;
 }
@@ -81,13 +83,15 @@ export interface RecordInput {
   cancelled: boolean;
   /** How long the call took, for results that carry no wall time (cancelled, refused). */
   elapsedMs?: number;
+  /** Already known (a background job's result carries no policy trace of its own). */
+  decision?: HistoryDecision;
 }
 
 export function entryFromResult(input: RecordInput): HistoryEntry {
   const { result } = input;
   const d = result.details;
   const trace = d.decision as (PolicyTrace & { reason?: string }) | undefined;
-  const decision = decidedBy(trace, input.cancelled);
+  const decision = input.decision ?? decidedBy(trace, input.cancelled);
   const entry: HistoryEntry = {
     id: input.id,
     at: input.at,
@@ -107,6 +111,7 @@ export function entryFromResult(input: RecordInput): HistoryEntry {
     entry.end = 'not-run';
   } else if (d.async) {
     entry.end = 'background';
+    entry.jobId = d.async.jobId;
   } else if (d.timedOut) {
     entry.end = 'timeout';
   } else if (d.signal) {
@@ -133,6 +138,23 @@ export function entryFromResult(input: RecordInput): HistoryEntry {
 function outputPart(text: string): string {
   const body = text.split(/\n\nWall time: [\d.]+ seconds/)[0] ?? '';
   return body === NO_OUTPUT ? '' : body;
+}
+
+/** A background entry once its job ended: the job's result decides how it ended. */
+export function completeJobEntry(entry: HistoryEntry, result: ToolResult | undefined, cancelled: boolean, durationMs: number): HistoryEntry {
+  if (!result) return { ...entry, end: cancelled ? 'cancelled' : 'failed', durationMs };
+  const done = entryFromResult({
+    id: entry.id,
+    at: entry.at,
+    command: entry.command,
+    ...(entry.cwd !== undefined ? { cwd: entry.cwd } : {}),
+    caller: entry.caller,
+    result,
+    cancelled,
+    decision: entry.decision,
+  });
+  done.durationMs ??= durationMs;
+  return done;
 }
 
 /** "rule `git status*`", "you, once", "you, for this session", "you, always", "sandbox", "denied by you"… */
@@ -228,6 +250,18 @@ export class HistoryList {
 
   get(id: string): HistoryEntry | undefined {
     return this.items.find((e) => e.id === id);
+  }
+
+  /** Replaces the entry with the same id; false when it is no longer in the list. */
+  replace(entry: HistoryEntry): boolean {
+    const i = this.items.findIndex((e) => e.id === entry.id);
+    if (i < 0) return false;
+    this.items[i] = entry;
+    return true;
+  }
+
+  findByJob(jobId: string): HistoryEntry | undefined {
+    return this.items.find((e) => e.jobId === jobId && e.end === 'background');
   }
 
   clear(): void {

@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import type { CallerInfo, ToolResult } from '../core/contracts';
-import { entryFromResult, HistoryList, type HistoryEntry } from '../core/history';
+import type { CallerInfo, JobInfo, ToolResult } from '../core/contracts';
+import { completeJobEntry, entryFromResult, HistoryList, type HistoryEntry } from '../core/history';
 import type { RanCommand } from './commandLog';
 
 const STORAGE_KEY = 'agentBash.commandHistory';
@@ -94,6 +94,15 @@ export class HistoryStore implements vscode.Disposable {
   update(entry: HistoryEntry, text?: string): void {
     if (text !== undefined) this.texts[entry.id] = cut(text);
     this.persist();
+  }
+
+  /** A background job ended: its entry gets the job's exit status, duration and output. */
+  completeJob(job: JobInfo): void {
+    const entry = this.list.findByJob(job.id);
+    if (!entry) return;
+    const done = completeJobEntry(entry, job.result, job.state === 'cancelled', (job.endedAt ?? Date.now()) - job.startedAt);
+    this.list.replace(done);
+    this.update(done, job.result?.content.map((c) => c.text).join('\n'));
   }
 
   clear(): void {

@@ -22,8 +22,8 @@ export interface HistoryViewDeps {
   store: HistoryStore;
   /** The VS Code terminal behind a bridge terminal id, while it is still open. */
   findTerminal(terminalId: string): vscode.Terminal | undefined;
-  /** Proposes allow rules for a command and saves them where the user picks. */
-  addAllowRule(command: string): Promise<void>;
+  /** Proposes allow rules for a command (judged where it ran) and saves them where the user picks. */
+  addAllowRule(command: string, cwd: string | undefined): Promise<void>;
 }
 
 export class HistoryTreeProvider implements vscode.TreeDataProvider<HistoryEntry> {
@@ -74,7 +74,7 @@ export function registerHistoryView(context: vscode.ExtensionContext, deps: Hist
     reg(HISTORY_COMMANDS.explain, (e) => vscode.commands.executeCommand('agentBash.explain', { command: e.command, show: true })),
     reg(HISTORY_COMMANDS.runAgain, (e) => vscode.commands.executeCommand('agentBash.run', { command: e.command, ...(e.cwd ? { cwd: e.cwd } : {}) })),
     reg(HISTORY_COMMANDS.copyCommand, (e) => vscode.env.clipboard.writeText(e.command)),
-    reg(HISTORY_COMMANDS.addAllowRule, (e) => deps.addAllowRule(e.command)),
+    reg(HISTORY_COMMANDS.addAllowRule, (e) => deps.addAllowRule(e.command, e.cwd)),
     vscode.commands.registerCommand(HISTORY_COMMANDS.clear, () => store.clear()),
   );
   return view;

@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ApprovalAnswer, Approver, BashSettings, CallerInfo, ExecRequest, ExecResult, LocalExecutor, ShellAnalyzer, ToolResult } from '../../../src/core/contracts';
 import {
+  completeJobEntry,
   decidedBy,
   decisionLabel,
   endLabel,
@@ -156,6 +157,20 @@ describe('core/history', () => {
     const { entry } = await run('git status');
     assert.equal(entry.end, 'timeout');
     assert.match(toastMessage(entry), /^Agent Bash: `git status`: Stopped after \d+ ms: it ran out of time\.$/);
+  });
+
+  it('a background job\'s entry gets its exit status when the job ends', () => {
+    const started: HistoryEntry = {
+      id: 'j', at: 1, command: 'make', caller: CALLER, decision: { outcome: 'allowed', decidedBy: 'user-once' }, end: 'background', jobId: '7',
+    };
+    const result: ToolResult = { content: [{ type: 'text', text: 'built\n\nWall time: 2.00 seconds\n\nCommand exited with code 2' }], details: { wallTimeMs: 2000, exitCode: 2 }, isError: true };
+    const done = completeJobEntry(started, result, false, 2100);
+    assert.equal(done.end, 'exit');
+    assert.equal(done.exitCode, 2);
+    assert.equal(done.durationMs, 2000);
+    assert.equal(done.outputBytes, 'built'.length);
+    assert.equal(decisionLabel(done.decision), 'allowed by you, once');
+    assert.equal(completeJobEntry(started, undefined, true, 500).end, 'cancelled');
   });
 
   it('decidedBy without a policy trace: refused input or a cancel', () => {
