@@ -11,9 +11,10 @@ export async function runFromPalette(page, commandTitle, timeoutMs = 45000) {
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: commandTitle }).first();
   for (;;) {
     await page.keyboard.press('F1');
-    await input.waitFor({ state: 'visible' });
-    await input.fill(`>${commandTitle}`);
     try {
+      // F1 can be swallowed while focus sits in a webview or a closing widget: then press it again.
+      await input.waitFor({ state: 'visible', timeout: 5000 });
+      await input.fill(`>${commandTitle}`, { timeout: 5000 });
       await row.waitFor({ state: 'visible', timeout: 2000 });
       // A click picks exactly this row; Enter would take whichever row is highlighted (recently used first).
       await row.click();
