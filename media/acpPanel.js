@@ -1,5 +1,6 @@
-// Agent panel webview: renders the transcript the extension posts and sends prompts, Stop and terminal
-// reveals back. Text only ever goes in through textContent, never as HTML.
+// Agent panel webview: renders the transcript the extension posts and sends prompts, Stop, terminal
+// reveals and answers to approval cards back. Text only ever goes in through textContent, never as
+// HTML; agent messages are Markdown read by markdown.js into plain DOM nodes.
 (function () {
   'use strict';
   const vscode = acquireVsCodeApi();
@@ -9,6 +10,46 @@
   const prompt = document.getElementById('prompt');
   const send = document.getElementById('send');
   const stop = document.getElementById('stop');
+  const questions = document.getElementById('questions');
+  const markdown = window.agentBashMarkdown;
+  /** id → card element of each open approval question. */
+  const questionEls = new Map();
+
+  /** An approval asked inside the panel: the same choices as the dialog; Escape picks the close button. */
+  function showQuestion(q) {
+    const card = el('section', 'question');
+    card.setAttribute('role', 'alertdialog');
+    card.setAttribute('aria-label', q.message);
+    card.tabIndex = -1;
+    card.append(el('div', 'question-title', q.message));
+    if (q.detail) card.append(el('pre', 'question-detail', q.detail));
+    const buttons = el('div', 'question-buttons');
+    const answer = (button) => {
+      vscode.postMessage({ type: 'answer', id: q.id, button });
+      removeQuestion(q.id);
+    };
+    q.buttons.forEach((label, i) => {
+      const b = el('button', i === 0 ? 'primary' : 'secondary', label);
+      b.type = 'button';
+      b.addEventListener('click', () => answer(label));
+      buttons.append(b);
+    });
+    card.append(buttons);
+    card.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape' && q.closeButton) answer(q.closeButton);
+    });
+    questionEls.set(q.id, card);
+    questions.append(card);
+    const first = buttons.querySelector('button');
+    if (first) first.focus();
+    card.scrollIntoView({ block: 'nearest' });
+  }
+
+  function removeQuestion(id) {
+    const card = questionEls.get(id);
+    if (card) card.remove();
+    questionEls.delete(id);
+  }
 
   /** index → element of each transcript item; terminalId → card state and elements. */
   const itemEls = [];
@@ -75,6 +116,10 @@
         if (!cards.has(id)) cards.set(id, { terminalId: id, commandLine: '', output: '' });
         node.append(cardElement(id).root);
       }
+    } else if (item.kind === 'agent') {
+      const text = el('div', 'text markdown');
+      text.append(markdown.render(document, markdown.parse(item.text)));
+      node.append(text);
     } else {
       node.append(el('div', 'text', item.text));
     }
@@ -113,6 +158,12 @@
         break;
       case 'status':
         statusLine.textContent = message.text;
+        break;
+      case 'ask':
+        showQuestion(message.question);
+        break;
+      case 'unask':
+        removeQuestion(message.id);
         break;
     }
   });

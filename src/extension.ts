@@ -24,6 +24,11 @@ import { JobInbox } from './vscode/jobInbox';
 import { JobsStatusItem } from './vscode/jobsView';
 import { McpHost } from './vscode/mcpHost';
 import { registerLmTool } from './vscode/lmTool';
+import { addAllowRule } from './vscode/addAllowRule';
+import { HistoryStore } from './vscode/historyStore';
+import { registerHistoryView } from './vscode/historyView';
+import { virtualDocumentText } from './vscode/outputDocument';
+import { announceSavedRules } from './vscode/savedRulesNotice';
 import { ModalPrompter } from './vscode/modalPrompter';
 import { SESSION_ENV } from './vscode/processMarks';
 import { SandboxStatusItem } from './vscode/sandboxUi';
@@ -31,6 +36,7 @@ import { TerminalPtyExecutor } from './vscode/ptyTerminal';
 import { vscodeToolAvailable } from './vscode/toolAvailability';
 import type { AgentBashServices } from './vscode/services';
 import { SessionCwd } from './vscode/sessionCwd';
+import { SessionCwdStatus } from './vscode/sessionCwdStatus';
 import { readMcpSettings, SettingsStore } from './vscode/settings';
 import { resolveShell } from './vscode/shellSettings';
 import { VsCodeClientBridge } from './vscode/clientBridge';
@@ -66,7 +72,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
 
   const analyzer = await createShellAnalyzer({ wasmDir: path.join(context.extensionPath, 'dist') });
   const prompter = new ModalPrompter();
-  const approver = new DialogApprover(prompter, (rules, scope) => settings.addRules(rules, scope));
+  const approver = new DialogApprover(
+    prompter,
+    { add: (rules, scope) => settings.addRules(rules, scope), remove: (saved) => settings.removeRules(saved) },
+    announceSavedRules,
+  );
   const artifactsRoot = path.join(context.globalStorageUri.fsPath, 'artifacts');
   const artifacts = new FileArtifactStore(path.join(artifactsRoot, sessionId));
   // Full outputs of earlier sessions are kept for a week; pruning runs in the background.
@@ -111,6 +121,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
   });
   const commandLog = new CommandLog(log);
   const tracked = commandLog.wrap(pipeline);
+  const history = new HistoryStore(context.workspaceState, () => cwd.get());
+  const stopJobFeed = jobs.onDidComplete((job) => history.completeJob(job));
+  context.subscriptions.push(history, commandLog.onDidRunCommand((ran) => history.record(ran)), { dispose: stopJobFeed });
   const services: AgentBashServices = {
     bridge,
     pipeline: tracked,
@@ -125,6 +138,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
   };
 
   const jobsStatus = new JobsStatusItem(jobs);
+  const cwdStatus = new SessionCwdStatus(cwd);
   const inbox = new JobInbox(jobs);
   context.subscriptions.push(
     log,
@@ -132,13 +146,22 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     sandboxStatus,
     bridge,
     jobsStatus,
+    cwdStatus,
     commandLog,
-    vscode.workspace.registerTextDocumentContentProvider(ARTIFACT_SCHEME, new ArtifactContentProvider(artifacts)),
+    vscode.workspace.registerTextDocumentContentProvider(
+      ARTIFACT_SCHEME,
+      new ArtifactContentProvider(artifacts, (uri) => virtualDocumentText(uri, { history, artifacts, jobs })),
+    ),
     registerLmTool(services, inbox),
     inbox,
   );
-  registerCommands(context, { ...services, tracked, jobs, artifacts, executors, commandLog, sessionId, cwd });
-  registerAcp(context, services);
+  registerCommands(context, { ...services, tracked, jobs, artifacts, executors, commandLog, sessionId, cwd, history });
+  registerHistoryView(context, {
+    store: history,
+    findTerminal: (id) => bridge.list().find((t) => t.terminalId === id)?.terminal,
+    addAllowRule: async (command, where) => void (await addAllowRule(tracked, settings, command, where ?? cwd.get())),
+  });
+  registerAcp(context, services, history);
   // The MCP server (off unless agentBash.mcp.enabled): every MCP client goes through the same pipeline.
   const mcp = new McpHost({
     context,
@@ -160,7 +183,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     sandbox.dispose();
   };
   log.info(`Agent Bash active (session ${sessionId}, shell ${shell().path})`);
-  return createApi({ services, tracked, jobs, executors, commandLog, sessionId, cwd, mcp });
+  return createApi({ services, tracked, jobs, executors, commandLog, sessionId, cwd, mcp, history, cwdStatus });
 }
 
 export async function deactivate(): Promise<void> {

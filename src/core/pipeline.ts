@@ -28,7 +28,6 @@ import type {
   ToolResult,
   UpdateListener,
   UrlResolver,
-  Verdict,
 } from './contracts';
 import { resolveCwd, resolveCwdPath } from './cwd';
 import { ToolAbortError, ToolError } from './errors';
@@ -38,7 +37,7 @@ import { Interceptor } from './interceptor';
 import { expandCwdUrl, expandEnvUrls, expandInternalUrls, withArtifactScheme, withLocalScheme } from './internalUrls';
 import { OutputSink } from './output/outputSink';
 import { decide } from './policy/policy';
-import { gateDecision, passPolicyGate, type DecidedBy } from './policy/policyGate';
+import { gateDecision, passPolicyGate, type GateVerdict } from './policy/policyGate';
 import { guardRewrite } from './policy/rewriteGuard';
 import {
   buildBackgroundStartResult,
@@ -85,6 +84,21 @@ export function sandboxForGate(sandbox: PipelineSandbox | undefined, off: boolea
   } catch (err) {
     return { error: err instanceof Error ? err.message : String(err) };
   }
+}
+
+/** What a result's details say of the gate: the decision, who let it run, and the user's answer when asked. */
+function verdictDetails(gate: GateVerdict): NonNullable<ToolResult['details']['decision']> {
+  const d = gate.decision;
+  const out: NonNullable<ToolResult['details']['decision']> = { decision: d.decision, reason: d.reason, kind: d.kind };
+  if (d.rule) out.rule = d.rule.match;
+  if (gate.kind === 'run') {
+    out.decidedBy = gate.decidedBy;
+    const answer = ({ 'user-once': 'allow', 'user-session': 'session', 'user-always': 'always' } as const)[gate.decidedBy as 'user-once'];
+    if (answer) out.answer = answer;
+  } else if (gate.kind === 'refuse' && gate.by === 'user') {
+    out.answer = 'deny';
+  }
+  return out;
 }
 
 export interface BashPipelineDeps {
@@ -160,7 +174,7 @@ export class BashPipeline {
   }
 
   async run(rawInput: unknown, opts: BashRunOptions = {}): Promise<ToolResult> {
-    let verdict: { decision: Verdict; reason: string; decidedBy?: DecidedBy } | undefined;
+    let verdict: NonNullable<ToolResult['details']['decision']> | undefined;
     let sandboxLevel: 'sandboxed' | 'contained' | 'plain' | undefined;
     try {
       const { deps } = this;
@@ -195,7 +209,7 @@ export class BashPipeline {
         },
         signal,
       );
-      verdict = { decision: gate.decision.decision, reason: gate.decision.reason, ...(gate.kind === 'run' ? { decidedBy: gate.decidedBy } : {}) };
+      verdict = verdictDetails(gate);
       if (gate.kind === 'refuse') throw new ToolError(gate.message);
       if (gate.kind === 'aborted') throw new ToolAbortError(COMMAND_ABORTED);
       // The sandbox is on but cannot start: nothing runs (a denial above still said why first).

@@ -1,17 +1,35 @@
 // `Agent Bash: Connect ACP Agent`: picks an agent from `agentBash.acp.agents` (or takes a config object
 // or an agent name as argument, which is how tests connect), launches it, and opens its panel. Returns
 // a handle to the connection. Every agent still connected is disconnected when the extension stops.
+// Each connection is one caller session: its approvals name the agent, go to its panel while that is
+// visible, and its terminals appear in the history.
 import * as vscode from 'vscode';
 import { AcpAgentConnection, type AgentConnectionDeps } from '../acp/agentConnection';
 import { parseAgentConfig, type AcpAgentConfig } from '../acp/agentConfig';
 import { AcpFsHost } from '../acp/fsHost';
+import type { CallerInfo } from '../core/contracts';
+import { AcpHistoryRecorder } from './acpHistory';
 import { AcpPanel } from './acpPanel';
+import { DialogApprover } from './approvalDialog';
+import type { HistoryStore } from './historyStore';
+import type { QuestionAsker } from './modalPrompter';
 import type { AgentBashServices } from './services';
 import { readAcpAgents } from './settings';
 import { WorkspaceDocuments } from './workspaceDocuments';
 
 export const CONNECT_ACP_COMMAND = 'agentBash.connectAcpAgent';
-export const NO_AGENTS_MESSAGE = 'Agent Bash: no ACP agents are configured. Add one to the `agentBash.acp.agents` setting.';
+export const AGENTS_SETTING = 'acp.agents';
+export const NO_AGENTS_MESSAGE = 'Agent Bash: no ACP agent is configured yet.';
+export const NO_AGENTS_DETAIL = [
+  'Add one to the "agentBash.acp.agents" setting (settings.json), for example:',
+  '',
+  '"agentBash.acp.agents": [',
+  '  { "name": "oh-my-pi", "command": "omp", "args": ["acp"] }',
+  ']',
+  '',
+  'The sample workspace of `npm start` configures a demo agent that runs each line you type.',
+].join('\n');
+export const OPEN_AGENT_SETTINGS = 'Open Settings';
 export const PICK_AGENT_PLACEHOLDER = 'ACP agent to connect';
 export function unknownAgentMessage(name: string): string {
   return `Agent Bash: no ACP agent named "${name}" in \`agentBash.acp.agents\`.`;
@@ -30,7 +48,7 @@ export interface AcpAgentHandle {
   panel: AcpPanel | undefined;
 }
 
-export function registerAcp(context: vscode.ExtensionContext, services: AgentBashServices): void {
+export function registerAcp(context: vscode.ExtensionContext, services: AgentBashServices, history?: HistoryStore): void {
   const live = new Set<AcpAgentConnection>();
   // Read at call time, so a test (or a late-landing service) that swaps one is honoured.
   const deps: AgentConnectionDeps = {
@@ -54,14 +72,40 @@ export function registerAcp(context: vscode.ExtensionContext, services: AgentBas
   };
   const findTerminal = (terminalId: string) => services.bridge.list().find((t) => t.terminalId === terminalId)?.terminal;
 
+  let nextSession = 1;
   const connect = async (config: AcpAgentConfig, options: ConnectOptions): Promise<AcpAgentHandle> => {
-    const connection = await AcpAgentConnection.connect(config, deps);
+    // Set once the panel opens: from then on, while it is visible, this agent's questions go there.
+    let panel: AcpPanel | undefined;
+    const caller: CallerInfo = { kind: 'acp', name: config.name, sessionId: `acp-${nextSession++}` };
+    const asker = (): QuestionAsker => (panel?.canAsk && !services.prompter.scripted ? panel : services.prompter);
+    const recorder = history ? new AcpHistoryRecorder(history, () => caller) : undefined;
+    const own: AgentConnectionDeps = {
+      ...deps,
+      decide: (command, cwd) => {
+        const decision = deps.decide(command, cwd);
+        recorder?.explained(command, cwd, decision);
+        return decision;
+      },
+      approver: {
+        approve: async (req, signal) => {
+          const named = { ...req, caller: req.caller ?? caller };
+          const approver = services.approver;
+          const answer = approver instanceof DialogApprover ? await approver.approve(named, signal, asker()) : await approver.approve(named, signal);
+          recorder?.answered(req.command, answer, signal?.aborted === true);
+          return answer;
+        },
+      },
+      asker: { ask: (question, signal) => asker().ask(question, signal) },
+    };
+    const connection = await AcpAgentConnection.connect(config, own);
     live.add(connection);
+    if (recorder) connection.onTerminalCreated((e) => recorder.created(e));
     connection.onClosed((reason) => {
       live.delete(connection);
+      if (services.approver instanceof DialogApprover) services.approver.session.forget(caller.sessionId);
       services.log.info(`ACP agent ${connection.name} disconnected: ${reason}`);
     });
-    const panel = options.panel === false ? undefined : AcpPanel.open(context.extensionUri, connection, findTerminal);
+    panel = options.panel === false ? undefined : AcpPanel.open(context.extensionUri, connection, findTerminal);
     return { connection, panel };
   };
 
@@ -103,7 +147,8 @@ function configFromArgument(arg: unknown): AcpAgentConfig {
 async function pickAgent(services: AgentBashServices): Promise<AcpAgentConfig | undefined> {
   const agents = configuredAgents(services);
   if (agents.length === 0) {
-    void vscode.window.showWarningMessage(NO_AGENTS_MESSAGE);
+    const choice = await vscode.window.showWarningMessage(NO_AGENTS_MESSAGE, { modal: true, detail: NO_AGENTS_DETAIL }, OPEN_AGENT_SETTINGS);
+    if (choice === OPEN_AGENT_SETTINGS) await vscode.commands.executeCommand('workbench.action.openSettings', `agentBash.${AGENTS_SETTING}`);
     return undefined;
   }
   if (agents.length === 1) return agents[0];

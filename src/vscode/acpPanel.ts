@@ -1,13 +1,16 @@
 // The agent panel: a webview that sends prompts (`session/prompt`), streams the agent's text, shows tool
 // calls with their status, and shows each embedded terminal as a card with live output that reveals the
 // VS Code terminal when clicked. Stop sends `session/cancel`. The webview gets only local assets under a
-// strict Content-Security-Policy with a per-load nonce.
+// strict Content-Security-Policy with a per-load nonce. While the panel is visible, the agent's approval
+// questions (its permission requests, its prompt-level commands) are asked inline as cards with the
+// dialog's choices instead of a modal that would freeze the workbench.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { AcpAgentConnection, TerminalCreatedEvent } from '../acp/agentConnection';
 import { Transcript, type TranscriptItem } from '../acp/transcript';
 import type { TerminalHandle, TerminalExitStatus } from '../core/contracts';
 import { exitLine } from './commandTerminal';
+import type { ModalQuestion, QuestionAsker } from './modalPrompter';
 
 export const ACP_PANEL_VIEW_TYPE = 'agentBash.acpPanel';
 export function panelTitle(agentName: string): string {
@@ -26,7 +29,8 @@ export type PanelInbound =
   | { type: 'ready' }
   | { type: 'prompt'; text: string }
   | { type: 'stop' }
-  | { type: 'reveal'; terminalId: string };
+  | { type: 'reveal'; terminalId: string }
+  | { type: 'answer'; id: number; button: string };
 
 /** Messages to the webview. */
 export type PanelOutbound =
@@ -34,7 +38,9 @@ export type PanelOutbound =
   | { type: 'item'; index: number; item: TranscriptItem }
   | { type: 'card'; card: CardState }
   | { type: 'busy'; busy: boolean }
-  | { type: 'status'; text: string };
+  | { type: 'status'; text: string }
+  | { type: 'ask'; question: ModalQuestion & { id: number } }
+  | { type: 'unask'; id: number };
 
 export interface CardState {
   terminalId: string;
@@ -43,7 +49,7 @@ export interface CardState {
   exit?: string;
 }
 
-export class AcpPanel implements vscode.Disposable {
+export class AcpPanel implements vscode.Disposable, QuestionAsker {
   readonly transcript = new Transcript();
   readonly cards = new Map<string, CardState>();
   private readonly terminals = new Map<string, vscode.Terminal>();
@@ -54,6 +60,9 @@ export class AcpPanel implements vscode.Disposable {
   private busy = false;
   private status: string;
   private disposed = false;
+  private nextQuestion = 1;
+  /** Open inline questions: id → how to answer it (undefined: dismissed). */
+  readonly questions = new Map<number, { question: ModalQuestion; resolve: (answer: string | undefined) => void }>();
   readonly nonce = randomBytes(16).toString('base64');
 
   constructor(
@@ -109,6 +118,7 @@ export class AcpPanel implements vscode.Disposable {
     switch (message.type) {
       case 'ready':
         this.post({ type: 'reset', items: this.transcript.items, cards: [...this.cards.values()], busy: this.busy, status: this.status });
+        for (const [id, q] of this.questions) this.post({ type: 'ask', question: { ...q.question, id } });
         return;
       case 'prompt':
         await this.sendPrompt(message.text);
@@ -119,7 +129,34 @@ export class AcpPanel implements vscode.Disposable {
       case 'reveal':
         this.reveal(message.terminalId);
         return;
+      case 'answer':
+        this.questions.get(message.id)?.resolve(message.button);
+        return;
     }
+  }
+
+  /** True while the user can see the panel (then questions are asked here, not in a modal). */
+  get canAsk(): boolean {
+    return !this.disposed && this.panel.visible;
+  }
+
+  /** Asks inline; a closed panel or an aborted request answers undefined (which approvers read as Deny). */
+  ask(question: ModalQuestion, signal?: AbortSignal): Promise<string | undefined> {
+    if (this.disposed || signal?.aborted) return Promise.resolve(undefined);
+    const id = this.nextQuestion++;
+    return new Promise((resolve) => {
+      const done = (answer: string | undefined) => {
+        if (!this.questions.delete(id)) return;
+        signal?.removeEventListener('abort', onAbort);
+        this.post({ type: 'unask', id });
+        resolve(answer);
+      };
+      const onAbort = () => done(undefined);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.questions.set(id, { question, resolve: done });
+      this.post({ type: 'ask', question: { ...question, id } });
+      this.panel.reveal(undefined, false);
+    });
   }
 
   async sendPrompt(text: string): Promise<void> {
@@ -160,6 +197,7 @@ export class AcpPanel implements vscode.Disposable {
     if (this.disposed) return;
     this.disposed = true;
     clearTimeout(this.flushTimer);
+    for (const q of [...this.questions.values()]) q.resolve(undefined);
     for (const u of this.unsubscribers) u();
     for (const d of this.disposables) d.dispose();
   }
@@ -246,10 +284,12 @@ export class AcpPanel implements vscode.Disposable {
 <body>
 <div id="status" role="status"></div>
 <main id="transcript" aria-live="polite"></main>
+<div id="questions"></div>
 <form id="composer">
 <textarea id="prompt" rows="3" placeholder="Ask ${escapeHtml(this.connection.name)}… (Ctrl+Enter to send)"></textarea>
 <div class="actions"><button id="send" type="submit">Send</button><button id="stop" type="button" disabled>Stop</button></div>
 </form>
+<script nonce="${this.nonce}" src="${media('markdown.js')}"></script>
 <script nonce="${this.nonce}" src="${media('acpPanel.js')}"></script>
 </body>
 </html>`;

@@ -8,7 +8,9 @@ import type { CommandLog } from './commandLog';
 import type { ExecutorHolder } from './executorHolder';
 import type { McpHost } from './mcpHost';
 import type { AgentBashServices, PipelineLike } from './services';
+import type { HistoryStore } from './historyStore';
 import type { SessionCwd } from './sessionCwd';
+import type { SessionCwdStatus } from './sessionCwdStatus';
 import { checkTerminalPolicy } from './terminalPolicy';
 
 export interface TestingHooks {
@@ -19,6 +21,8 @@ export interface TestingHooks {
   sessionId: string;
   /** The MCP server (its port and token, for the MCP suite). */
   mcp?: McpHost;
+  history?: HistoryStore;
+  cwdStatus?: SessionCwdStatus;
 }
 
 export interface AgentBashApi extends PublicApi {
@@ -35,6 +39,8 @@ export interface ApiDeps {
   sessionId: string;
   cwd: SessionCwd;
   mcp?: McpHost;
+  history?: HistoryStore;
+  cwdStatus?: SessionCwdStatus;
 }
 
 /** An API caller that names itself gets "Agent Bash: <name>"; one that does not shares "Agent Bash". */
@@ -79,7 +85,16 @@ export function createApi(deps: ApiDeps): AgentBashApi {
     onDidRunCommand: deps.commandLog.onDidRunCommand as vscode.Event<Parameters<Parameters<PublicApi['onDidRunCommand']>[0]>[0]>,
   };
   if (process.env.AGENT_BASH_TEST_MODE === '1') {
-    api.testing = { services, jobs: deps.jobs, executors: deps.executors, cwd: deps.cwd, sessionId: deps.sessionId, ...(deps.mcp ? { mcp: deps.mcp } : {}) };
+    api.testing = {
+      services,
+      jobs: deps.jobs,
+      executors: deps.executors,
+      cwd: deps.cwd,
+      sessionId: deps.sessionId,
+      ...(deps.history ? { history: deps.history } : {}),
+      ...(deps.cwdStatus ? { cwdStatus: deps.cwdStatus } : {}),
+      ...(deps.mcp ? { mcp: deps.mcp } : {}),
+    };
   }
   return api;
 }

@@ -1,11 +1,16 @@
-// Approvals for prompt-level commands as editor dialogs: Allow once / Always allow… / Deny. "Always
-// allow…" shows the rules it would save (one per segment, at a safe arity) and where to save them.
-// Dismissing any dialog is Deny.
+// Approvals for prompt-level commands: Allow once / Allow for this session / Always allow… / Deny,
+// naming who asks. Escape is Deny (there is no separate Cancel). "Allow for this session" is remembered
+// here, per caller session, and answers later identical requests of that session without asking.
+// "Always allow…" shows the rules it would save (one per segment, at a safe arity) and where; once
+// saved, a notification names them with an Undo that removes exactly those rules.
 import type { ApprovalAnswer, ApprovalRequest, Approver, PolicyRule } from '../core/contracts';
+import { code, whyAsked } from '../core/humanMessages';
 import { proposeRules } from '../core/policy/ruleProposal';
-import type { ModalPrompter } from './modalPrompter';
+import { SessionApprovals } from '../core/sessionApprovals';
+import type { QuestionAsker } from './modalPrompter';
 
 export const ALLOW_ONCE = 'Allow once';
+export const ALLOW_SESSION = 'Allow for this session';
 export const ALWAYS_ALLOW = 'Always allow…';
 export const DENY = 'Deny';
 export const SAVE_WORKSPACE = 'Save to Workspace Settings';
@@ -13,8 +18,18 @@ export const SAVE_USER = 'Save to User Settings';
 export const APPROVAL_TITLE = 'Agent Bash: run this command?';
 export const ALWAYS_TITLE = 'Agent Bash: always allow commands matching these rules?';
 
+/** The dialog's title: who is asking, or the neutral title when the caller is unnamed. */
+export function approvalTitle(req: ApprovalRequest): string {
+  return req.caller ? `Agent Bash: ${req.caller.name} wants to run a command` : APPROVAL_TITLE;
+}
+
+/** True for a command approval (whoever asks), as opposed to the "where to save" step or other questions. */
+export function isApprovalQuestion(q: { buttons: string[] }): boolean {
+  return q.buttons.includes(ALLOW_SESSION);
+}
+
 export function approvalDetail(req: ApprovalRequest): string {
-  return [`Command: ${elide(req.command, 2000)}`, `Working directory: ${req.cwd}`, `Why you are asked: ${req.decision.reason}`].join('\n');
+  return [`Command: ${elide(req.command, 2000)}`, `Working directory: ${req.cwd}`, `Why you are asked: ${whyAsked(req.command, req.decision)}`].join('\n');
 }
 
 export function rulesFor(req: ApprovalRequest): PolicyRule[] {
@@ -26,26 +41,77 @@ export function rulesFor(req: ApprovalRequest): PolicyRule[] {
   });
 }
 
+/** Where rules went: the settings file a person can open. */
+export interface SavedRules {
+  rules: PolicyRule[];
+  scope: 'workspace' | 'user';
+  /** "workspace settings (.vscode/settings.json)" or "user settings". */
+  where: string;
+}
+
+export interface RuleStore {
+  /** Saves the rules; returns those actually added (already present ones are not) and where. */
+  add(rules: PolicyRule[], scope: 'workspace' | 'user'): Promise<SavedRules>;
+  /** Removes exactly these rules from that scope. */
+  remove(saved: SavedRules): Promise<void>;
+}
+
+/** "Saved 2 allow rules to workspace settings (.vscode/settings.json): `git status *`, `npm test *`." */
+export function savedRulesMessage(saved: SavedRules): string {
+  const n = saved.rules.length;
+  if (n === 0) return `Agent Bash: those rules were already in ${saved.where}; nothing new was saved.`;
+  const list = saved.rules.map((r) => `\`${r.match}\``).join(', ');
+  return `Agent Bash: saved ${n === 1 ? 'an allow rule' : `${n} allow rules`} to ${saved.where}: ${list}.`;
+}
+export function undoneRulesMessage(saved: SavedRules): string {
+  return `Agent Bash: removed ${saved.rules.map((r) => `\`${r.match}\``).join(', ')} from ${saved.where}.`;
+}
+export const UNDO = 'Undo';
+
 export class DialogApprover implements Approver {
+  readonly session = new SessionApprovals();
+  /** The last "Always allow…" save, for Undo. */
+  lastSaved: SavedRules | undefined;
+
   constructor(
-    private readonly prompter: ModalPrompter,
-    private readonly saveRules: (rules: PolicyRule[], scope: 'workspace' | 'user') => Promise<void>,
+    private readonly prompter: QuestionAsker,
+    private readonly store: RuleStore,
+    private readonly announce: (saved: SavedRules, undo: () => Promise<void>) => void = () => undefined,
   ) {}
 
-  async approve(req: ApprovalRequest, signal?: AbortSignal): Promise<ApprovalAnswer> {
+  /** `asker`: where to ask instead of the modal (an agent panel's inline card). */
+  async approve(req: ApprovalRequest, signal?: AbortSignal, asker: QuestionAsker = this.prompter): Promise<ApprovalAnswer> {
+    if (this.session.has(req)) return { kind: 'session' };
     const rules = rulesFor(req);
-    const buttons = rules.length ? [ALLOW_ONCE, ALWAYS_ALLOW, DENY] : [ALLOW_ONCE, DENY];
-    const answer = await this.prompter.ask({ message: APPROVAL_TITLE, detail: approvalDetail(req), buttons }, signal);
+    const buttons = rules.length ? [ALLOW_ONCE, ALLOW_SESSION, ALWAYS_ALLOW, DENY] : [ALLOW_ONCE, ALLOW_SESSION, DENY];
+    const answer = await asker.ask({ message: approvalTitle(req), detail: approvalDetail(req), buttons, closeButton: DENY }, signal);
     if (answer === ALLOW_ONCE) return { kind: 'allow' };
+    if (answer === ALLOW_SESSION) {
+      this.session.remember(req);
+      return { kind: 'session' };
+    }
     if (answer !== ALWAYS_ALLOW) return { kind: 'deny' };
-    const where = await this.prompter.ask(
-      { message: ALWAYS_TITLE, detail: rules.map((r) => `allow: ${r.match}`).join('\n'), buttons: [SAVE_WORKSPACE, SAVE_USER] },
+    const where = await asker.ask(
+      {
+        message: ALWAYS_TITLE,
+        detail: [`For ${code(req.command)}:`, ...rules.map((r) => `allow: ${r.match}`)].join('\n'),
+        buttons: [SAVE_WORKSPACE, SAVE_USER, DENY],
+        closeButton: DENY,
+      },
       signal,
     );
     if (where !== SAVE_WORKSPACE && where !== SAVE_USER) return { kind: 'deny' };
     const scope = where === SAVE_WORKSPACE ? 'workspace' : 'user';
-    await this.saveRules(rules, scope);
+    const saved = await this.store.add(rules, scope);
+    this.lastSaved = saved;
+    this.announce(saved, () => this.undo(saved));
     return { kind: 'always', rules, scope };
+  }
+
+  /** Removes the rules of one save (the notification's Undo). */
+  async undo(saved: SavedRules): Promise<void> {
+    await this.store.remove(saved);
+    if (this.lastSaved === saved) this.lastSaved = undefined;
   }
 }
 

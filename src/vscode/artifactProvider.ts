@@ -1,5 +1,5 @@
 // Artifacts (full outputs spilled to disk) open as read-only virtual documents:
-// `agent-bash-artifact:/<id>.log`.
+// `agent-bash-artifact:/<id>.log`, and history entries' outputs under `/history/`.
 import { readFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import type { ArtifactStore } from '../core/contracts';
@@ -15,9 +15,15 @@ export function artifactIdOf(uri: vscode.Uri): string {
 }
 
 export class ArtifactContentProvider implements vscode.TextDocumentContentProvider {
-  constructor(private readonly store: ArtifactStore) {}
+  constructor(
+    private readonly store: ArtifactStore,
+    /** Renders `/history/<id>.log` documents (see outputDocument.ts). */
+    private readonly history?: (uri: vscode.Uri) => Promise<string> | undefined,
+  ) {}
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    const fromHistory = this.history?.(uri);
+    if (fromHistory) return fromHistory;
     const id = artifactIdOf(uri);
     const file = this.store.pathOf(id);
     if (!file) return `Unknown artifact: ${id}`;

@@ -1,7 +1,7 @@
 // One log line per command (decision and rule, cwd, exit, wall time, artifact id) in the "Agent Bash"
 // LogOutputChannel, and the `onDidRunCommand` event for the public API.
 import * as vscode from 'vscode';
-import type { ToolResult } from '../core/contracts';
+import type { CallerInfo, ToolResult } from '../core/contracts';
 import type { PipelineLike } from './services';
 
 export interface RanCommand {
@@ -9,6 +9,12 @@ export interface RanCommand {
   cwd?: string;
   result: ToolResult;
   source: string;
+  /** Who ran it, when the caller adapter said (else `source` names it). */
+  caller?: CallerInfo;
+  /** The caller's abort signal fired: a cancel, not a failure. */
+  cancelled?: boolean;
+  /** How long the call took, end to end (approval included). */
+  elapsedMs?: number;
 }
 
 export function logLine(ran: RanCommand): string {
@@ -53,14 +59,19 @@ export class CommandLog implements vscode.Disposable {
   /** The pipeline with every run recorded; `source` names the caller (palette, lm-tool, api, acp). */
   wrap(pipeline: PipelineLike, source = 'agent'): PipelineLike & { runFrom(source: string, ...args: Parameters<PipelineLike['run']>): Promise<ToolResult> } {
     const runFrom = async (src: string, ...args: Parameters<PipelineLike['run']>): Promise<ToolResult> => {
+      const started = Date.now();
       const result = await pipeline.run(...args);
       const input = args[0] as { command?: unknown; cwd?: unknown } | undefined;
+      const opts = args[1] as { signal?: AbortSignal; caller?: CallerInfo } | undefined;
       this.record({
         // A rejected non-string command shows as JSON rather than `[object Object]`.
         command: typeof input?.command === 'string' ? input.command : ((JSON.stringify(input?.command) as string | undefined) ?? ''),
         ...(typeof input?.cwd === 'string' ? { cwd: input.cwd } : {}),
         result,
         source: src,
+        ...(opts?.caller ? { caller: opts.caller } : {}),
+        ...(opts?.signal?.aborted ? { cancelled: true } : {}),
+        elapsedMs: Date.now() - started,
       });
       return result;
     };

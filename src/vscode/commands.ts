@@ -3,7 +3,11 @@
 import * as vscode from 'vscode';
 import type { ArtifactStore, CallerInfo, JobManager, PolicyDecision, ToolResult } from '../core/contracts';
 import { bangMessageText, runBang, type BangResult } from '../exec/bang';
+import { toastMessage } from '../core/history';
+import { agentCommandsNowRunIn } from '../core/humanMessages';
 import { openArtifact } from './artifactProvider';
+import type { HistoryStore } from './historyStore';
+import { openHistoryOutput } from './historyView';
 import type { CommandLog } from './commandLog';
 import type { ExecutorHolder } from './executorHolder';
 import { showJobsPick } from './jobsView';
@@ -27,17 +31,7 @@ export interface CommandDeps extends AgentBashServices {
   commandLog: CommandLog;
   sessionId: string;
   cwd: SessionCwd;
-}
-
-/** The one-line outcome shown after Run Agent Bash. */
-export function resultMessage(command: string, result: ToolResult): string {
-  const d = result.details;
-  const head = `Agent Bash: \`${oneLine(command)}\``;
-  if (d.timedOut) return `${head} [timed out after ${d.timeoutSeconds ?? '?'} s]`;
-  if (d.async) return `${head} [running as job ${d.async.jobId}]`;
-  if (d.exitCode !== undefined) return `${head} [exit code ${d.exitCode}]`;
-  if (result.isError) return `${head} was not run or failed: ${firstLine(result.content[0]?.text ?? '')}`;
-  return `${head} [exit code 0]`;
+  history: HistoryStore;
 }
 
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandDeps): void {
@@ -76,13 +70,15 @@ async function runAgentBash(context: vscode.ExtensionContext, deps: CommandDeps,
     );
   }, PROGRESS_AFTER_MS);
   const result = await running.finally(() => clearTimeout(timer));
-  const message = resultMessage(command, result);
-  const show = result.isError ? vscode.window.showErrorMessage : vscode.window.showInformationMessage;
-  void show(message, SHOW_OUTPUT_BUTTON).then(async (choice) => {
-    if (choice !== SHOW_OUTPUT_BUTTON) return;
-    if (result.details.artifactId) await openArtifact(result.details.artifactId);
-    else await showText(result.content.map((c) => c.text).join('\n'));
-  });
+  // The history has this run (the command log recorded it); its row keeps Show Output reachable.
+  const id = deps.history.idOf(result);
+  const entry = id === undefined ? undefined : deps.history.get(id);
+  if (entry) {
+    const show = result.isError ? vscode.window.showErrorMessage : vscode.window.showInformationMessage;
+    void show(toastMessage(entry), SHOW_OUTPUT_BUTTON).then(async (choice) => {
+      if (choice === SHOW_OUTPUT_BUTTON) await openHistoryOutput(entry.id);
+    });
+  }
   return result;
 }
 
@@ -111,9 +107,11 @@ async function runBangCommand(deps: CommandDeps, arg: unknown): Promise<BangResu
       headBytes: settings.artifactHeadBytes * 1024,
       maxColumns: settings.outputMaxColumns,
     });
+    const moved = result.newCwd !== undefined && result.newCwd !== cwdBefore;
     if (result.newCwd) deps.cwd.set(result.newCwd);
+    if (moved) write(`\x1b[1m${agentCommandsNowRunIn(deps.cwd.get())}\x1b[0m\n`);
     const ok = result.exitCode === 0 && !result.cancelled && !result.timedOut;
-    region.end(result.cancelled ? 'cancelled' : result.timedOut ? 'timed out' : `exit code ${result.exitCode ?? '?'}`, ok);
+    region.end(bangStatusLine(result), ok);
   } finally {
     if (!result) region.end('failed to start', false);
     host.forget(owner);
@@ -122,6 +120,14 @@ async function runBangCommand(deps: CommandDeps, arg: unknown): Promise<BangResu
   deps.log.info(`! ${oneLine(command)} · exit=${result.exitCode ?? '-'} · cwd=${deps.cwd.get()}${result.cancelled ? ' · cancelled' : ''}`);
   deps.log.debug(bangMessageText(result));
   return result;
+}
+
+/** The last line of a bang command's terminal, in plain words. */
+export function bangStatusLine(result: BangResult): string {
+  if (result.cancelled) return 'Stopped: you cancelled it.';
+  if (result.timedOut) return 'Stopped: it ran out of time.';
+  if (result.exitCode === undefined) return 'Ended without an exit status.';
+  return result.exitCode === 0 ? 'Finished (exit 0).' : `Failed with exit ${result.exitCode}.`;
 }
 
 async function openArtifactCommand(deps: CommandDeps, arg: unknown): Promise<void> {
@@ -140,11 +146,14 @@ async function openArtifactCommand(deps: CommandDeps, arg: unknown): Promise<voi
   await openArtifact(id);
 }
 
+/** `arg`: a command (explained silently, for scripts) or `{command, show: true}` (the history's Explain). */
 async function explainCommand(deps: CommandDeps, arg: unknown): Promise<PolicyDecision | undefined> {
-  const command = typeof arg === 'string' ? arg : await vscode.window.showInputBox({ prompt: 'Command to explain (nothing runs)' });
+  const given = typeof arg === 'string' ? arg : (arg as { command?: unknown } | undefined)?.command;
+  const show = typeof arg !== 'string';
+  const command = typeof given === 'string' ? given : await vscode.window.showInputBox({ prompt: 'Command to explain (nothing runs)' });
   if (!command) return undefined;
   const decision = deps.pipeline.explain(command);
-  if (typeof arg !== 'string') {
+  if (show) {
     const items: vscode.QuickPickItem[] = [
       { label: `${icon(decision.decision)} ${decision.decision.toUpperCase()}`, detail: decision.reason },
       ...decision.segments.map((s, i) => ({
@@ -182,11 +191,6 @@ async function pickCommand(history: string[]): Promise<string | undefined> {
   });
 }
 
-async function showText(text: string): Promise<void> {
-  const doc = await vscode.workspace.openTextDocument({ content: text, language: 'log' });
-  await vscode.window.showTextDocument(doc, { preview: true });
-}
-
 function icon(verdict: string): string {
   return verdict === 'allow' ? '$(pass)' : verdict === 'deny' ? '$(error)' : '$(question)';
 }
@@ -194,8 +198,4 @@ function icon(verdict: string): string {
 function oneLine(command: string): string {
   const line = command.replace(/\s+/g, ' ').trim();
   return line.length > 60 ? `${line.slice(0, 59)}…` : line;
-}
-
-function firstLine(text: string): string {
-  return text.split('\n')[0] ?? '';
 }

@@ -1,6 +1,7 @@
 // Background jobs in the UI: a status bar item counting running jobs, and `Agent Bash: Show Jobs`
 // (a quick pick per job: show output, kill).
 import * as vscode from 'vscode';
+import { jobOutputUri } from './outputDocument';
 import type { JobInfo, JobManager } from '../core/contracts';
 
 export const SHOW_OUTPUT = 'Show output';
@@ -54,8 +55,7 @@ export async function showJobsPick(jobs: JobManager): Promise<void> {
   const action = await vscode.window.showQuickPick(actions, { title: picked.job.label });
   if (action === KILL_JOB) jobs.cancel(picked.job.id);
   if (action === SHOW_OUTPUT) {
-    const text = picked.job.result?.content.map((c) => c.text).join('\n') ?? picked.job.tail;
-    const doc = await vscode.workspace.openTextDocument({ content: text || '(no output yet)', language: 'log' });
+    const doc = await vscode.workspace.openTextDocument(jobOutputUri(picked.job.id));
     await vscode.window.showTextDocument(doc, { preview: true });
   }
 }

@@ -7,6 +7,7 @@ import type { BashSettings, InterceptorRule, PolicyRule } from '../core/contract
 import { parsePolicyRules, RULE_MESSAGES } from '../core/policy/policyRulesSchema';
 import { DEFAULT_INTERCEPTOR_RULES } from '../core/interceptor';
 import type { SandboxSettings } from '../exec/sandbox/sandboxPolicy';
+import type { SavedRules } from './approvalDialog';
 
 const SECTION = 'agentBash';
 
@@ -102,6 +103,10 @@ export function readSandboxSettings(config: vscode.WorkspaceConfiguration = vsco
 }
 
 /** Caches the parsed settings and re-reads them when any `agentBash.*` value changes. */
+function sameRule(a: PolicyRule, b: PolicyRule): boolean {
+  return a.match === b.match && a.approval === b.approval;
+}
+
 export class SettingsStore implements vscode.Disposable {
   private cached: BashSettings;
   private cachedSandbox: SandboxSettings;
@@ -147,17 +152,39 @@ export class SettingsStore implements vscode.Disposable {
     this.reload();
   }
 
-  /** Appends rules to `agentBash.patterns` at the chosen scope, before the existing ones there. */
-  async addRules(rules: PolicyRule[], scope: 'workspace' | 'user'): Promise<void> {
+  /**
+   * Puts rules in front of `agentBash.patterns` at the chosen scope (user settings when there is no
+   * workspace folder). Returns the rules actually added (those already there are not) and where.
+   */
+  async addRules(rules: PolicyRule[], scope: 'workspace' | 'user'): Promise<SavedRules> {
+    const { config, target, existing } = this.rulesAt(scope);
+    const fresh = rules.filter((r) => !existing.some((e) => sameRule(e, r)));
+    await config.update('patterns', [...fresh, ...existing], target);
+    this.reload();
+    const isWorkspace = target === vscode.ConfigurationTarget.Workspace;
+    return {
+      rules: fresh,
+      scope: isWorkspace ? 'workspace' : 'user',
+      where: isWorkspace ? 'workspace settings (.vscode/settings.json)' : 'user settings',
+    };
+  }
+
+  /** Removes exactly the rules of one `addRules` (Undo). */
+  async removeRules(saved: SavedRules): Promise<void> {
+    const { config, target, existing } = this.rulesAt(saved.scope);
+    const kept = existing.filter((e) => !saved.rules.some((r) => sameRule(e, r)));
+    await config.update('patterns', kept.length ? kept : undefined, target);
+    this.reload();
+  }
+
+  private rulesAt(scope: 'workspace' | 'user') {
     const config = vscode.workspace.getConfiguration(SECTION);
     const target = scope === 'workspace' && vscode.workspace.workspaceFolders?.length
       ? vscode.ConfigurationTarget.Workspace
       : vscode.ConfigurationTarget.Global;
     const inspected = config.inspect<unknown>('patterns');
     const existing = readRules(target === vscode.ConfigurationTarget.Workspace ? inspected?.workspaceValue : inspected?.globalValue);
-    const fresh = rules.filter((r) => !existing.some((e) => e.match === r.match && e.approval === r.approval));
-    await config.update('patterns', [...fresh, ...existing], target);
-    this.reload();
+    return { config, target, existing };
   }
 
   dispose(): void {

@@ -26,15 +26,20 @@ async function main() {
   const workspace = path.join(runDir, 'workspace');
   mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
   writeFileSync(path.join(workspace, 'README.txt'), 'Agent Bash UI workspace\n');
-  // The ACP test agent, launched by `Connect ACP Agent` from the palette; only its own echo is allowed
-  // without asking, so the dialog tests still see their prompts.
+  // The ACP test agent and the sample workspace's demo agent, launched by `Connect ACP Agent` from the
+  // palette; only a few echoes are allowed without asking, so the dialog tests still see their prompts.
   writeFileSync(
     path.join(workspace, '.vscode', 'settings.json'),
     JSON.stringify({
-      'agentBash.acp.agents': [{ name: 'ui-test-agent', command: process.execPath, args: [path.join(root, 'out', 'test', 'fixtures', 'acpTestAgent.js')] }],
+      'agentBash.acp.agents': [
+        { name: 'ui-test-agent', command: process.execPath, args: [path.join(root, 'out', 'test', 'fixtures', 'acpTestAgent.js')] },
+        { name: 'Demo agent', command: process.execPath, args: [path.join(root, 'sample-workspace', '.agent-bash', 'demo-agent.js')] },
+      ],
       'agentBash.patterns': [
         { match: 'echo ui-acp-*', approval: 'allow' },
+        { match: 'echo ui-hist-*', approval: 'allow' },
         { match: 'echo ui-ten-*', approval: 'allow', allowRedirects: true },
+        { match: 'rm -rf ui-*', approval: 'deny' },
       ],
     }, null, 2),
   );
@@ -56,7 +61,8 @@ async function main() {
     // A loaded machine can take longer than the default 30 s to serve the workbench.
     await page.goto(`${server.url}?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(payload)}`, { timeout: 120000 });
     await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
-    for (const test of uiTests) {
+    const grep = process.env.AGENT_BASH_UI_GREP;
+    for (const test of uiTests.filter((t) => !grep || t.name.includes(grep))) {
       const t = Date.now();
       try {
         await test.run({ page, workspace, shotsDir });

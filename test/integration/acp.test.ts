@@ -10,7 +10,7 @@ import type { PolicyRule } from '../../src/core/contracts';
 import { permissionTitle } from '../../src/acp/permissionHost';
 import { COMMAND_DENIED_CODE, UNKNOWN_TERMINAL_CODE, unknownTerminalMessage } from '../../src/acp/terminalHost';
 import { commandDeniedMessage, userDeniedMessage } from '../../src/core/policy/policyGate';
-import { ALLOW_ONCE, APPROVAL_TITLE, DENY } from '../../src/vscode/approvalDialog';
+import { ALLOW_ONCE, DENY, isApprovalQuestion } from '../../src/vscode/approvalDialog';
 import { invalidAgentConfigMessage } from '../../src/acp/agentConfig';
 import { CONNECT_ACP_COMMAND, unknownAgentMessage, type AcpAgentHandle } from '../../src/vscode/acpCommands';
 import type { PromptResponder } from '../../src/vscode/modalPrompter';
@@ -266,7 +266,7 @@ describe('acp client', function () {
     const line = `touch ${marker}`;
     const reason = services.pipeline.explain(line, ws).reason;
 
-    respond((q) => (q.message === APPROVAL_TITLE ? DENY : undefined));
+    respond((q) => (isApprovalQuestion(q) ? DENY : undefined));
     const denied = await play<{ created: boolean; error: CallError }>(handle, { scenario: 'run', command: '/bin/bash', args: ['-l', '-c', line], cwd: ws });
     assert.equal(denied.created, false);
     assert.equal(denied.error.code, COMMAND_DENIED_CODE);
@@ -276,7 +276,7 @@ describe('acp client', function () {
     assert.equal(existsSync(marker), false, 'a command the user denied must leave no side effect');
     assert.deepEqual(opened, []);
 
-    respond((q) => (q.message === APPROVAL_TITLE ? ALLOW_ONCE : undefined));
+    respond((q) => (isApprovalQuestion(q) ? ALLOW_ONCE : undefined));
     const allowed = await play<{ created: boolean; wait: ExitStatus }>(handle, { scenario: 'run', command: line });
     assert.equal(allowed.created, true);
     assert.deepEqual(allowed.wait, { exitCode: 0, signal: null });

@@ -1,7 +1,7 @@
 // UI tests driven through the real workbench (see test/harness/ui.mjs). Each asserts what a user sees
 // and the command's effect on disk.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 /** Opens the palette and runs a command; retries while the development extension is still loading. */
@@ -11,11 +11,13 @@ export async function runFromPalette(page, commandTitle, timeoutMs = 45000) {
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: commandTitle }).first();
   for (;;) {
     await page.keyboard.press('F1');
-    await input.waitFor({ state: 'visible' });
-    await input.fill(`>${commandTitle}`);
     try {
+      // F1 can be swallowed while focus sits in a webview or a closing widget: then press it again.
+      await input.waitFor({ state: 'visible', timeout: 5000 });
+      await input.fill(`>${commandTitle}`, { timeout: 5000 });
       await row.waitFor({ state: 'visible', timeout: 2000 });
-      await page.keyboard.press('Enter');
+      // A click picks exactly this row; Enter would take whichever row is highlighted (recently used first).
+      await row.click();
       return;
     } catch (err) {
       await page.keyboard.press('Escape');
@@ -36,21 +38,6 @@ async function typeIntoInputBox(page, text) {
  * Run Agent Bash with a typed command. On a loaded machine the workbench sometimes hides the quick
  * pick before it can be typed into (nothing ran then): open it again, up to three times.
  */
-async function runAgentBash(page, command) {
-  const input = page.locator('.quick-input-widget input');
-  for (let attempt = 1; ; attempt++) {
-    await runFromPalette(page, 'Agent Bash: Run Agent Bash');
-    try {
-      await input.fill(command, { timeout: 10000 });
-      await page.keyboard.press('Enter');
-      return;
-    } catch (err) {
-      await page.keyboard.press('Escape');
-      if (attempt === 3) throw err;
-    }
-  }
-}
-
 async function waitFor(predicate, timeoutMs, what) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -65,9 +52,14 @@ async function answerDialog(page, expectText, button, shotPath) {
   const dialog = page.locator('.monaco-dialog-box');
   await dialog.waitFor({ state: 'visible', timeout: 20000 });
   const text = await dialog.innerText();
-  assert.ok(text.includes('Agent Bash: run this command?'), `dialog title missing in: ${text}`);
+  assert.match(text, /Agent Bash: (run this command\?|.+ wants to run a command)/, `dialog title missing in: ${text}`);
   assert.ok(text.includes(expectText), `dialog does not show ${expectText}: ${text}`);
   assert.ok(text.includes('Why you are asked:'), `dialog has no reason: ${text}`);
+  assert.ok(!text.includes('segment'), `dialog speaks of segments: ${text}`);
+  const buttons = await dialog.locator('.dialog-buttons .monaco-button').allInnerTexts();
+  // The workbench orders dialog buttons by platform; compare the set.
+  const labels = buttons.map((b) => b.trim()).filter((b) => b !== 'Always allow…').sort();
+  assert.deepEqual(labels, ['Allow for this session', 'Allow once', 'Deny'], `no separate Cancel: ${labels}`);
   if (shotPath) await page.screenshot({ path: shotPath });
   await dialog.locator('.dialog-buttons .monaco-button', { hasText: button }).first().click();
   await dialog.waitFor({ state: 'hidden', timeout: 10000 });
@@ -76,6 +68,65 @@ async function answerDialog(page, expectText, button, shotPath) {
 async function announced(page, text) {
   // Information and error messages are announced through the workbench's aria alert region.
   await page.locator('.monaco-alert', { hasText: text }).first().waitFor({ state: 'attached', timeout: 15000 });
+}
+
+
+/** Connect ACP Agent from the palette, picking `name`; returns the agent panel's inner frame. */
+async function connectAgent(page, name) {
+  await runFromPalette(page, 'Agent Bash: Connect ACP Agent');
+  // With several agents configured a quick pick asks which.
+  const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first();
+  await pick.waitFor({ state: 'visible', timeout: 10000 });
+  await pick.click();
+  // VS Code webviews are an iframe holding the page's own iframe; the newest panel is the last one.
+  return page.frameLocator('iframe.webview').last().frameLocator('iframe#active-frame');
+}
+
+/** Runs `command` from Run Agent Bash (no dialog expected unless `answer` is given). */
+async function runAgentBash(page, command, answer) {
+  // A terminal taking focus as the previous command ends can close the fresh quick pick: try again.
+  for (let attempt = 1; ; attempt++) {
+    await runFromPalette(page, 'Agent Bash: Run Agent Bash');
+    const input = page.locator('.quick-input-widget input');
+    try {
+      await input.waitFor({ state: 'visible', timeout: 5000 });
+      await input.fill(command, { timeout: 5000 });
+      await page.keyboard.press('Enter');
+      break;
+    } catch (err) {
+      if (attempt === 3) throw err;
+      await page.keyboard.press('Escape');
+    }
+  }
+  if (answer) await answerDialog(page, `Command: ${command}`, answer);
+}
+
+/**
+ * A click on a button of the notification with this text: on its toast, or in the notification center
+ * once the toast is gone (which then closes again). `shotPath`: a screenshot with the notification shown.
+ */
+async function clickToastButton(page, text, button, shotPath) {
+  const toast = page.locator('.notification-toast', { hasText: text }).first();
+  if (await toast.waitFor({ state: 'visible', timeout: 5000 }).then(() => true, () => false)) {
+    if (shotPath) await page.screenshot({ path: shotPath });
+    await toast.locator('.monaco-button', { hasText: button }).first().click();
+    return;
+  }
+  await runFromPalette(page, 'Notifications: Show Notifications');
+  const item = page.locator('.notifications-center .notification-list-item', { hasText: text }).first();
+  await item.waitFor({ state: 'visible', timeout: 10000 });
+  if (shotPath) await page.screenshot({ path: shotPath });
+  await item.locator('.monaco-button', { hasText: button }).first().click();
+  await hideNotifications(page);
+}
+
+/** Closes the notification center when it is open (it would cover the bottom of the editor area). */
+async function hideNotifications(page) {
+  if (await page.locator('.notifications-center.visible').isVisible()) await page.locator('.notifications-center .codicon-notifications-hide, .notifications-center .codicon-chevron-down').first().click();
+}
+
+function workspaceSettings(workspace) {
+  return JSON.parse(readFileSync(path.join(workspace, '.vscode', 'settings.json'), 'utf8'));
 }
 
 export const uiTests = [
@@ -88,18 +139,18 @@ export const uiTests = [
       const marker = path.join(workspace, 'ui-allowed.txt');
       await waitFor(() => existsSync(marker), 20000, 'ui-allowed.txt');
       assert.equal(readFileSync(marker, 'utf8'), 'palette-ok\n');
-      await announced(page, 'Agent Bash: `echo palette-ok > ui-allowed.txt` [exit code 0]');
+      await announced(page, 'Agent Bash: `echo palette-ok > ui-allowed.txt`: Finished (exit 0)');
       await new Promise((r) => setTimeout(r, 1000));
       await page.screenshot({ path: path.join(shotsDir, 'run-agent-bash.png') });
     },
   },
   {
     name: 'Run Agent Bash from the palette, Deny in the real dialog, the command does not run',
-    async run({ page, workspace }) {
+    async run({ page, workspace, shotsDir }) {
       await runFromPalette(page, 'Agent Bash: Run Agent Bash');
       await typeIntoInputBox(page, 'touch ui-denied.txt');
-      await answerDialog(page, 'Command: touch ui-denied.txt', 'Deny');
-      await announced(page, 'Agent Bash: `touch ui-denied.txt` was not run or failed: Command denied by the user');
+      await answerDialog(page, 'Command: touch ui-denied.txt', 'Deny', path.join(shotsDir, 'deny-dialog.png'));
+      await announced(page, 'Agent Bash: You denied `touch ui-denied.txt`.');
       await new Promise((r) => setTimeout(r, 1000));
       assert.equal(existsSync(path.join(workspace, 'ui-denied.txt')), false, 'the denied command ran');
     },
@@ -107,12 +158,7 @@ export const uiTests = [
   {
     name: 'Connect ACP Agent from the palette: a prompt in the panel runs the agent command as a terminal card',
     async run({ page, shotsDir }) {
-      await runFromPalette(page, 'Agent Bash: Connect ACP Agent');
-      // With one agent configured it connects at once; with several a quick pick asks which.
-      const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'ui-test-agent' }).first();
-      if (await pick.isVisible().catch(() => false)) await pick.click();
-      // VS Code webviews are an iframe holding the page's own iframe.
-      const view = page.frameLocator('iframe.webview').frameLocator('iframe#active-frame');
+      const view = await connectAgent(page, 'ui-test-agent');
       const prompt = view.locator('#prompt');
       await prompt.waitFor({ state: 'visible', timeout: 20000 });
       await prompt.fill(JSON.stringify({ scenario: 'run', command: 'echo ui-acp-card' }));
@@ -141,6 +187,123 @@ export const uiTests = [
       await tabs.nth(labels.indexOf('Agent Bash')).click();
       await new Promise((r) => setTimeout(r, 1500));
       await page.screenshot({ path: path.join(shotsDir, 'ten-commands-one-terminal.png') });
+    },
+  },
+  {
+    name: 'Allow for this session: the same command runs again without a dialog',
+    async run({ page, workspace }) {
+      const marker = path.join(workspace, 'ui-session.txt');
+      await runAgentBash(page, 'touch ui-session.txt', 'Allow for this session');
+      await waitFor(() => existsSync(marker), 20000, 'ui-session.txt');
+      rmSync(marker);
+      await runAgentBash(page, 'touch ui-session.txt');
+      await waitFor(() => existsSync(marker), 20000, 'ui-session.txt again, without a dialog');
+      assert.equal(await page.locator('.monaco-dialog-box').isVisible(), false, 'a dialog asked again');
+    },
+  },
+  {
+    name: 'Always allow… saves the rule, the notification names it and where, Undo removes it',
+    async run({ page, workspace, shotsDir }) {
+      await runFromPalette(page, 'Agent Bash: Run Agent Bash');
+      await typeIntoInputBox(page, 'printf ui-always');
+      const dialog = page.locator('.monaco-dialog-box');
+      await dialog.waitFor({ state: 'visible', timeout: 20000 });
+      await dialog.locator('.dialog-buttons .monaco-button', { hasText: 'Always allow…' }).first().click();
+      // The second question replaces the first in the same dialog box.
+      await page.locator('.monaco-dialog-box', { hasText: 'always allow commands matching these rules?' }).waitFor({ state: 'visible', timeout: 10000 });
+      assert.match(await dialog.innerText(), /allow: printf \*/);
+      await page.screenshot({ path: path.join(shotsDir, 'always-allow-where.png') });
+      await dialog.locator('.dialog-buttons .monaco-button', { hasText: 'Save to Workspace Settings' }).first().click();
+      const saved = 'Agent Bash: saved an allow rule to workspace settings (.vscode/settings.json): `printf *`.';
+      await announced(page, saved);
+      await waitFor(() => workspaceSettings(workspace)['agentBash.patterns'].some((r) => r.match === 'printf *'), 10000, 'printf * in settings.json');
+      await clickToastButton(page, saved, 'Undo', path.join(shotsDir, 'always-allow-saved.png'));
+      await waitFor(() => !workspaceSettings(workspace)['agentBash.patterns'].some((r) => r.match === 'printf *'), 10000, 'printf * removed');
+      assert.deepEqual(workspaceSettings(workspace)['agentBash.patterns'].map((r) => r.match), ['echo ui-acp-*', 'echo ui-hist-*', 'echo ui-ten-*', 'rm -rf ui-*']);
+    },
+  },
+  {
+    name: 'Show Output opens a read-only document with the command and exit status, not an Untitled one',
+    async run({ page, shotsDir }) {
+      await runAgentBash(page, 'echo ui-hist-output');
+      await clickToastButton(page, 'Agent Bash: `echo ui-hist-output`: Finished (exit 0)', 'Show Output', path.join(shotsDir, 'result-toast.png'));
+      const editor = page.locator('.editor-instance .view-lines').first();
+      await page.locator('.view-lines', { hasText: '$ echo ui-hist-output' }).first().waitFor({ state: 'visible', timeout: 15000 });
+      const tab = await page.locator('.tabs-container .tab.active').first().innerText();
+      assert.ok(!/Untitled/.test(tab), `the output opened as ${tab}`);
+      assert.match(tab, /\.log/);
+      // Monaco renders spaces as no-break spaces.
+      assert.match((await editor.innerText()).replace(/\u00a0/g, ' '), /Result: Finished \(exit 0\)/);
+      await page.screenshot({ path: path.join(shotsDir, 'show-output.png') });
+      await runFromPalette(page, 'View: Close All Editors');
+      assert.equal(await page.locator('.monaco-dialog-box').isVisible(), false, 'closing asked to save');
+    },
+  },
+  {
+    name: 'A bang cd shows the agent directory on the status bar; clicking it resets',
+    async run({ page, shotsDir }) {
+      await runFromPalette(page, 'Agent Bash: Run Bang Command');
+      await typeIntoInputBox(page, 'cd /tmp');
+      const item = page.locator('.statusbar-item', { hasText: 'Agent Bash: /tmp' }).first();
+      await item.waitFor({ state: 'visible', timeout: 15000 });
+      await page.screenshot({ path: path.join(shotsDir, 'bang-cd-status.png') });
+      await item.click();
+      await item.waitFor({ state: 'hidden', timeout: 10000 });
+      await announced(page, 'Agent Bash: agent commands run in the workspace folder again');
+    },
+  },
+  {
+    name: 'Ten commands from the palette appear in the history view with the right decisions',
+    async run({ page, shotsDir }) {
+      const runs = [
+        ['echo ui-hist-1'], ['echo ui-hist-2'], ['rm -rf ui-nothing-1'], ['echo ui-hist-3'], ['echo ui-hist-4'],
+        ['touch ui-hist-once.txt', 'Allow once'], ['echo ui-hist-5'], ['rm -rf ui-nothing-2'], ['touch ui-hist-denied.txt', 'Deny'], ['echo ui-hist-6'],
+      ];
+      for (const [command, answer] of runs) {
+        await runAgentBash(page, command, answer);
+        await page.locator('.monaco-alert', { hasText: `\`${command}\`` }).first().waitFor({ state: 'attached', timeout: 20000 });
+      }
+      await runFromPalette(page, 'Agent Bash: Focus on History View');
+      await runFromPalette(page, 'View: Toggle Maximized Panel');
+      const rows = page.locator('.monaco-list-row', { hasText: 'You (Run Agent Bash)' });
+      const expect = {
+        'echo ui-hist-1': 'allowed by rule `echo ui-hist-*`',
+        'rm -rf ui-nothing-1': 'denied by rule `rm -rf ui-*`',
+        'touch ui-hist-once.txt': 'allowed by you, once',
+        'touch ui-hist-denied.txt': 'denied by you',
+        'echo ui-hist-6': 'allowed by rule `echo ui-hist-*`',
+      };
+      for (const [command, decision] of Object.entries(expect)) {
+        const row = page.locator('.monaco-list-row', { hasText: command }).first();
+        await row.waitFor({ state: 'visible', timeout: 15000 });
+        const text = await row.innerText();
+        assert.ok(text.includes(decision), `${command}: ${text}`);
+      }
+      assert.ok((await rows.count()) >= 10, `only ${await rows.count()} history rows`);
+      await page.screenshot({ path: path.join(shotsDir, 'history-view.png') });
+      await runFromPalette(page, 'View: Toggle Maximized Panel');
+    },
+  },
+  {
+    name: 'The demo agent runs a typed command through its panel after an inline approval',
+    async run({ page, workspace, shotsDir }) {
+      await runFromPalette(page, 'View: Close All Editors');
+      await hideNotifications(page);
+      const view = await connectAgent(page, 'Demo agent');
+      const prompt = view.locator('#prompt');
+      await prompt.waitFor({ state: 'visible', timeout: 20000 });
+      await prompt.fill('touch ui-demo.txt');
+      await view.locator('#send').click();
+      const card = view.locator('.question', { hasText: 'Demo agent wants to run a command' }).first();
+      await card.waitFor({ state: 'visible', timeout: 20000 });
+      assert.match(await card.innerText(), /No rule matches `touch ui-demo\.txt`, so Agent Bash asks\./);
+      assert.equal(await page.locator('.monaco-dialog-box').isVisible(), false, 'a modal was shown too');
+      await page.screenshot({ path: path.join(shotsDir, 'demo-agent-inline-approval.png') });
+      await card.locator('button', { hasText: 'Allow once' }).click();
+      await waitFor(() => existsSync(path.join(workspace, 'ui-demo.txt')), 20000, 'ui-demo.txt');
+      await view.locator('.terminal-card.exited', { hasText: 'touch ui-demo.txt' }).first().waitFor({ timeout: 15000 });
+      await view.locator('.item.agent strong', { hasText: 'Done' }).first().waitFor({ timeout: 15000 });
+      await page.screenshot({ path: path.join(shotsDir, 'demo-agent-done.png') });
     },
   },
 ];

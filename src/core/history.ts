@@ -1,0 +1,309 @@
+// The history of every command any caller ran (or tried to): one plain record per command, built
+// from its tool result, and a bounded newest-first list that persists as JSON. Pure; the view and the
+// workspaceState storage live in src/vscode/historyView.ts.
+import type { ApprovalAnswer, CallerInfo, DecisionKind, ToolResult, Verdict } from './contracts';
+import * as human from './humanMessages';
+import { NO_OUTPUT } from './output/results';
+
+/** Who let a command run (the policy gate's `decidedBy`). */
+export type { DecidedBy } from './policy/policyGate';
+import type { DecidedBy } from './policy/policyGate';
+
+export interface HistoryDecision {
+  /** `cancelled`: stopped before anyone decided (e.g. while the dialog was open). */
+  outcome: 'allowed' | 'denied' | 'cancelled' | 'invalid';
+  decidedBy?: DecidedBy;
+  /** The rule that decided, when one did. */
+  rule?: string;
+}
+
+/** What the pipeline knows about its policy step (BashToolDetails.decision). */
+export interface PolicyTrace {
+  decision: Verdict;
+  kind?: DecisionKind;
+  rule?: string;
+  answer?: ApprovalAnswer['kind'];
+  /** Who let it run, as the policy gate said. */
+  decidedBy?: DecidedBy;
+}
+
+/**
+ * Who decided, from the policy verdict and the approval answer. The one place to point at the policy
+ * gate's own `decidedBy` once it exists.
+ */
+export function decidedBy(trace: PolicyTrace | undefined, cancelled: boolean): HistoryDecision {
+  if (!trace) return { outcome: cancelled ? 'cancelled' : 'invalid' };
+  const rule = trace.rule ? { rule: trace.rule } : {};
+  if (trace.decision === 'deny') return { outcome: 'denied', decidedBy: 'rule', ...rule };
+  if (trace.decision === 'allow') return { outcome: 'allowed', decidedBy: 'rule', ...rule };
+  if (trace.decidedBy === 'sandbox') return { outcome: 'allowed', decidedBy: 'sandbox' };
+  switch (trace.answer) {
+    case 'allow':
+      return { outcome: 'allowed', decidedBy: 'user-once' };
+    case 'session':
+      return { outcome: 'allowed', decidedBy: 'user-session' };
+    case 'always':
+      return { outcome: 'allowed', decidedBy: 'user-always' };
+    case 'deny':
+      return cancelled ? { outcome: 'cancelled' } : { outcome: 'denied', decidedBy: 'user-once' };
+    default:
+      return { outcome: 'cancelled' };
+  }
+}
+
+export interface HistoryEntry {
+  id: string;
+  /** Epoch ms when it was recorded (the end of the run). */
+  at: number;
+  command: string;
+  cwd?: string;
+  caller: CallerInfo;
+  decision: HistoryDecision;
+  /** How it ended. `not-run`: denied, cancelled before it started, or refused (bad input). */
+  end: 'running' | 'exit' | 'signal' | 'timeout' | 'cancelled' | 'background' | 'not-run' | 'failed';
+  exitCode?: number;
+  signal?: string;
+  durationMs?: number;
+  /** Bytes the command wrote (all of it, also what was cut). */
+  outputBytes?: number;
+  /** Bytes the agent saw, when the output was cut. */
+  shownBytes?: number;
+  artifactId?: string;
+  terminalId?: string;
+  /** The background job it became, until that job ends. */
+  jobId?: string;
+  /** The first line of the result text for refusals and failures (what the agent read). */
+  note?: string;
+}
+
+export interface RecordInput {
+  id: string;
+  at: number;
+  command: string;
+  cwd?: string;
+  caller: CallerInfo;
+  result: ToolResult;
+  /** The caller's abort signal fired (Cancel, Stop, Ctrl+C). */
+  cancelled: boolean;
+  /** How long the call took, for results that carry no wall time (cancelled, refused). */
+  elapsedMs?: number;
+  /** Already known (a background job's result carries no policy trace of its own). */
+  decision?: HistoryDecision;
+}
+
+export function entryFromResult(input: RecordInput): HistoryEntry {
+  const { result } = input;
+  const d = result.details;
+  const trace = d.decision as (PolicyTrace & { reason?: string }) | undefined;
+  const decision = input.decision ?? decidedBy(trace, input.cancelled);
+  const entry: HistoryEntry = {
+    id: input.id,
+    at: input.at,
+    command: input.command,
+    caller: input.caller,
+    decision,
+    end: 'failed',
+  };
+  if (input.cwd !== undefined) entry.cwd = input.cwd;
+  const text = result.content.map((c) => c.text).join('\n');
+  if (d.wallTimeMs !== undefined) entry.durationMs = d.wallTimeMs;
+  else if (input.elapsedMs !== undefined && input.cancelled) entry.durationMs = input.elapsedMs;
+  if (d.artifactId !== undefined) entry.artifactId = d.artifactId;
+  if (d.terminalId !== undefined) entry.terminalId = d.terminalId;
+  const truncation = (d.meta as { truncation?: { totalBytes: number; outputBytes: number } } | undefined)?.truncation;
+  if (decision.outcome !== 'allowed') {
+    entry.end = 'not-run';
+  } else if (d.async) {
+    entry.end = 'background';
+    entry.jobId = d.async.jobId;
+  } else if (d.timedOut) {
+    entry.end = 'timeout';
+  } else if (d.signal) {
+    entry.end = 'signal';
+    entry.signal = d.signal;
+    if (d.exitCode !== undefined) entry.exitCode = d.exitCode;
+  } else if (d.wallTimeMs !== undefined) {
+    entry.end = 'exit';
+    entry.exitCode = d.exitCode ?? 0;
+  } else if (input.cancelled) {
+    entry.end = 'cancelled';
+  }
+  if (entry.end !== 'not-run' && entry.end !== 'background') {
+    entry.outputBytes = truncation?.totalBytes ?? Buffer.byteLength(outputPart(text), 'utf8');
+    if (truncation) entry.shownBytes = truncation.outputBytes;
+  }
+  if (result.isError && (entry.end === 'not-run' || entry.end === 'failed' || entry.end === 'cancelled')) {
+    entry.note = text.split('\n')[0] ?? '';
+  }
+  return entry;
+}
+
+/** The command's own output in a complete result: the text before the wall-time notice (§8.2). */
+function outputPart(text: string): string {
+  const body = text.split(/\n\nWall time: [\d.]+ seconds/)[0] ?? '';
+  return body === NO_OUTPUT ? '' : body;
+}
+
+/** A background entry once its job ended: the job's result decides how it ended. */
+export function completeJobEntry(entry: HistoryEntry, result: ToolResult | undefined, cancelled: boolean, durationMs: number): HistoryEntry {
+  if (!result) return { ...entry, end: cancelled ? 'cancelled' : 'failed', durationMs };
+  const done = entryFromResult({
+    id: entry.id,
+    at: entry.at,
+    command: entry.command,
+    ...(entry.cwd !== undefined ? { cwd: entry.cwd } : {}),
+    caller: entry.caller,
+    result,
+    cancelled,
+    decision: entry.decision,
+  });
+  done.durationMs ??= durationMs;
+  return done;
+}
+
+/** "rule `git status*`", "you, once", "you, for this session", "you, always", "sandbox", "denied by you"… */
+export function decisionLabel(d: HistoryDecision): string {
+  if (d.outcome === 'cancelled') return 'cancelled before it ran';
+  if (d.outcome === 'invalid') return 'refused: not a valid call';
+  if (d.outcome === 'denied') return d.decidedBy === 'rule' ? (d.rule ? `denied by rule \`${d.rule}\`` : 'denied by the policy') : 'denied by you';
+  switch (d.decidedBy) {
+    case 'rule':
+      return d.rule ? `allowed by rule \`${d.rule}\`` : 'allowed by the rules';
+    case 'user-once':
+      return 'allowed by you, once';
+    case 'user-session':
+      return 'allowed by you for this session';
+    case 'user-always':
+      return 'allowed by you, always';
+    case 'sandbox':
+      return 'allowed by the sandbox';
+    default:
+      return 'allowed';
+  }
+}
+
+/** How it ended, in plain words. */
+export function endLabel(e: HistoryEntry): string {
+  switch (e.end) {
+    case 'running':
+      return 'Running';
+    case 'exit':
+      return human.exited(e.exitCode ?? 0);
+    case 'signal':
+      return human.killedBy(e.signal ?? 'a signal', e.exitCode);
+    case 'timeout':
+      return human.ranOutOfTime(e.durationMs);
+    case 'cancelled':
+      return e.durationMs === undefined ? human.youCancelled(undefined) : human.youCancelled(e.durationMs);
+    case 'background':
+      return 'Running as a background job';
+    case 'not-run':
+      return e.decision.outcome === 'cancelled' ? 'Not run: you cancelled it' : 'Not run';
+    case 'failed':
+      return 'Failed';
+  }
+}
+
+/** The one-line description beside the command in the view. */
+export function entryDescription(e: HistoryEntry): string {
+  const parts = [e.caller.name, decisionLabel(e.decision), endLabel(e)];
+  if (e.durationMs !== undefined) parts.push(human.duration(e.durationMs));
+  if (e.outputBytes !== undefined) parts.push(human.byteSize(e.outputBytes));
+  return parts.join(' · ');
+}
+
+/** The hover text: every field, one per line. */
+export function entryTooltip(e: HistoryEntry): string {
+  const lines = [
+    `$ ${e.command}`,
+    `Caller: ${e.caller.name}`,
+    `Decision: ${decisionLabel(e.decision)}`,
+    `Working directory: ${e.cwd ?? 'the session directory'}`,
+    `Result: ${endLabel(e)}`,
+  ];
+  if (e.durationMs !== undefined) lines.push(`Duration: ${human.duration(e.durationMs)}`);
+  if (e.outputBytes !== undefined) lines.push(`Output: ${human.byteSize(e.outputBytes)}`);
+  const cut = human.outputCut(e.shownBytes, e.outputBytes);
+  if (cut) lines.push(cut);
+  if (e.artifactId) lines.push(`Full output: artifact://${e.artifactId}`);
+  if (e.note) lines.push(e.note);
+  return lines.join('\n');
+}
+
+export const HISTORY_LIMIT = 500;
+
+/** Newest first, at most `limit` entries. */
+export class HistoryList {
+  private items: HistoryEntry[];
+
+  constructor(
+    initial: readonly HistoryEntry[] = [],
+    private readonly limit = HISTORY_LIMIT,
+  ) {
+    this.items = initial.filter(isEntry).slice(0, limit);
+  }
+
+  get entries(): readonly HistoryEntry[] {
+    return this.items;
+  }
+
+  add(entry: HistoryEntry): void {
+    this.items.unshift(entry);
+    if (this.items.length > this.limit) this.items.length = this.limit;
+  }
+
+  get(id: string): HistoryEntry | undefined {
+    return this.items.find((e) => e.id === id);
+  }
+
+  /** Replaces the entry with the same id; false when it is no longer in the list. */
+  replace(entry: HistoryEntry): boolean {
+    const i = this.items.findIndex((e) => e.id === entry.id);
+    if (i < 0) return false;
+    this.items[i] = entry;
+    return true;
+  }
+
+  findByJob(jobId: string): HistoryEntry | undefined {
+    return this.items.find((e) => e.jobId === jobId && e.end === 'background');
+  }
+
+  clear(): void {
+    this.items = [];
+  }
+}
+
+/** Stored data from an older or broken version is dropped rather than shown half-read. */
+function isEntry(value: unknown): value is HistoryEntry {
+  const e = value as Partial<HistoryEntry> | null;
+  return !!e && typeof e.id === 'string' && typeof e.command === 'string' && typeof e.at === 'number' && !!e.caller && !!e.decision;
+}
+
+/** The top of an output document: what ran, where, who decided and how it ended. */
+export function outputHeader(e: HistoryEntry): string {
+  const lines = [
+    `$ ${e.command}`,
+    `Working directory: ${e.cwd ?? 'the session directory'}`,
+    `Run by: ${e.caller.name}`,
+    `Decision: ${decisionLabel(e.decision)}`,
+    `Result: ${endLabel(e)}${e.durationMs !== undefined ? ` after ${human.duration(e.durationMs)}` : ''}`,
+  ];
+  if (e.outputBytes !== undefined) lines.push(`Output: ${human.byteSize(e.outputBytes)}`);
+  const cut = human.outputCut(e.shownBytes, e.outputBytes);
+  if (cut) lines.push(`${cut} Below is all of it.`);
+  lines.push('─'.repeat(60), '');
+  return lines.join('\n');
+}
+
+/** The notification after a palette run: the outcome in plain words, and whether output was cut. */
+export function toastMessage(e: HistoryEntry): string {
+  const what = human.code(e.command);
+  if (e.decision.outcome === 'denied') {
+    return `Agent Bash: ${e.decision.decidedBy === 'rule' ? human.ruleDenied(e.command, e.decision.rule) : human.youDenied(e.command)}`;
+  }
+  if (e.decision.outcome === 'cancelled' || e.end === 'cancelled') return `Agent Bash: ${what}: ${human.youCancelled(e.durationMs)}`;
+  if (e.end === 'not-run' || e.end === 'failed') return `Agent Bash: ${what} did not run: ${e.note ?? 'it failed'}`;
+  const took = e.durationMs !== undefined && e.end !== 'timeout' ? ` in ${human.duration(e.durationMs)}` : '';
+  const cut = human.outputCut(e.shownBytes, e.outputBytes);
+  return `Agent Bash: ${what}: ${endLabel(e)}${took}.${cut ? ` ${cut} Show Output has all of it.` : ''}`;
+}

@@ -1,0 +1,85 @@
+// What a person reads (dialogs, notifications, the history view, terminal status lines). The agent
+// keeps the exact spec strings of results.ts and pipeline.ts; these are the same facts in plain words,
+// without the policy's internals ("segment 1", "Command aborted").
+import type { PolicyDecision } from './contracts';
+import { shown } from './policy/policyReasons';
+
+/** `ls -la` as a code span, one line, bounded. */
+export function code(command: string): string {
+  return `\`${shown(command)}\``;
+}
+
+export function youDenied(command: string): string {
+  return `You denied ${code(command)}.`;
+}
+
+export function ruleDenied(command: string, rule: string | undefined): string {
+  return rule ? `Rule \`${rule}\` denies ${code(command)}.` : `Agent Bash refuses ${code(command)}.`;
+}
+
+/** Why the approval dialog asks, for a prompt-level decision. */
+export function whyAsked(command: string, decision: PolicyDecision): string {
+  // The part that made it ask, as written (with its redirects), not the normalised text.
+  const seg = decision.segmentIndex !== undefined ? decision.segments[decision.segmentIndex - 1]?.segment : undefined;
+  const what = code(decision.segments.length <= 1 ? command : seg?.source || seg?.text || command);
+  switch (decision.kind) {
+    case 'rule':
+      return decision.rule ? `Rule \`${decision.rule.match}\` says to ask before ${what}.` : `A rule says to ask before ${what}.`;
+    case 'critical':
+      return `${what} can do lasting damage, so Agent Bash always asks.`;
+    case 'uncertain':
+      return `Agent Bash cannot tell for sure what ${code(command)} runs, so it asks.`;
+    case 'opaque':
+      return `${what} runs code Agent Bash cannot see, so it asks.`;
+    case 'external_directory':
+      return `${what} reaches outside the workspace folders, so Agent Bash asks.`;
+    case 'redirect':
+      // The segment's own text leaves its redirects out; the whole line shows the write.
+      return `${code(command)} writes to a file, which its allow rule does not cover, so Agent Bash asks.`;
+    case 'default':
+      return `No rule matches ${what}, so Agent Bash asks.`;
+  }
+}
+
+/** "20 s", "1.5 s", "350 ms", "2 min 5 s". */
+export function duration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 10_000) return `${(Math.round(ms / 100) / 10).toString()} s`;
+  if (ms < 60_000) return `${Math.round(ms / 1000)} s`;
+  const s = Math.round(ms / 1000);
+  return s % 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s / 60} min`;
+}
+
+/** "812 B", "52 KB", "3.1 MB" (1 KB = 1024 B). */
+export function byteSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${(Math.round((bytes / (1024 * 1024)) * 10) / 10).toString()} MB`;
+}
+
+export function youCancelled(ms: number | undefined): string {
+  return ms === undefined ? 'Stopped: you cancelled it.' : `Stopped after ${duration(ms)}: you cancelled it.`;
+}
+
+export function ranOutOfTime(ms: number | undefined): string {
+  return ms === undefined ? 'Stopped: it ran out of time' : `Stopped after ${duration(ms)}: it ran out of time`;
+}
+
+export function killedBy(signal: string, exitCode: number | undefined): string {
+  return exitCode === undefined ? `Killed by ${signal}` : `Killed by ${signal} (reported to the agent as exit ${exitCode})`;
+}
+
+export function exited(exitCode: number): string {
+  return exitCode === 0 ? 'Finished (exit 0)' : `Failed with exit ${exitCode}`;
+}
+
+/** "Output cut: the agent saw 50 KB of 3.1 MB." — undefined when nothing was cut. */
+export function outputCut(shownBytes: number | undefined, totalBytes: number | undefined): string | undefined {
+  if (shownBytes === undefined || totalBytes === undefined || shownBytes >= totalBytes) return undefined;
+  return `Output cut: the agent saw ${byteSize(shownBytes)} of ${byteSize(totalBytes)}.`;
+}
+
+/** Where agent commands run after the user's own `cd`. */
+export function agentCommandsNowRunIn(dir: string): string {
+  return `Agent commands now run in ${dir}.`;
+}

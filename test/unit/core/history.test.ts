@@ -1,0 +1,192 @@
+import * as assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { ApprovalAnswer, Approver, BashSettings, CallerInfo, ExecRequest, ExecResult, LocalExecutor, ShellAnalyzer, ToolResult } from '../../../src/core/contracts';
+import {
+  completeJobEntry,
+  decidedBy,
+  decisionLabel,
+  endLabel,
+  entryFromResult,
+  HistoryList,
+  outputHeader,
+  toastMessage,
+  type HistoryEntry,
+} from '../../../src/core/history';
+import { FileArtifactStore } from '../../../src/core/output/artifacts';
+import { BashPipeline } from '../../../src/core/pipeline';
+import { createShellAnalyzer } from '../../../src/core/policy/shellAnalysis';
+
+const CALLER: CallerInfo = { kind: 'acp', name: 'Demo agent', sessionId: 's1' };
+
+/** Prints `chunks`, then ends as `outcome` says; records what it ran. */
+class ScriptedExecutor implements LocalExecutor {
+  ran: string[] = [];
+  chunks = ['hello\n'];
+  outcome: Partial<Omit<ExecResult, 'summary'>> = { exitCode: 0 };
+  async run(req: ExecRequest): Promise<ExecResult> {
+    this.ran.push(req.command);
+    for (const c of this.chunks) req.sink.push(c);
+    return { exitCode: this.outcome.exitCode, timedOut: this.outcome.timedOut ?? false, cancelled: this.outcome.cancelled ?? false, ...(this.outcome.signal ? { signal: this.outcome.signal } : {}), summary: await req.sink.dump() };
+  }
+  async dispose(): Promise<void> {}
+}
+
+describe('core/history', () => {
+  let analyzer: ShellAnalyzer;
+  let root: string;
+  let executor: ScriptedExecutor;
+  let answer: ApprovalAnswer | 'abort';
+  let controller: AbortController;
+  before(async () => {
+    analyzer = await createShellAnalyzer();
+  });
+  beforeEach(() => {
+    root = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-history-'));
+    executor = new ScriptedExecutor();
+    answer = { kind: 'allow' };
+    controller = new AbortController();
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  const settings: BashSettings = {
+    patterns: [
+      { match: 'rm *', approval: 'deny' },
+      { match: 'git status*', approval: 'allow' },
+    ],
+    interceptor: { enabled: false, patterns: [] },
+    maxTimeout: 0,
+    asyncEnabled: true,
+    asyncMaxJobs: 10,
+    autoBackground: { enabled: false, thresholdMs: 60_000 },
+    artifactHeadBytes: 1,
+    outputMaxColumns: 768,
+    shell: {},
+    direnv: 'off',
+  };
+  const approver: Approver = {
+    approve: async () => {
+      if (answer === 'abort') {
+        controller.abort();
+        return { kind: 'deny' };
+      }
+      return answer;
+    },
+  };
+  const run = async (command: string): Promise<{ entry: HistoryEntry; result: ToolResult }> => {
+    const pipeline = new BashPipeline({
+      settings: () => settings,
+      analyzer,
+      approver,
+      artifacts: new FileArtifactStore(path.join(root, 'artifacts')),
+      executor,
+      sessionCwd: () => root,
+      workspaceRoots: () => [root],
+      sessionId: 'test',
+    });
+    const result = await pipeline.run({ command }, { signal: controller.signal });
+    const entry = entryFromResult({ id: 'e1', at: 1, command, cwd: root, caller: CALLER, result, cancelled: controller.signal.aborted, elapsedMs: 20_000 });
+    return { entry, result };
+  };
+
+  it('a rule allows: who decided is the rule, with exit status, duration and output size', async () => {
+    const { entry } = await run('git status');
+    assert.deepEqual(entry.decision, { outcome: 'allowed', decidedBy: 'rule', rule: 'git status*' });
+    assert.equal(decisionLabel(entry.decision), 'allowed by rule `git status*`');
+    assert.equal(entry.end, 'exit');
+    assert.equal(entry.exitCode, 0);
+    assert.equal(typeof entry.durationMs, 'number');
+    assert.equal(entry.outputBytes, 'hello'.length, 'the output without the wall-time notice');
+    assert.equal(executor.ran.length, 1);
+  });
+
+  it('a deny rule: denied by rule, nothing ran', async () => {
+    const { entry } = await run('rm -rf build');
+    assert.deepEqual(entry.decision, { outcome: 'denied', decidedBy: 'rule', rule: 'rm *' });
+    assert.equal(decisionLabel(entry.decision), 'denied by rule `rm *`');
+    assert.equal(entry.end, 'not-run');
+    assert.equal(toastMessage(entry), 'Agent Bash: Rule `rm *` denies `rm -rf build`.');
+    assert.equal(executor.ran.length, 0);
+  });
+
+  it('the user answers: once, this session, always, deny — each recorded as such', async () => {
+    const cases: Array<[ApprovalAnswer, string]> = [
+      [{ kind: 'allow' }, 'allowed by you, once'],
+      [{ kind: 'session' }, 'allowed by you for this session'],
+      [{ kind: 'always', rules: [{ match: 'ls *', approval: 'allow' }], scope: 'workspace' }, 'allowed by you, always'],
+    ];
+    for (const [a, label] of cases) {
+      answer = a;
+      const { entry } = await run('ls -la');
+      assert.equal(decisionLabel(entry.decision), label);
+      assert.equal(entry.end, 'exit');
+    }
+    assert.equal(executor.ran.length, 3);
+    answer = { kind: 'deny' };
+    const { entry } = await run('ls -la');
+    assert.equal(decisionLabel(entry.decision), 'denied by you');
+    assert.equal(toastMessage(entry), 'Agent Bash: You denied `ls -la`.');
+    assert.equal(executor.ran.length, 3, 'the denied command did not run');
+  });
+
+  it('cancelling while the dialog is open is a cancel, not a Deny', async () => {
+    answer = 'abort';
+    const { entry, result } = await run('ls -la');
+    assert.deepEqual(entry.decision, { outcome: 'cancelled' });
+    assert.equal(toastMessage(entry), 'Agent Bash: `ls -la`: Stopped after 20 s: you cancelled it.');
+    assert.equal(result.content[0]?.text, 'Command aborted', 'the agent keeps the spec string');
+    assert.equal(executor.ran.length, 0);
+  });
+
+  it('a signal is named with the exit code the agent got; cut output says how much', async () => {
+    executor.outcome = { exitCode: 143, signal: 'SIGTERM' };
+    executor.chunks = [`${'x'.repeat(99)}\n`.repeat(1024), `${'y'.repeat(99)}\n`.repeat(1024)];
+    const { entry } = await run('git status');
+    assert.equal(entry.end, 'signal');
+    assert.equal(endLabel(entry), 'Killed by SIGTERM (reported to the agent as exit 143)');
+    assert.equal(entry.outputBytes, 2 * 100 * 1024);
+    assert.ok(entry.artifactId, 'the full output spilled to an artifact');
+    assert.ok(entry.shownBytes !== undefined && entry.shownBytes < entry.outputBytes!);
+    assert.match(toastMessage(entry), /^Agent Bash: `git status`: Killed by SIGTERM \(reported to the agent as exit 143\) in \d+ ms\. Output cut: the agent saw \d+ KB of 200 KB\. Show Output has all of it\.$/);
+    assert.match(outputHeader(entry), /^\$ git status\nWorking directory: .*\nRun by: Demo agent\nDecision: allowed by rule `git status\*`\nResult: Killed by SIGTERM/);
+  });
+
+  it('a timeout ends in plain words', async () => {
+    executor.outcome = { exitCode: undefined, timedOut: true };
+    const { entry } = await run('git status');
+    assert.equal(entry.end, 'timeout');
+    assert.match(toastMessage(entry), /^Agent Bash: `git status`: Stopped after \d+ ms: it ran out of time\.$/);
+  });
+
+  it('a background job\'s entry gets its exit status when the job ends', () => {
+    const started: HistoryEntry = {
+      id: 'j', at: 1, command: 'make', caller: CALLER, decision: { outcome: 'allowed', decidedBy: 'user-once' }, end: 'background', jobId: '7',
+    };
+    const result: ToolResult = { content: [{ type: 'text', text: 'built\n\nWall time: 2.00 seconds\n\nCommand exited with code 2' }], details: { wallTimeMs: 2000, exitCode: 2 }, isError: true };
+    const done = completeJobEntry(started, result, false, 2100);
+    assert.equal(done.end, 'exit');
+    assert.equal(done.exitCode, 2);
+    assert.equal(done.durationMs, 2000);
+    assert.equal(done.outputBytes, 'built'.length);
+    assert.equal(decisionLabel(done.decision), 'allowed by you, once');
+    assert.equal(completeJobEntry(started, undefined, true, 500).end, 'cancelled');
+  });
+
+  it('decidedBy without a policy trace: refused input or a cancel', () => {
+    assert.deepEqual(decidedBy(undefined, false), { outcome: 'invalid' });
+    assert.deepEqual(decidedBy(undefined, true), { outcome: 'cancelled' });
+    assert.deepEqual(decidedBy({ decision: 'prompt', answer: 'deny' }, true), { outcome: 'cancelled' });
+  });
+
+  it('the list is newest first, bounded, and drops stored junk', () => {
+    const e = (id: string): HistoryEntry => ({ id, at: 1, command: id, caller: CALLER, decision: { outcome: 'allowed' }, end: 'exit' });
+    const list = new HistoryList([e('old'), { nonsense: true } as unknown as HistoryEntry], 3);
+    assert.deepEqual(list.entries.map((x) => x.id), ['old']);
+    for (const id of ['a', 'b', 'c']) list.add(e(id));
+    assert.deepEqual(list.entries.map((x) => x.id), ['c', 'b', 'a']);
+    assert.equal(list.get('b')?.command, 'b');
+    list.clear();
+    assert.equal(list.entries.length, 0);
+  });
+});

@@ -1,0 +1,52 @@
+import * as assert from 'node:assert/strict';
+import type { PolicyRule, ShellAnalyzer } from '../../../src/core/contracts';
+import * as human from '../../../src/core/humanMessages';
+import { decide } from '../../../src/core/policy/policy';
+import { createShellAnalyzer } from '../../../src/core/policy/shellAnalysis';
+
+const WS = '/work/project';
+
+describe('core/humanMessages', () => {
+  let analyzer: ShellAnalyzer;
+  before(async () => {
+    analyzer = await createShellAnalyzer();
+  });
+  const why = (command: string, rules: PolicyRule[] = []) =>
+    human.whyAsked(command, decide(analyzer.analyze(command), rules, { cwd: WS, workspaceRoots: [WS] }));
+
+  it('says who denied, with the command as code', () => {
+    assert.equal(human.youDenied('rm -rf somefile'), 'You denied `rm -rf somefile`.');
+    assert.equal(human.ruleDenied('rm -rf x', 'rm *'), 'Rule `rm *` denies `rm -rf x`.');
+    assert.equal(human.ruleDenied('rm -rf x', undefined), 'Agent Bash refuses `rm -rf x`.');
+  });
+
+  it('explains why it asks without naming segments', () => {
+    assert.equal(why('ls -la'), 'No rule matches `ls -la`, so Agent Bash asks.');
+    assert.equal(why('git status && ls -la', [{ match: 'git status*', approval: 'allow' }]), 'No rule matches `ls -la`, so Agent Bash asks.');
+    assert.equal(why('git push origin', [{ match: 'git push*', approval: 'prompt' }]), 'Rule `git push*` says to ask before `git push origin`.');
+    assert.equal(why('touch /etc/x', [{ match: 'touch *', approval: 'allow' }]), '`touch /etc/x` reaches outside the workspace folders, so Agent Bash asks.');
+    assert.equal(why('ls | xargs rm', [{ match: 'ls *', approval: 'allow' }, { match: 'xargs *', approval: 'allow' }]), '`xargs rm` runs code Agent Bash cannot see, so it asks.');
+    assert.equal(why('echo hi > out.txt', [{ match: 'echo *', approval: 'allow' }]), '`echo hi > out.txt` writes to a file, which its allow rule does not cover, so Agent Bash asks.');
+    assert.equal(why('$cmd x'), 'Agent Bash cannot tell for sure what `$cmd x` runs, so it asks.');
+    assert.equal(why('rm -rf /'), '`rm -rf /` can do lasting damage, so Agent Bash always asks.');
+    for (const c of ['ls -la', 'git status && ls -la', 'rm -rf /']) assert.ok(!why(c).includes('segment'), why(c));
+  });
+
+  it('says how a run stopped', () => {
+    assert.equal(human.youCancelled(20_000), 'Stopped after 20 s: you cancelled it.');
+    assert.equal(human.youCancelled(undefined), 'Stopped: you cancelled it.');
+    assert.equal(human.ranOutOfTime(300_000), 'Stopped after 5 min: it ran out of time');
+    assert.equal(human.killedBy('SIGTERM', 137), 'Killed by SIGTERM (reported to the agent as exit 137)');
+    assert.equal(human.exited(0), 'Finished (exit 0)');
+    assert.equal(human.exited(2), 'Failed with exit 2');
+    assert.equal(human.agentCommandsNowRunIn('/tmp'), 'Agent commands now run in /tmp.');
+  });
+
+  it('formats durations and sizes for people', () => {
+    assert.deepEqual([350, 1500, 20_000, 60_000, 125_000].map(human.duration), ['350 ms', '1.5 s', '20 s', '1 min', '2 min 5 s']);
+    assert.deepEqual([812, 53_248, 3_250_000].map(human.byteSize), ['812 B', '52 KB', '3.1 MB']);
+    assert.equal(human.outputCut(51_200, 3_250_000), 'Output cut: the agent saw 50 KB of 3.1 MB.');
+    assert.equal(human.outputCut(100, 100), undefined);
+    assert.equal(human.outputCut(undefined, 100), undefined);
+  });
+});
