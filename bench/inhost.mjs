@@ -4,6 +4,7 @@
 // command → result through our API vs `window.createTerminal` + shell integration `executeCommand`
 // (`true`, 10 MB), and the longest renderer task while 50 MB stream through an agent terminal.
 // Exits 0 whatever it measures (targets are reported, not asserted); 1 only if it could not run.
+/* global window -- watchLongTasks and the page.evaluate callback run in the browser page */
 import { chromium } from 'playwright-core';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

@@ -2,6 +2,7 @@
 // paragraphs, and inline code, bold, italics and http(s) links. It returns plain data that the panel
 // turns into DOM nodes with textContent only, so no HTML an agent sends is ever interpreted. Written by
 // hand (about 100 lines) instead of pulling a Markdown library plus a sanitiser into the webview.
+/* global module -- also loaded by the Node unit tests, which read module.exports */
 (function (root) {
   'use strict';
 

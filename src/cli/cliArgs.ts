@@ -29,6 +29,7 @@ export const CLI_MESSAGES = {
 
 /** How a value appears in a message: as typed, or JSON-quoted and shortened when that would mislead. */
 function shownValue(value: string): string {
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point: such a value is shown JSON-quoted
   const plain = value.length > 0 && value.length <= 200 && !/[\s"\\\x00-\x1f\x7f]/.test(value);
   if (plain) return value;
   return JSON.stringify(value.length > 200 ? `${value.slice(0, 60)}…${value.slice(-20)}` : value);
@@ -107,6 +108,7 @@ export function parseCliArgs(args: string[], spec: OptionSpec): ParsedArgs {
     if (!spec.values.includes(name)) throw new UsageError(CLI_MESSAGES.unknownOption(arg));
     const value = eq > 0 ? arg.slice(eq + 1) : args.at(++i);
     if (value === undefined || value === '' || value === '--') throw new UsageError(CLI_MESSAGES.missingValue(name));
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- options not listed in VALUE_CHECKS (--sandbox, --allow-write, …) have no check
     const problem = VALUE_CHECKS[name]?.(name, value);
     if (problem !== undefined) throw new UsageError(problem);
     const list = out.values.get(name) ?? [];

@@ -155,6 +155,16 @@ export async function runMain(args: string[]): Promise<number> {
   process.on('SIGTERM', onSignal);
   process.on('SIGHUP', onSignal);
 
+  let tornDown: Promise<void> | undefined;
+  const teardown = (): Promise<void> =>
+    (tornDown ??= (async () => {
+      await Promise.allSettled([executor.dispose(), pty.dispose(), pruned]);
+      // Escapees that left the group (only possible without a PID namespace) still carry the mark.
+      killByEnv(CLI_SESSION_ENV, sessionId);
+      sandbox.dispose();
+      removeIfEmpty(artifactDir);
+    })());
+
   try {
     const pipeline = new BashPipeline({
       settings: () => settings,
@@ -175,22 +185,17 @@ export async function runMain(args: string[]): Promise<number> {
     const result = await pipeline.run(input, { signal: controller.signal });
     const text = result.content.map((c) => c.text).join('\n');
     // Everything is torn down before the result is printed, so the process ends right after it.
-    await Promise.allSettled([executor.dispose(), pty.dispose(), pruned]);
-    removeIfEmpty(artifactDir);
+    await teardown();
     process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
     const artifactPath = artifactPathOf(artifactDir, result.details.artifactId);
     if (artifactPath) process.stderr.write(`agent-bash run: ${RUN_MESSAGES.artifact(artifactPath)}\n`);
     if (caught) return 128 + (signalNumber(caught) ?? 1);
     return exitStatusOf(result);
   } finally {
-    await Promise.allSettled([executor.dispose(), pty.dispose(), pruned]);
-    // Escapees that left the group (only possible without a PID namespace) still carry the mark.
-    killByEnv(CLI_SESSION_ENV, sessionId);
-    sandbox.dispose();
+    await teardown();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     process.off('SIGHUP', onSignal);
-    removeIfEmpty(artifactDir);
   }
 }
 

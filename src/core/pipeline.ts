@@ -37,7 +37,7 @@ import { Interceptor } from './interceptor';
 import { expandCwdUrl, expandEnvUrls, expandInternalUrls, withArtifactScheme, withLocalScheme } from './internalUrls';
 import { OutputSink } from './output/outputSink';
 import { decide } from './policy/policy';
-import { gateDecision, passPolicyGate, type GateVerdict } from './policy/policyGate';
+import { gateDecision, passPolicyGate, type DecidedBy, type GateVerdict } from './policy/policyGate';
 import { guardRewrite } from './policy/rewriteGuard';
 import {
   buildBackgroundStartResult,
@@ -93,7 +93,9 @@ function verdictDetails(gate: GateVerdict): NonNullable<ToolResult['details']['d
   if (d.rule) out.rule = d.rule.match;
   if (gate.kind === 'run') {
     out.decidedBy = gate.decidedBy;
-    const answer = ({ 'user-once': 'allow', 'user-session': 'session', 'user-always': 'always' } as const)[gate.decidedBy as 'user-once'];
+    // A rule or the sandbox let it run: no answer.
+    const answers: Partial<Record<DecidedBy, typeof out.answer>> = { 'user-once': 'allow', 'user-session': 'session', 'user-always': 'always' };
+    const answer = answers[gate.decidedBy];
     if (answer) out.answer = answer;
   } else if (gate.kind === 'refuse' && gate.by === 'user') {
     out.answer = 'deny';
@@ -513,7 +515,7 @@ export function withSandboxDetails(result: ToolResult, level: 'sandboxed' | 'con
   const notice = violationNotice(refused);
   if (!notice) return result;
   result.details.sandbox.refused = refused;
-  const last = result.content[result.content.length - 1];
+  const last = result.content.at(-1);
   if (last) last.text = `${last.text}\n\n${notice}`;
   else result.content.push({ type: 'text', text: notice });
   return result;

@@ -459,6 +459,7 @@ export class PersistentShell {
       this.statusText = this.statusText.slice(newline + 1);
       const [nonce, value, started] = raw.split(' ');
       const waiter = this.statusWaiters.get(nonce);
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a status line from the shell process may have fewer fields than split() is typed with
       if (waiter) waiter({ status: /^\d+$/.test(value ?? '') ? Number(value) : undefined, started: started === '1' });
       newline = this.statusText.indexOf('\n');
     }

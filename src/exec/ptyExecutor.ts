@@ -255,6 +255,7 @@ class PtyRun implements PtySession {
         if (scanner.found) return;
         deliver(scanner.push(data));
         // Everything the command wrote has been read: release the trailing `read`.
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- scanner.push() above sets found; TypeScript keeps the narrowing from the early return
         if (scanner.found) pty.write(ptyAck(nonce));
       });
       const exited = new Promise<{ exitCode: number; signal?: number }>((resolve) => {

@@ -177,7 +177,9 @@ function ownedJob(backend: McpBackend, session: McpCallerSession, id: string): {
 
 async function jobOutput(backend: McpBackend, call: McpToolCall): Promise<McpToolResult> {
   const args = parse(MCP_TOOL_NAMES.output, outputSchema, call.args);
-  let { jobs, job } = ownedJob(backend, call.session, args.job_id);
+  const owned = ownedJob(backend, call.session, args.job_id);
+  const jobs = owned.jobs;
+  let job = owned.job;
   if (job.state === 'running' && args.wait_seconds > 0 && jobs.waitFor) {
     await jobs.waitFor(job.id, args.wait_seconds * 1000, call.signal);
     job = jobs.get(job.id) ?? job;

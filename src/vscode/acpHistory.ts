@@ -41,7 +41,7 @@ export class AcpHistoryRecorder {
     if (!last) return;
     last.trace.answer = answer.kind;
     if (answer.kind === 'deny' || cancelled) {
-      queue?.pop();
+      queue.pop();
       this.refused(line, last.cwd, last.trace, cancelled ? 'Cancelled before it ran' : userDeniedMessage(last.reason), cancelled);
     }
   }

@@ -91,8 +91,8 @@ export class VsCodeClientBridge implements ClientBridge, vscode.Disposable {
   }
 
   async releaseOwner(owner: string): Promise<void> {
-    const mine = [...this.owners].filter(([, o]) => o === owner).map(([id]) => this.terminals.get(id));
-    await Promise.all(mine.map((t) => t?.release()));
+    const mine = [...this.owners].filter(([, o]) => o === owner).flatMap(([id]) => this.terminals.get(id) ?? []);
+    await Promise.all(mine.map((t) => t.release()));
   }
 
   private reap(ttlMs: number): void {

@@ -61,7 +61,7 @@ export class McpHost implements vscode.Disposable {
   private readonly backend: McpBackend;
 
   constructor(private readonly deps: McpHostDeps) {
-    this.backend = { run: deps.run, jobs: deps.jobs, artifacts: deps.artifacts, asyncEnabled: deps.asyncEnabled };
+    this.backend = { run: (input, opts) => deps.run(input, opts), jobs: deps.jobs, artifacts: deps.artifacts, asyncEnabled: () => deps.asyncEnabled() };
     this.status.command = COPY_MCP_CONFIG_COMMAND;
     this.disposables.push(
       this.status,
@@ -142,7 +142,8 @@ export class McpHost implements vscode.Disposable {
       this.token = newToken();
       await this.deps.context.secrets.store(MCP_TOKEN_SECRET, this.token);
     }
-    const version = String((this.deps.context.extension.packageJSON as { version?: unknown }).version ?? '0.0.0');
+    const { version: given } = this.deps.context.extension.packageJSON as { version?: unknown };
+    const version = typeof given === 'string' ? given : '0.0.0';
     const server = new McpHttpServer({
       port: wanted,
       token: () => this.token,

@@ -116,6 +116,7 @@ function checkDeclaration(node: SyntaxNode, src: string): string | undefined {
   const keyword = node.child(0)?.type ?? '';
   if (node.type === 'declaration_command' && !PLAIN_DECLARATIONS.has(keyword)) return CONSTRUCT.declaration(keyword);
   for (const child of node.namedChildren) {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- web-tree-sitter builds namedChildren with unmarshalNode, which can return null, though its .d.ts says Node[]
     if (!child) continue;
     if (child.type === 'variable_name' || child.type === 'variable_assignment') continue;
     // A flag (`export -n`, `unset -f`) or a word that may hold a subscript: not plain.

@@ -369,6 +369,7 @@ function literalHead(p: string): string | undefined {
 function requiredLiteral(c: Compiled): string | undefined {
   const runs = (alt: Alternative): string[] => alt.pieces.flatMap((p) => p.literal ?? p.anchor?.text ?? []);
   const [first, ...others] = c.alternatives.map(runs);
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the type cannot prove alternatives non-empty; an empty list must give no literal, not a throw on `[...undefined]`
   if (!first) return undefined;
   for (const candidate of [...first].sort((x, y) => y.length - x.length)) {
     if (others.every((rs) => rs.some((r) => r.includes(candidate)))) return candidate;

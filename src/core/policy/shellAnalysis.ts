@@ -291,12 +291,14 @@ function descend(node: SyntaxNode, w: Walk): void {
   const t = node.type;
   if (t === 'command_substitution' || t === 'process_substitution') {
     // `$(< file)` reads the file with no command: a segment with no argv that carries the redirect.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- web-tree-sitter builds namedChildren with unmarshalNode, which can return null, though its .d.ts says Node[]
     const reads = node.namedChildren.filter((c): c is SyntaxNode => c !== null && c.type === 'file_redirect');
     if (reads.length > 0) {
       const parsed: ParsedRedirect[] = [];
       for (const r of reads) parseRedirect(r, w, parsed, []);
       pushSegment(w, node, [], [], { redirects: parsed, consumesPipe: false }, []);
     }
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- web-tree-sitter builds namedChildren with unmarshalNode, which can return null, though its .d.ts says Node[]
     for (const child of node.namedChildren) if (child && child.type !== 'file_redirect') visit(child, w, FRESH);
     return;
   }

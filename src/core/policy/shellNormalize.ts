@@ -310,7 +310,9 @@ function stripGitGlobals(words: Word[]): { next: number; paths: string[]; opaque
       i++;
     } else if (GIT_GLOBAL_VALUES.has(name)) {
       const value = eq > 0 && name.startsWith('--') ? t.slice(eq + 1) : words[i + 1]?.text;
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- `git --git-dir` as the last word: words[i + 1] is past the end
       if (GIT_PATH_OPTIONS.has(name) && value !== undefined) {
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- words[i + 1] may be past the end (see above)
         if ((eq > 0 ? w : words[i + 1])?.dynamic) opaqueReason ??= OPAQUE.dynamicWrapperWord('git');
         paths.push(value);
       }

@@ -275,7 +275,7 @@ function judgeWord(word: string, certain: boolean, j: Judge): PathProblem | unde
     if (dirProblem) return dirProblem.kind === 'outside' ? { ...dirProblem, word } : dirProblem;
     const dir = resolvePathWord(dirWord, j.cwd);
     if (dir === undefined) return { kind: 'unresolved', word };
-    let entries: fs.Dirent[] = [];
+    let entries: fs.Dirent[];
     try {
       entries = fs.readdirSync(dir, { withFileTypes: true });
     } catch {
@@ -305,6 +305,7 @@ function judgeWord(word: string, certain: boolean, j: Judge): PathProblem | unde
 export function findExternalPath(seg: Segment, cwd: string, roots: readonly string[]): PathProblem | undefined {
   const dynamic = new Set(seg.dynamicArgs ?? []);
   const name = seg.argv[0];
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a segment may have no argv (`$(< file)`, a bare redirect)
   const words: PathWord[] = name === undefined ? [] : PATH_COMMANDS.has(name) ? pathCommandOperands(seg, dynamic) : genericOperands(seg, dynamic);
   for (const p of seg.optionPaths ?? []) words.push({ word: p, dynamic: false, certain: true });
   for (const r of seg.redirects) {

@@ -33,7 +33,7 @@ export function containArgs(argv: readonly string[]): string[] {
  * sandbox's loopback → the host proxy's unix socket), waits until it listens, then execs the
  * command from "$@" untouched.
  */
-export function bridgeScript(net: NetworkBridge): string {
+export function bridgeScript(): string {
   const local = `0100007F:${PROXY_PORT.toString(16).toUpperCase().padStart(4, '0')}`;
   return [
     `"$0" TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr "UNIX-CONNECT:$1" </dev/null >/dev/null 2>&1 3>&- &`,
@@ -65,7 +65,7 @@ export function confineArgs(c: Confinement, argv: readonly string[]): string[] {
   args.push('--dev', '/dev', '--proc', '/proc');
   // Root outside stays uid 0 inside: without dropping every capability it could remount `/` rw.
   args.push('--unshare-pid', '--unshare-net', '--die-with-parent', '--cap-drop', 'ALL', '--');
-  if (c.network) args.push('/bin/sh', '-c', bridgeScript(c.network), c.network.socat, c.network.socketPath);
+  if (c.network) args.push('/bin/sh', '-c', bridgeScript(), c.network.socat, c.network.socketPath);
   args.push(...argv);
   return args;
 }

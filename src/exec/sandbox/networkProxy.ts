@@ -67,6 +67,7 @@ export class NetworkProxy {
     const firstLine = text.slice(0, text.indexOf('\r\n'));
     const [method, target, version] = firstLine.split(' ');
     if (method === 'CONNECT') {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the request line comes from the client: it may have no target
       const to = splitHostPort(target ?? '', 443);
       if (!to) return this.reply(client, 400, 'Bad Request', 'bad CONNECT target\n');
       if (!this.permit(to)) return this.reply(client, 403, 'Forbidden', refusedBody(to.host));
@@ -81,6 +82,7 @@ export class NetworkProxy {
     }
     let url: URL;
     try {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the request line comes from the client: it may have no target
       url = new URL(target ?? '');
     } catch {
       return this.reply(client, 400, 'Bad Request', 'only absolute http:// URLs and CONNECT are proxied\n');

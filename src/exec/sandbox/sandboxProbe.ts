@@ -61,6 +61,7 @@ function probeUncached(pathVar: string | undefined): SandboxSupport {
     timeout: 10_000,
   });
   if (run.status !== 0) {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- spawnSync returns stderr null when the spawn itself fails (EACCES, ENOENT)
     const why = (run.stderr?.toString('utf8').trim() || run.error?.message || `exit ${run.status}`).split('\n')[0];
     return { bwrap, ...(socat ? { socat } : {}), contain: false, sandbox: false, problem: `bubblewrap cannot create namespaces here (${why}); user namespaces may be disabled` };
   }

@@ -37,8 +37,8 @@ describe('cli: run --pty at end of input', function () {
       const child = spawn(process.execPath, [CLI, 'run', '--pty', '--yes', '--timeout', '30', '--', command], { stdio: [stdin, 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
-      child.stdout?.on('data', (b: Buffer) => (stdout += b));
-      child.stderr?.on('data', (b: Buffer) => (stderr += b));
+      child.stdout?.on('data', (b: Buffer) => (stdout += String(b)));
+      child.stderr?.on('data', (b: Buffer) => (stderr += String(b)));
       child.once('close', (code) => resolve({ code, stdout, stderr }));
       if (input !== undefined) child.stdin?.end(input);
     });

@@ -135,7 +135,7 @@ describe('exec: direnv preflight', function () {
           cwd: tmp,
           timeoutMs: 5000,
           env: pre.env,
-          ...(pre.unset ? { unset: pre.unset } : {}),
+          unset: pre.unset,
           sessionKey: mode === 'persistent' ? 'direnv-session' : undefined,
           sink,
         });

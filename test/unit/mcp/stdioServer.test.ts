@@ -38,7 +38,6 @@ describe('mcp: stdio server', function () {
   let tmp: string;
   let canary: string;
   let client: Client;
-  let transport: StdioClientTransport;
 
   before(async () => {
     tmp = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-mcp-'));
@@ -47,10 +46,11 @@ describe('mcp: stdio server', function () {
     const rules = path.join(tmp, 'rules.json');
     const allowed = ['printf *', 'exit *', 'echo *', 'sleep *', 'sh *', 'seq *', 'exec *'].map((match) => ({ match, approval: 'allow', allowRedirects: true }));
     writeFileSync(rules, JSON.stringify([...allowed, { match: 'rm *', approval: 'deny' }]));
-    ({ client, transport } = await connect(['--rules', rules, '--cwd', tmp], tmp));
+    ({ client } = await connect(['--rules', rules, '--cwd', tmp], tmp));
   });
 
   after(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when before() failed ahead of connecting
     await client?.close();
     rmSync(tmp, { recursive: true, force: true });
   });

@@ -79,8 +79,8 @@ describe('exec/sandbox: kernel containment', function () {
         const exited = new Promise((resolve) => cli.once('exit', resolve));
         // CLI start-up (tree-sitter) is slow on a loaded machine.
         let output = '';
-        cli.stderr?.on('data', (c: Buffer) => (output += c.toString()));
-        cli.stdout?.on('data', (c: Buffer) => (output += c.toString()));
+        cli.stderr.on('data', (c: Buffer) => (output += c.toString()));
+        cli.stdout.on('data', (c: Buffer) => (output += c.toString()));
         const started = await waitFor(() => processesWithArg(`sleep ${marker}`).length > 0 || cli.exitCode !== null, 200_000);
         assert.ok(started && cli.exitCode === null, `never started: ${shape}: ${output}`);
         cli.kill('SIGKILL');

@@ -123,8 +123,8 @@ describe('exec/sandbox: parts', () => {
   it('accepts sandbox: "off" (and null as absent), refuses other values, and advertises it to the model', () => {
     assert.equal(parseBashInput({ command: 'x', sandbox: 'off' }, { asyncEnabled: true }).sandbox, 'off');
     assert.equal(parseBashInput({ command: 'x', sandbox: null }, { asyncEnabled: true }).sandbox, undefined);
-    assert.throws(() => parseBashInput({ command: 'x', sandbox: 'on' }, { asyncEnabled: true }), /  - sandbox: Invalid input: expected "off"\n/);
-    const props = bashInputJsonSchema({ asyncEnabled: true }).properties as Record<string, { enum?: string[] }>;
+    assert.throws(() => parseBashInput({ command: 'x', sandbox: 'on' }, { asyncEnabled: true }), / {2}- sandbox: Invalid input: expected "off"\n/);
+    const props = bashInputJsonSchema({ asyncEnabled: true }).properties as Partial<Record<string, { enum?: string[] }>>;
     assert.deepEqual(props.sandbox?.enum, ['off']);
   });
 });

@@ -26,7 +26,7 @@ export interface DifferentialReport {
 
 const HARMLESS_WRITES = /^(?:\/dev\/(?:null|tty|stdout|stderr|fd\/\d+|pts\/\d+)|\/proc\/self\/fd\/\d+)$/;
 /** Where an allowed program keeps its own state (the sandbox's HOME is /tmp/home). */
-const PROGRAM_STATE: Readonly<Record<string, RegExp>> = {
+const PROGRAM_STATE: Readonly<Partial<Record<string, RegExp>>> = {
   npm: /^\/tmp\/home\/\.npm(?:\/|$)/,
   node: /^\/tmp\/home\/\.npm(?:\/|$)/,
   bash: /^\/tmp\/sh-thd/,

@@ -41,6 +41,7 @@ const ARG = /(?:AT_FDCWD|\d+)<([^>]*)>|"((?:[^"\\]|\\.)*)"/g;
 
 function argsOf(text: string): Arg[] {
   const out: Arg[] = [];
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the capture group of the alternative that did not match is undefined
   for (const m of text.matchAll(ARG)) out.push(m[1] !== undefined ? { fd: m[1] } : { str: unescape(m[2] ?? '') });
   return out;
 }
