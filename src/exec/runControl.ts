@@ -88,13 +88,27 @@ export function drainStreams(streams: readonly Readable[], idleMs = DRAIN_IDLE_M
       for (const cleanup of cleanups) cleanup();
       resolve();
     };
+    // Timers run before the poll phase of the event loop: after a stall longer than `idleMs` (a
+    // loaded machine, a busy extension host) the timer fires while bytes already written still wait
+    // in the pipe. So a timer only ends the drain from the check phase, after the poll phase has
+    // read what was there; bytes read meanwhile keep it going.
+    let quiet = false;
+    const settleThen = (end: () => void) => (): void => {
+      quiet = true;
+      setImmediate(() => {
+        if (quiet) end();
+      });
+    };
     const rearm = (): void => {
       if (idle) clearTimeout(idle);
-      idle = setTimeout(finish, idleMs);
+      idle = setTimeout(settleThen(finish), idleMs);
     };
-    const max = setTimeout(finish, maxMs);
+    const max = setTimeout(() => setImmediate(finish), maxMs);
     for (const stream of open) {
-      const onData = (): void => rearm();
+      const onData = (): void => {
+        quiet = false;
+        rearm();
+      };
       let ended = false;
       const onEnd = (): void => {
         if (ended) return;
