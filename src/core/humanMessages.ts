@@ -3,6 +3,7 @@
 // without the policy's internals ("segment 1", "Command aborted").
 import type { PolicyDecision } from './contracts';
 import { shown } from './policy/policyReasons';
+import { SANDBOX_OFF_REASON } from './policy/policyGate';
 
 /** `ls -la` as a code span, one line, bounded. */
 export function code(command: string): string {
@@ -22,6 +23,13 @@ export function whyAsked(command: string, decision: PolicyDecision): string {
   // The part that made it ask, as written (with its redirects), not the normalised text.
   const seg = decision.segmentIndex !== undefined ? decision.segments[decision.segmentIndex - 1]?.segment : undefined;
   const what = code(decision.segments.length <= 1 ? command : seg?.source || seg?.text || command);
+  // `sandbox: "off"` asks on its own (an allowed command) or on top of another reason.
+  if (decision.reason === SANDBOX_OFF_REASON) return `Agent Bash asks because ${what} would run outside the OS sandbox: ${SANDBOX_OFF_REASON}.`;
+  const base = whyAskedByPolicy(command, what, decision);
+  return decision.reason.endsWith(`; ${SANDBOX_OFF_REASON}`) ? `${base} Also, ${SANDBOX_OFF_REASON}.` : base;
+}
+
+function whyAskedByPolicy(command: string, what: string, decision: PolicyDecision): string {
   switch (decision.kind) {
     case 'rule':
       return decision.rule ? `Rule \`${decision.rule.match}\` says to ask before ${what}.` : `A rule says to ask before ${what}.`;

@@ -20,7 +20,7 @@ export const ALWAYS_TITLE = 'Agent Bash: always allow commands matching these ru
 
 /** The dialog's title: who is asking, or the neutral title when the caller is unnamed. */
 export function approvalTitle(req: ApprovalRequest): string {
-  return req.caller ? `Agent Bash: ${req.caller.name} wants to run a command` : APPROVAL_TITLE;
+  return req.caller?.name ? `Agent Bash: ${req.caller.name} wants to run a command` : APPROVAL_TITLE;
 }
 
 /** True for a command approval (whoever asks), as opposed to the "where to save" step or other questions. */

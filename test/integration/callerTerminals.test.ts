@@ -65,6 +65,14 @@ describe('caller terminals: one terminal per caller session', () => {
     const t = await testing();
     const firstView = t.services.bridge.list().find((c) => c.terminalId === first.terminalId)?.terminal;
     await second.release();
+    // The first command may still be starting (a sandboxed start takes a moment): kill it once it printed.
+    let firstOut = '';
+    const poll = setInterval(() => void first.currentOutput().then((o) => (firstOut = o.output)), 25);
+    try {
+      await waitUntil(() => firstOut === 'one\n', 15_000, 'the first command to print');
+    } finally {
+      clearInterval(poll);
+    }
     await first.kill();
     assert.deepEqual(await first.waitForExit(), { exitCode: null, signal: 'SIGTERM' });
     assert.deepEqual(await first.currentOutput(), { output: 'one\n', truncated: false, exitStatus: { exitCode: null, signal: 'SIGTERM' } });

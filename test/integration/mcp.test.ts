@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { GATE_MESSAGES } from '../../src/mcp/httpGate';
-import { alive, answerDialogs, setPatterns, testing, workspaceDir } from './testApi';
+import { answerDialogs, processesWithCommandLine, setPatterns, testing, workspaceDir } from './testApi';
 
 type TextResult = { content: Array<{ type: string; text: string }>; isError?: boolean };
 
@@ -58,10 +58,6 @@ describe('mcp: server over HTTP inside VS Code', function () {
 
   async function bash(client: Client, args: Record<string, unknown>, signal?: AbortSignal): Promise<TextResult> {
     return (await client.callTool({ name: 'bash', arguments: args }, undefined, signal ? { signal, timeout: 100_000 } : { timeout: 100_000 })) as TextResult;
-  }
-
-  function pidFrom(file: string): number {
-    return Number(readFileSync(file, 'utf8').trim());
   }
 
   before(async () => {
@@ -162,37 +158,31 @@ describe('mcp: server over HTTP inside VS Code', function () {
 
   it('cancellation kills the process', async () => {
     const { client } = await connect('mcp-it-client');
-    const pidFile = path.join(dir(), 'mcp-cancel.pid');
-    rmSync(pidFile, { force: true });
+    // Commands run in a PID namespace (their `$$` is not ours): find the process by a unique argv.
+    const sleep = `sleep 100.${process.pid}1`;
     const controller = new AbortController();
-    const pending = bash(client, { command: `sh -c 'echo $$ > ${pidFile}; exec sleep 100'` }, controller.signal);
+    const pending = bash(client, { command: `sh -c 'exec ${sleep}'` }, controller.signal);
     pending.catch(() => undefined);
-    await waitUntil(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 30_000, 'the command to start');
-    const pid = pidFrom(pidFile);
-    assert.equal(alive(pid), true);
+    await waitUntil(() => processesWithCommandLine(sleep).length === 1, 30_000, 'the command to start');
     controller.abort();
     await assert.rejects(pending);
-    await waitUntil(() => !alive(pid), 15_000, `pid ${pid} to die after the cancel`);
-    rmSync(pidFile, { force: true });
+    await waitUntil(() => processesWithCommandLine(sleep).length === 0, 15_000, `${sleep} to die after the cancel`);
   });
 
   it('closing the session leaves no process (a running command and a background job)', async () => {
     const { client, transport } = await connect('mcp-it-closing');
-    const fgFile = path.join(dir(), 'mcp-close-fg.pid');
-    const bgFile = path.join(dir(), 'mcp-close-bg.pid');
-    for (const f of [fgFile, bgFile]) rmSync(f, { force: true });
-    const started = await bash(client, { command: `sh -c 'echo $$ > ${bgFile}; exec sleep 100'`, async: true });
+    const fg = `sleep 100.${process.pid}2`;
+    const bg = `sleep 100.${process.pid}3`;
+    const started = await bash(client, { command: `sh -c 'exec ${bg}'`, async: true });
     assert.match(textOf(started), /job-\d+/);
-    const pending = bash(client, { command: `sh -c 'echo $$ > ${fgFile}; exec sleep 100'` });
+    const pending = bash(client, { command: `sh -c 'exec ${fg}'` });
     pending.catch(() => undefined);
-    await waitUntil(() => [fgFile, bgFile].every((f) => existsSync(f) && readFileSync(f, 'utf8').trim() !== ''), 30_000, 'both commands to start');
-    const pids = [fgFile, bgFile].map(pidFrom);
+    await waitUntil(() => [fg, bg].every((c) => processesWithCommandLine(c).length === 1), 30_000, 'both commands to start');
     const sid = transport.sessionId;
     await transport.terminateSession();
-    for (const pid of pids) await waitUntil(() => !alive(pid), 15_000, `pid ${pid} to die after the session closed`);
+    for (const c of [fg, bg]) await waitUntil(() => processesWithCommandLine(c).length === 0, 15_000, `${c} to die after the session closed`);
     const t = await testing();
     assert.ok(!t.mcp?.sessionIds.includes(sid as string));
-    for (const f of [fgFile, bgFile]) rmSync(f, { force: true });
   });
 
   it('two clients running ten commands each at once: all complete, no cross-talk', async () => {

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import type { PolicyRule, ShellAnalyzer } from '../../../src/core/contracts';
 import * as human from '../../../src/core/humanMessages';
 import { decide } from '../../../src/core/policy/policy';
+import { withSandboxOff } from '../../../src/core/policy/policyGate';
 import { createShellAnalyzer } from '../../../src/core/policy/shellAnalysis';
 
 const WS = '/work/project';
@@ -30,6 +31,19 @@ describe('core/humanMessages', () => {
     assert.equal(why('$cmd x'), 'Agent Bash cannot tell for sure what `$cmd x` runs, so it asks.');
     assert.equal(why('rm -rf /'), '`rm -rf /` can do lasting damage, so Agent Bash always asks.');
     for (const c of ['ls -la', 'git status && ls -la', 'rm -rf /']) assert.ok(!why(c).includes('segment'), why(c));
+  });
+
+  it('says when a call asks because it would run outside the OS sandbox', () => {
+    const offAllowed = withSandboxOff(decide(analyzer.analyze('ls -la'), [{ match: 'ls *', approval: 'allow' }], { cwd: WS, workspaceRoots: [WS] }), true);
+    assert.equal(
+      human.whyAsked('ls -la', offAllowed),
+      'Agent Bash asks because `ls -la` would run outside the OS sandbox: it runs outside the OS sandbox (`sandbox: "off"`).',
+    );
+    const offOutside = withSandboxOff(decide(analyzer.analyze('touch /etc/x'), [{ match: 'touch *', approval: 'allow' }], { cwd: WS, workspaceRoots: [WS] }), true);
+    assert.equal(
+      human.whyAsked('touch /etc/x', offOutside),
+      '`touch /etc/x` reaches outside the workspace folders, so Agent Bash asks. Also, it runs outside the OS sandbox (`sandbox: "off"`).',
+    );
   });
 
   it('says how a run stopped', () => {
