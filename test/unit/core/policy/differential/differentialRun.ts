@@ -55,7 +55,7 @@ export function problemsOf(decision: PolicyDecision, observed: Observed, workspa
   const problems: string[] = [];
   for (const p of observed.executed) if (!covered.has(p)) problems.push(`executed \`${p}\`, which no allow rule covers`);
   for (const w of observed.written) {
-    if (inside(w.path, workspace) || HARMLESS_WRITES.test(w.path) || PROGRAM_STATE[w.program]?.test(w.path)) continue;
+    if (inside(w.path, workspace) || HARMLESS_WRITES.test(w.path) || (Object.hasOwn(PROGRAM_STATE, w.program) && PROGRAM_STATE[w.program]?.test(w.path))) continue;
     problems.push(`\`${w.program}\` wrote \`${w.path}\`, outside the workspace`);
   }
   return [...new Set(problems)];
