@@ -138,7 +138,7 @@ export function entryFromResult(input: RecordInput): HistoryEntry {
   return entry;
 }
 
-/** The command's own output in a complete result: the text before the wall-time notice (§8.2). */
+/** The command's own output in a complete result: the text before the wall-time notice (results.ts). */
 function outputPart(text: string): string {
   const body = text.split(/\n\nWall time: [\d.]+ seconds/)[0] ?? '';
   return body === NO_OUTPUT ? '' : body;

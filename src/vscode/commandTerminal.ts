@@ -2,7 +2,7 @@
 // caller's terminal (CallerTerminal), with the ACP TerminalHandle contract on top. Its id, output
 // tail and exit status are its own, whatever else the terminal shows. The process's own exit event is
 // the truth for the exit status: shell integration and `Terminal.exitStatus` lose signals and early
-// exits (spec acp-and-vscode-api.md §5).
+// exits (docs/ARCHITECTURE.md, Process model).
 import type * as vscode from 'vscode';
 import { policyCommandLine } from '../core/policy/terminalCommandLine';
 import { BridgeProcess } from '../exec/bridgeProcess';

@@ -445,6 +445,8 @@ describe('acp client', function () {
       assert.equal(r.agentPid, handle.connection.pid);
       const terminals = services.bridge.list().filter((t) => r.terminalIds.includes(t.terminalId));
       assert.equal(terminals.length, 2);
+      // `echo started` can run before the backgrounded bash has exec'd sleep: wait for both argvs.
+      await until('both background children to exec', () => r.children.every((c) => processesWithCommandLine(c).length === 1), 15_000);
       const pids = [...r.children.flatMap((c) => processesWithCommandLine(c)), ...terminals.map((t) => t.pid as number)];
       assert.equal(pids.length, 4, `pids: ${pids.join(',')}`);
       for (const pid of pids) assert.equal(alive(pid), true, `pid ${pid} should run before the disconnect`);

@@ -1,6 +1,6 @@
 // The one bounded tail of a stream: the last `maxBytes` bytes, cut so it never starts inside a UTF-8
 // code point. Used for ACP's `outputByteLimit` (a bridge terminal's read-back), the streaming preview
-// (oh-my-pi §5.4) and a background job's progress. Chunks are kept as they came and whole chunks are
+// (docs/ARCHITECTURE.md, Output) and a background job's progress. Chunks are kept as they came and whole chunks are
 // dropped from the front once the rest still covers the limit, so the hot path copies nothing;
 // memory stays under maxBytes + one chunk (a chunk larger than that is cut on arrival).
 
