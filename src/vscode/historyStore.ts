@@ -15,7 +15,7 @@ const TEXT_KEY = 'agentBash.commandHistoryText';
 export const STORED_TEXT_BYTES = 8 * 1024;
 const STORED_TEXTS = 100;
 
-/** Who ran it when the caller adapter did not say (the command log's `source` names it). */
+/** Who ran it when the caller adapter did not name it (the command log's `source` names it). */
 export function callerFromSource(source: string): CallerInfo {
   switch (source) {
     case 'palette':
@@ -71,7 +71,7 @@ export class HistoryStore implements vscode.Disposable {
       at: Date.now(),
       command: ran.command,
       cwd: path.resolve(this.defaultCwd(), ran.cwd ?? '.'),
-      caller: ran.caller ?? callerFromSource(ran.source),
+      caller: ran.caller?.name ? ran.caller : callerFromSource(ran.source),
       result: ran.result,
       cancelled: ran.cancelled === true,
       ...(ran.elapsedMs !== undefined ? { elapsedMs: ran.elapsedMs } : {}),
