@@ -1,11 +1,10 @@
 // Local executor bench: what a persistent session saves per call, and how close the output path
 // comes to the pipe's own speed. Run: `node bench/run.mjs exec` after compiling.
-import { median, type BenchRow } from './benchKit';
+import { CountingSink, median, type BenchRow } from './benchKit';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { OutputSinkLike, OutputSummary } from '../src/core/contracts';
 import { OutputSink } from '../src/core/output/outputSink';
 import { LocalShellExecutor } from '../src/exec/localExecutor';
 
@@ -15,16 +14,6 @@ const GIB = 1024 * 1024 * 1024;
 const GENERATE = `yes '${'a'.repeat(99)}' | head -c ${GIB}`;
 
 /** Counts bytes only: the executor's own cost, without the sink's. */
-class CountingSink implements OutputSinkLike {
-  bytes = 0;
-  push(chunk: Uint8Array | string): void {
-    this.bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
-  }
-  async dump(): Promise<OutputSummary> {
-    return { output: '', truncated: false, totalLines: 0, totalBytes: this.bytes, outputLines: 0, outputBytes: 0 };
-  }
-  dispose(): void {}
-}
 
 /** Milliseconds to read all of `command`'s stdout through a Node pipe, counting bytes only. */
 function readPipe(command: string): Promise<number> {

@@ -5,23 +5,12 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { OutputSinkLike, OutputSummary } from '../src/core/contracts';
 import { LocalShellExecutor } from '../src/exec/localExecutor';
 import { probeSandbox } from '../src/exec/sandbox/sandboxProbe';
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxMode } from '../src/exec/sandbox/sandboxPolicy';
 import { SandboxRuntime } from '../src/exec/sandbox/sandboxRuntime';
-import { median, type BenchRow } from './benchKit';
+import { CountingSink, median, type BenchRow } from './benchKit';
 
-class CountingSink implements OutputSinkLike {
-  bytes = 0;
-  push(chunk: Uint8Array | string): void {
-    this.bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
-  }
-  async dump(): Promise<OutputSummary> {
-    return { output: '', truncated: false, totalLines: 0, totalBytes: this.bytes, outputLines: 0, outputBytes: 0 };
-  }
-  dispose(): void {}
-}
 
 const MB50 = 50 * 1024 * 1024;
 const ESCAPES = [

@@ -4,23 +4,13 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import type { PolicyRule, ToolResult } from '../../src/core/contracts';
 import { probeSandbox } from '../../src/exec/sandbox/sandboxProbe';
-import { activateApi, alive, answerDialogs, processesWithCommandLine, setPatterns, terminalsNamed, testing, workspaceDir } from './testApi';
+import { activateApi, alive, answerDialogs, processesWithCommandLine, setPatterns, terminalsNamed, testing, workspaceDir, resultText, waitUntil } from './testApi';
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-function text(result: ToolResult): string {
-  return result.content.map((c) => c.text).join('\n');
-}
-
-async function waitUntil(pred: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
+const text = resultText;
 
 const ALLOW_ALL: PolicyRule[] = [{ match: '*', approval: 'allow', allowRedirects: true }];
 

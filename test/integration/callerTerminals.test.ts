@@ -3,22 +3,12 @@
 // exit stay its own.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { PolicyRule, ToolResult } from '../../src/core/contracts';
-import { activateApi, alive, answerDialogs, setPatterns, terminalsNamed, testing, waitForTerminal } from './testApi';
+import type { PolicyRule } from '../../src/core/contracts';
+import { activateApi, alive, answerDialogs, setPatterns, terminalsNamed, testing, waitForTerminal, resultText, waitUntil } from './testApi';
 
 const ALLOW_ALL: PolicyRule[] = [{ match: '*', approval: 'allow', allowRedirects: true }];
 
-function text(result: ToolResult): string {
-  return result.content.map((c) => c.text).join('\n');
-}
-
-async function waitUntil(pred: () => boolean, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const text = resultText;
 
 function names(): string {
   return vscode.window.terminals.map((t) => t.name).join(' | ');

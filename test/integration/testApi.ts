@@ -1,7 +1,7 @@
 // Shared helpers for the suites that run inside the VS Code extension host.
 import { readdirSync, readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
-import type { PolicyRule } from '../../src/core/contracts';
+import type { PolicyRule, ToolResult } from '../../src/core/contracts';
 import type { AgentBashApi } from '../../src/extension';
 
 export const EXTENSION_ID = 'agent-bash.agent-bash';
@@ -84,5 +84,19 @@ export async function waitForTerminal(name: string, timeoutMs = 5000): Promise<v
     if (term) return term;
     if (Date.now() > deadline) throw new Error(`no terminal named ${name} among: ${vscode.window.terminals.map((t) => t.name).join(', ')}`);
     await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A tool result's text, as the agent reads it. */
+export function resultText(result: ToolResult): string {
+  return result.content.map((c) => c.text).join('\n');
+}
+
+/** Polls `pred` every 25 ms until it holds, or fails naming `what` after `ms`. */
+export async function waitUntil(pred: () => boolean, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
   }
 }
