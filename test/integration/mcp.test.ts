@@ -145,6 +145,8 @@ describe('mcp: server over HTTP inside VS Code', function () {
       assert.equal(existsSync(marker), false);
       assert.equal(t.services.prompter.asked.length, 1);
       assert.ok(t.services.prompter.asked[0].detail?.includes(`touch ${marker}`));
+      // The dialog names the MCP client (its clientInfo.name).
+      assert.equal(t.services.prompter.asked[0].message, 'Agent Bash: mcp-it-client wants to run a command');
 
       await answerDialogs('Allow once');
       const allowed = await bash(client, { command: `touch ${marker}` });
