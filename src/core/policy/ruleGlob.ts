@@ -410,8 +410,14 @@ export function compileRules<R extends { match: string }>(rules: readonly R[]): 
     if (head === undefined) floating.push(compiled);
     else byHead.set(head, [...(byHead.get(head) ?? []), compiled]);
   });
-  const test = (c: CompiledRule<R>, text: string, budget?: MatchBudget): boolean =>
-    (!c.literal || text.includes(c.literal)) && testCompiled(c.compiled, text, budget);
+  const test = (c: CompiledRule<R>, text: string, budget?: MatchBudget): boolean => {
+    if (c.literal) {
+      // The literal pre-check scans the whole text: it counts against the budget like any other scan.
+      spend(budget, text.length / 16 + 1);
+      if (!text.includes(c.literal)) return false;
+    }
+    return testCompiled(c.compiled, text, budget);
+  };
   const set: CompiledRules<R> = {
     first(text: string, budget?: MatchBudget): R | null {
       if (text === '') return null;
