@@ -81,4 +81,10 @@ describe('manifest (package.json)', () => {
     assert.ok(titles.includes('agentBash.rotateMcpToken=Rotate MCP Token'));
     assert.deepEqual(pkg.contributes.mcpServerDefinitionProviders, [{ id: 'agentBash.mcp', label: 'Agent Bash' }]);
   });
+
+  it('README has no relative links (vsce refuses to package it without a repository URL, and npm start packages)', () => {
+    const readme = readFileSync(path.resolve(__dirname, '../../../README.md'), 'utf8');
+    const relative = [...readme.matchAll(/\]\(([^)#][^)]*)\)/g)].map((m) => m[1]).filter((href) => !/^[a-z][a-z0-9+.-]*:/i.test(href));
+    assert.deepEqual(relative, []);
+  });
 });
