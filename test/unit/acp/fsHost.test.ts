@@ -1,5 +1,5 @@
-import { RequestError } from '@agentclientprotocol/sdk';
 import * as assert from 'node:assert/strict';
+import { rejection } from './acpRejection';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -46,16 +46,6 @@ class FakeGuard implements FsGuard {
     this.asked.push([kind, p]);
     return this.answer;
   }
-}
-
-async function rejection(promise: Promise<unknown>): Promise<RequestError> {
-  try {
-    await promise;
-  } catch (err) {
-    assert.ok(err instanceof RequestError, `a RequestError, got ${String(err)}`);
-    return err;
-  }
-  assert.fail('expected a rejection');
 }
 
 describe('acp AcpFsHost', () => {

@@ -1,8 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { RequestError } from '@agentclientprotocol/sdk';
 import * as assert from 'node:assert/strict';
+import { rejection } from './acpRejection';
 import type {
   ApprovalAnswer,
   ApprovalRequest,
@@ -35,16 +35,6 @@ class FakeBridge implements TerminalBridgeLike {
     return new FakeTerminalHandle(`term-${this.created.length}`);
   }
   async releaseOwner(): Promise<void> {}
-}
-
-async function rejection(promise: Promise<unknown>): Promise<RequestError> {
-  try {
-    await promise;
-  } catch (err) {
-    assert.ok(err instanceof RequestError, `a RequestError, got ${String(err)}`);
-    return err;
-  }
-  assert.fail('expected a rejection');
 }
 
 describe('acp AcpTerminalHost (policy gate)', () => {
