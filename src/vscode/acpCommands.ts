@@ -76,7 +76,9 @@ export function registerAcp(context: vscode.ExtensionContext, services: AgentBas
   const connect = async (config: AcpAgentConfig, options: ConnectOptions): Promise<AcpAgentHandle> => {
     // Set once the panel opens: from then on, while it is visible, this agent's questions go there.
     let panel: AcpPanel | undefined;
-    const caller: CallerInfo = { kind: 'acp', name: config.name, sessionId: `acp-${nextSession++}` };
+    // Until the connection exists; then its id, the session its terminals and approvals carry, so
+    // "Allow for this session" is forgotten under the key it was remembered by.
+    let caller: CallerInfo = { kind: 'acp', name: config.name, sessionId: `acp-${nextSession++}` };
     const asker = (): QuestionAsker => (panel?.canAsk && !services.prompter.scripted ? panel : services.prompter);
     const recorder = history ? new AcpHistoryRecorder(history, () => caller) : undefined;
     const own: AgentConnectionDeps = {
@@ -98,6 +100,7 @@ export function registerAcp(context: vscode.ExtensionContext, services: AgentBas
       asker: { ask: (question, signal) => asker().ask(question, signal) },
     };
     const connection = await AcpAgentConnection.connect(config, own);
+    caller = { ...caller, sessionId: connection.id };
     live.add(connection);
     if (recorder) connection.onTerminalCreated((e) => recorder.created(e));
     connection.onClosed((reason) => {
