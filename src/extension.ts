@@ -47,8 +47,9 @@ let shutdown: (() => Promise<void>) | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<AgentBashApi> {
   const sessionId = `vscode-${randomUUID().slice(0, 8)}`;
-  // What an earlier extension host left when it was killed where no PID namespace held its processes.
-  killOrphans();
+  // What an earlier extension host left when it was killed where no PID namespace held its processes
+  // (a /proc scan): off the activation path.
+  const orphanSweep = setImmediate(killOrphans);
   // Every process Agent Bash starts carries these marks (inherited by all its descendants, orphans
   // included), so what it started can be found and proven gone — by a later host too.
   const owner = ownerMark();
@@ -123,7 +124,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
   const tracked = commandLog.wrap(pipeline);
   const history = new HistoryStore(context.workspaceState, () => cwd.get());
   const stopJobFeed = jobs.onDidComplete((job) => history.completeJob(job));
-  context.subscriptions.push(history, commandLog.onDidRunCommand((ran) => history.record(ran)), { dispose: stopJobFeed });
+  context.subscriptions.push(history, commandLog.onDidRunCommand((ran) => history.record(ran)), { dispose: stopJobFeed }, { dispose: () => clearImmediate(orphanSweep) });
   const services: AgentBashServices = {
     bridge,
     pipeline: tracked,

@@ -27,8 +27,12 @@ export class SandboxStatusItem implements vscode.Disposable {
         void vscode.window.showInformationMessage(`Agent Bash: sandboxed commands may now reach ${PACKAGE_REGISTRY_DOMAINS.join(', ')}.`);
       }),
     ];
-    this.update();
-    this.item.show();
+    // The first probe starts bwrap once (cached after): off the activation path.
+    const first = setImmediate(() => {
+      this.update();
+      this.item.show();
+    });
+    this.subs.push({ dispose: () => clearImmediate(first) });
   }
 
   /** `auto` without a usable sandbox: said once, and the status bar keeps saying it. */
