@@ -9,6 +9,8 @@ import * as path from 'node:path';
 import { CLI_MESSAGES } from '../../../src/cli/cliArgs';
 import { RUN_USAGE, runMain } from '../../../src/cli/run';
 import { pruneRunArtifacts, RUN_ARTIFACT_PREFIX } from '../../../src/cli/runArtifacts';
+import { getShellConfig } from '../../../src/exec/shellConfig';
+import { escapeRegExp } from '../exec/helpers';
 
 const CLI = path.resolve(__dirname, '../../../../dist/cli.js');
 
@@ -137,7 +139,9 @@ describe('cli: run reliability', function () {
       const r = await cli(['--yes', '--', '--yes'], dir);
       assert.equal(r.code, judge.status);
       assert.equal(r.code, 127);
-      assert.match(r.stdout, /^\/bin\/bash: line \d+: --yes: command not found\n/);
+      // The shell the CLI resolves (from SHELL or PATH: /bin/bash on one machine, /usr/bin/bash on another).
+      const shell = getShellConfig().shell;
+      assert.match(r.stdout, new RegExp(`^${escapeRegExp(shell)}: line \\d+: --yes: command not found\n`));
       assert.doesNotMatch(r.stdout, /invalid option/);
     });
 

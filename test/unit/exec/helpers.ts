@@ -148,3 +148,8 @@ export function processesWithArg(commandLine: string): number[] {
   }
   return out;
 }
+
+/** `text` as a regular expression that matches it literally (a shell path inside an expected error line). */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

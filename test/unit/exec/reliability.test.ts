@@ -7,7 +7,8 @@ import path from 'node:path';
 import type { ExecRequest, ExecResult } from '../../../src/core/contracts';
 import { LocalShellExecutor } from '../../../src/exec/localExecutor';
 import { sessionReplacedNotice } from '../../../src/exec/persistentShell';
-import { FakeSink, processBaseline, waitFor } from './helpers';
+import { getShellConfig } from '../../../src/exec/shellConfig';
+import { escapeRegExp, FakeSink, processBaseline, waitFor } from './helpers';
 
 /** The bound the issue sets for "the next call succeeds after a poisoned one". */
 const NEXT_CALL_BOUND_MS = 2000;
@@ -64,7 +65,7 @@ const CASES: Case[] = [
     next: 'hi "$X"; shopt -p inherit_errexit expand_aliases; true',
     nextText: 'aliased kept\nshopt -u inherit_errexit\nshopt -s expand_aliases\n',
   },
-  { poison: 'enable -n builtin', first: { exitCode: undefined, notice: REPLACED_SILENT, text: /^(\/bin\/bash: line \d+: builtin: command not found\n)+$/ }, next: 'echo "ok $X"', nextText: 'ok \n' },
+  { poison: 'enable -n builtin', first: { exitCode: undefined, notice: REPLACED_SILENT, text: new RegExp(`^(${escapeRegExp(getShellConfig().shell)}: line \\d+: builtin: command not found\n)+$`) }, next: 'echo "ok $X"', nextText: 'ok \n' },
 ];
 
 describe('exec: reliability of persistent sessions', function () {
