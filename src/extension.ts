@@ -70,6 +70,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     },
   });
   sandboxStatus = new SandboxStatusItem(sandbox, settings);
+  // The shared network namespace of sandboxed commands, started off the activation path so the
+  // first agent command finds it listening.
+  const warmNetwork = setImmediate(() => void sandbox.warmNetwork().catch(() => false));
 
   const analyzer = await createShellAnalyzer({ wasmDir: path.join(context.extensionPath, 'dist') });
   const prompter = new ModalPrompter();
@@ -124,7 +127,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
   const tracked = commandLog.wrap(pipeline);
   const history = new HistoryStore(context.workspaceState, () => cwd.get());
   const stopJobFeed = jobs.onDidComplete((job) => history.completeJob(job));
-  context.subscriptions.push(history, commandLog.onDidRunCommand((ran) => history.record(ran)), { dispose: stopJobFeed }, { dispose: () => clearImmediate(orphanSweep) });
+  context.subscriptions.push(history, commandLog.onDidRunCommand((ran) => history.record(ran)), { dispose: stopJobFeed }, { dispose: () => clearImmediate(orphanSweep) }, { dispose: () => clearImmediate(warmNetwork) });
   const services: AgentBashServices = {
     bridge,
     pipeline: tracked,

@@ -133,6 +133,8 @@ export async function runMain(args: string[]): Promise<number> {
     settings: () => parsed.sandbox,
     workspaceRoots: () => [cwd],
     onFallback: (message) => process.stderr.write(`agent-bash run: ${message}\n`),
+    // One command per process: a shared network namespace would cost its start for nothing.
+    shareNetwork: false,
   });
   // Marks for the sweep below and for `killOrphans` of a later run, should this one be SIGKILLed.
   const baseEnv = { ...process.env, [CLI_SESSION_ENV]: sessionId, [OWNER_ENV]: ownerMark() };

@@ -15,8 +15,10 @@ export interface NetworkBridge {
 
 export interface Confinement {
   fs: FsPolicy;
-  /** Absent: no network at all (loopback only). */
+  /** A network namespace and bridge of the command's own; absent: no network at all (loopback only). */
   network?: NetworkBridge;
+  /** The process already is in the shared network namespace (sharedNetwork.ts): keep it. */
+  enteredNetwork?: boolean;
 }
 
 /**
@@ -64,8 +66,8 @@ export function confineArgs(c: Confinement, argv: readonly string[]): string[] {
   // Last, so a writable bind of a parent (a workspace at `/`) cannot cover them (binds are nodev).
   args.push('--dev', '/dev', '--proc', '/proc');
   // Root outside stays uid 0 inside: without dropping every capability it could remount `/` rw.
-  args.push('--unshare-pid', '--unshare-net', '--die-with-parent', '--cap-drop', 'ALL', '--');
-  if (c.network) args.push('/bin/sh', '-c', bridgeScript(), c.network.socat, c.network.socketPath);
+  args.push('--unshare-pid', ...(c.enteredNetwork ? [] : ['--unshare-net']), '--die-with-parent', '--cap-drop', 'ALL', '--');
+  if (c.network && !c.enteredNetwork) args.push('/bin/sh', '-c', bridgeScript(), c.network.socat, c.network.socketPath);
   args.push(...argv);
   return args;
 }

@@ -7,6 +7,8 @@ import { hostAllowed } from './sandboxPolicy';
 
 /** Longest request head we read before giving up on a client (no legitimate one comes close). */
 const MAX_HEAD_BYTES = 64 * 1024;
+/** Refusals the proxy itself remembers (newest kept). */
+const MAX_REFUSALS_KEPT = 1000;
 
 export interface Refusal {
   host: string;
@@ -26,6 +28,18 @@ export function splitHostPort(text: string, defaultPort: number): Refusal | unde
   return { host: m[1], port: m[2] ? Number(m[2]) : defaultPort };
 }
 
+/**
+ * The user name of a request's `Proxy-Authorization: Basic …` header: the token a shared proxy tells
+ * its commands apart by (their proxy URL is `http://TOKEN@127.0.0.1:PORT`).
+ */
+export function proxyToken(head: string): string | undefined {
+  const m = /\r\nproxy-authorization:\s*basic\s+([A-Za-z0-9+/=]+)\s*\r\n/i.exec(head);
+  if (!m) return undefined;
+  const decoded = Buffer.from(m[1], 'base64').toString('utf8');
+  const user = decoded.split(':')[0];
+  return user || undefined;
+}
+
 export class NetworkProxy {
   private readonly server: net.Server;
   private readonly sockets = new Set<net.Socket>();
@@ -38,7 +52,7 @@ export class NetworkProxy {
   constructor(
     readonly socketPath: string,
     private readonly allowed: () => readonly string[],
-    private readonly onRefused?: (r: Refusal) => void,
+    private readonly onRefused?: (r: Refusal, token: string | undefined) => void,
   ) {
     this.server = net.createServer((client) => this.handle(client));
     this.server.on('error', () => undefined);
@@ -70,7 +84,7 @@ export class NetworkProxy {
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the request line comes from the client: it may have no target
       const to = splitHostPort(target ?? '', 443);
       if (!to) return this.reply(client, 400, 'Bad Request', 'bad CONNECT target\n');
-      if (!this.permit(to)) return this.reply(client, 403, 'Forbidden', refusedBody(to.host));
+      if (!this.permit(to, text)) return this.reply(client, 403, 'Forbidden', refusedBody(to.host));
       const upstream = this.dial(client, to, () => {
         client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
         if (rest.length) upstream.write(rest);
@@ -89,13 +103,13 @@ export class NetworkProxy {
     }
     if (url.protocol !== 'http:') return this.reply(client, 400, 'Bad Request', `unsupported scheme ${url.protocol}\n`);
     const to = { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port ? Number(url.port) : 80 };
-    if (!this.permit(to)) return this.reply(client, 403, 'Forbidden', refusedBody(to.host));
+    if (!this.permit(to, text)) return this.reply(client, 403, 'Forbidden', refusedBody(to.host));
     // One request per connection: a kept-alive connection could otherwise carry a second request to
     // another host past the check.
     const headers = text
       .slice(firstLine.length + 2, -4)
       .split('\r\n')
-      .filter((line) => line && !/^(proxy-)?connection:/i.test(line));
+      .filter((line) => line && !/^(proxy-)?connection:|^proxy-authorization:/i.test(line));
     const forwarded = [`${method} ${url.pathname}${url.search} ${version}`, ...headers, 'Connection: close', '', ''].join('\r\n');
     const upstream = this.dial(client, to, () => {
       upstream.write(forwarded);
@@ -106,10 +120,12 @@ export class NetworkProxy {
     });
   }
 
-  private permit(to: Refusal): boolean {
+  private permit(to: Refusal, head: string): boolean {
     if (hostAllowed(to.host, this.allowed())) return true;
+    // Bounded: a shared proxy lives as long as the editor; its callers keep their own lists.
+    if (this.refusals.length >= MAX_REFUSALS_KEPT) this.refusals.shift();
     this.refusals.push(to);
-    this.onRefused?.(to);
+    this.onRefused?.(to, proxyToken(head));
     return false;
   }
 

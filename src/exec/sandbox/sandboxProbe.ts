@@ -11,6 +11,8 @@ export interface SandboxSupport {
   bwrap?: string;
   /** Absolute path of socat when found. */
   socat?: string;
+  /** Absolute path of nsenter when found: commands then share one network namespace (sharedNetwork.ts). */
+  nsenter?: string;
   /** PID namespace + die-with-parent work (kernel containment). */
   contain: boolean;
   /** The filesystem/network sandbox works (bwrap and socat both usable). */
@@ -66,5 +68,6 @@ function probeUncached(pathVar: string | undefined): SandboxSupport {
     return { bwrap, ...(socat ? { socat } : {}), contain: false, sandbox: false, problem: `bubblewrap cannot create namespaces here (${why}); user namespaces may be disabled` };
   }
   if (!socat) return { bwrap, contain: true, sandbox: false, problem: `socat is not installed: ${INSTALL_HINT}` };
-  return { bwrap, socat, contain: true, sandbox: true };
+  const nsenter = findOnPath('nsenter', pathVar);
+  return { bwrap, socat, ...(nsenter ? { nsenter } : {}), contain: true, sandbox: true };
 }

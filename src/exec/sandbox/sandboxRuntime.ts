@@ -6,13 +6,16 @@
 //     (sandbox off, `sandbox: "off"` calls, bang commands);
 //   - plain: the argv as given, where bubblewrap cannot run (the group kill and the environment-mark
 //     sweep are then all the containment there is).
-// It owns the per-session TMPDIR and one proxy per sandboxed process (so refusals are that
-// process's own), and removes both on dispose.
+// It owns the per-session TMPDIR and the network proxy, and removes both on dispose. Sandboxed
+// commands share one network namespace and proxy (sharedNetwork.ts) and tell the proxy who they are
+// by the user name of their proxy URL, so each hears only its own refusals; until that namespace
+// listens (or where it cannot start) a command gets a namespace, bridge and proxy of its own.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { confineArgs, containArgs, PROXY_URL } from './bwrapArgs';
+import { confineArgs, containArgs, PROXY_PORT, PROXY_URL } from './bwrapArgs';
 import { NetworkProxy, type Refusal } from './networkProxy';
+import { SharedNetwork } from './sharedNetwork';
 import { probeSandbox, type SandboxSupport } from './sandboxProbe';
 import { resolveFsPolicy, type SandboxSettings } from './sandboxPolicy';
 
@@ -40,6 +43,11 @@ export interface SandboxRuntimeOptions {
   probe?: () => SandboxSupport;
   /** Told once when `auto` falls back to running unsandboxed. */
   onFallback?: (message: string) => void;
+  /**
+   * Share one network namespace among sandboxed commands (default true). A one-shot host (the CLI's
+   * `run`) says false: it would start the holder for a single command.
+   */
+  shareNetwork?: boolean;
 }
 
 export interface WrapOptions {
@@ -61,11 +69,17 @@ export interface WrappedSpawn {
   dispose(): void;
 }
 
+interface SharedListener {
+  refusals: Refusal[];
+  onRefused?: (refusal: Refusal) => void;
+}
+
 export class SandboxRuntime {
   private dir: string | undefined;
   private proxies = 0;
   private warned = false;
   private readonly live = new Set<NetworkProxy>();
+  private shared: { network: SharedNetwork; proxy: NetworkProxy; listeners: Map<string, SharedListener> } | undefined;
 
   constructor(private readonly options: SandboxRuntimeOptions) {}
 
@@ -105,12 +119,30 @@ export class SandboxRuntime {
     const tmpDir = this.tmpDir();
     const home = this.options.home ?? os.homedir();
     const fs = resolveFsPolicy(settings, { home, workspaceRoots: this.options.workspaceRoots(), tmpDir });
+    const env: Record<string, string> = { ...opts.env, TMPDIR: tmpDir, TMP: tmpDir, TEMP: tmpDir, [SANDBOX_ENV]: '1' };
+    for (const name of NO_PROXY_ENV) delete env[name];
+
+    const enter = this.sharedNetwork()?.enterArgv();
+    if (enter && this.shared) {
+      const listeners = this.shared.listeners;
+      const token = `agent-bash-${process.pid}-${++this.proxies}`;
+      const listener: SharedListener = { refusals: [], onRefused: opts.onRefused };
+      listeners.set(token, listener);
+      for (const name of PROXY_ENV) env[name] = `http://${token}@127.0.0.1:${PROXY_PORT}`;
+      return {
+        file: enter[0],
+        args: [...enter.slice(1), bwrap, ...confineArgs({ fs, enteredNetwork: true }, argv)],
+        env,
+        level,
+        refusals: listener.refusals,
+        dispose: () => void listeners.delete(token),
+      };
+    }
+
     const socketPath = path.join(this.baseDir(), 'net', `proxy-${process.pid}-${++this.proxies}.sock`);
     const proxy = new NetworkProxy(socketPath, () => this.options.settings().allowedDomains, opts.onRefused);
     this.live.add(proxy);
-    const env: Record<string, string> = { ...opts.env, TMPDIR: tmpDir, TMP: tmpDir, TEMP: tmpDir, [SANDBOX_ENV]: '1' };
     for (const name of PROXY_ENV) env[name] = PROXY_URL;
-    for (const name of NO_PROXY_ENV) delete env[name];
     const args = confineArgs({ fs, network: { socat: support.socat as string, socketPath } }, argv);
     let disposed = false;
     return {
@@ -129,6 +161,36 @@ export class SandboxRuntime {
     };
   }
 
+  /**
+   * The shared namespace and its proxy, made on first use where nsenter exists and sharing is on.
+   * A refusal goes to the command whose token asked; one without a token (a client that drops the
+   * proxy URL's user name) goes to every live command, so none is left unexplained.
+   */
+  private sharedNetwork(): SharedNetwork | undefined {
+    if (this.options.shareNetwork === false) return undefined;
+    if (this.shared) return this.shared.network;
+    const support = this.support();
+    if (!support.nsenter || !support.bwrap || !support.socat) return undefined;
+    const listeners = new Map<string, SharedListener>();
+    const socketPath = path.join(this.baseDir(), 'net', `proxy-${process.pid}-shared.sock`);
+    const proxy = new NetworkProxy(socketPath, () => this.options.settings().allowedDomains, (refusal, token) => {
+      const own = token === undefined ? undefined : listeners.get(token);
+      for (const listener of own ? [own] : listeners.values()) {
+        listener.refusals.push(refusal);
+        listener.onRefused?.(refusal);
+      }
+    });
+    const network = new SharedNetwork({ bwrap: support.bwrap, socat: support.socat, nsenter: support.nsenter }, socketPath);
+    this.shared = { network, proxy, listeners };
+    return network;
+  }
+
+  /** Starts the shared network namespace now and resolves when it serves (false: commands use their own). */
+  async warmNetwork(): Promise<boolean> {
+    if (!this.support().sandbox || this.options.settings().enabled === 'off') return false;
+    return (await this.sharedNetwork()?.ready()) ?? false;
+  }
+
   private baseDir(): string {
     if (!this.dir) {
       this.dir = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-sandbox-'));
@@ -140,6 +202,11 @@ export class SandboxRuntime {
 
   /** Closes every proxy and removes the session's TMPDIR. */
   dispose(): void {
+    if (this.shared) {
+      this.shared.network.dispose();
+      this.shared.proxy.close();
+      this.shared = undefined;
+    }
     for (const proxy of this.live) proxy.close();
     this.live.clear();
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });

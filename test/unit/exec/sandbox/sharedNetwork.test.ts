@@ -1,0 +1,159 @@
+// The shared network namespace of sandboxed commands (real bwrap, socat, nsenter, bash): commands
+// enter one namespace that is not the host's, the host's loopback stays out of reach, a server one
+// sandboxed session starts is reached by another, each command hears only its own refusals, a
+// runtime that does not share gives every command its own namespace, and dispose ends the holder.
+import * as assert from 'node:assert/strict';
+import { readdirSync, readFileSync, readlinkSync, mkdtempSync, rmSync } from 'node:fs';
+import * as net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { LocalShellExecutor } from '../../../../src/exec/localExecutor';
+import { proxyToken } from '../../../../src/exec/sandbox/networkProxy';
+import { probeSandbox } from '../../../../src/exec/sandbox/sandboxProbe';
+import { DEFAULT_SANDBOX_SETTINGS } from '../../../../src/exec/sandbox/sandboxPolicy';
+import { SandboxRuntime } from '../../../../src/exec/sandbox/sandboxRuntime';
+import { FakeSink } from '../helpers';
+
+/** Live processes whose command line contains `needle`. */
+function processesWith(needle: string): number[] {
+  const found: number[] = [];
+  for (const e of readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      if (readFileSync(`/proc/${e}/cmdline`, 'utf8').split('\0').join(' ').includes(needle)) found.push(Number(e));
+    } catch {
+      // Gone while reading.
+    }
+  }
+  return found;
+}
+
+describe('exec/sandbox: one network namespace for sandboxed commands', function () {
+  this.timeout(60_000);
+  let ws: string;
+  let runtime: SandboxRuntime;
+  let executor: LocalShellExecutor;
+
+  before(function () {
+    const support = probeSandbox();
+    if (!support.sandbox || !support.nsenter) this.skip();
+  });
+
+  beforeEach(() => {
+    ws = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-sharednet-'));
+    runtime = new SandboxRuntime({ settings: () => ({ ...DEFAULT_SANDBOX_SETTINGS, enabled: 'on' }), workspaceRoots: () => [ws] });
+    executor = new LocalShellExecutor({ sandbox: runtime, shellArgs: ['-c'] });
+  });
+
+  afterEach(async () => {
+    await executor.dispose();
+    runtime.dispose();
+    rmSync(ws, { recursive: true, force: true });
+  });
+
+  async function run(command: string, sessionKey?: string): Promise<{ exitCode: number | undefined; text: string }> {
+    const sink = new FakeSink();
+    const r = await executor.run({ command, cwd: ws, timeoutMs: 20_000, sink, ...(sessionKey ? { sessionKey } : {}) });
+    return { exitCode: r.exitCode, text: sink.text() };
+  }
+
+  it('commands enter one namespace that is not the host one, through nsenter', async () => {
+    assert.equal(await runtime.warmNetwork(), true);
+    const wrapped = runtime.wrap(['/bin/true'], { env: {} });
+    wrapped.dispose();
+    assert.equal(path.basename(wrapped.file), 'nsenter');
+    assert.ok(!wrapped.args.includes('--unshare-net'), wrapped.args.join(' '));
+    const a = await run('readlink /proc/self/ns/net');
+    const b = await run('readlink /proc/self/ns/net');
+    assert.equal(a.exitCode, 0);
+    assert.match(a.text, /^net:\[\d+\]\n$/);
+    assert.equal(b.text, a.text);
+    assert.notEqual(a.text, `${readlinkSync('/proc/self/ns/net')}\n`);
+  });
+
+  it("the host's loopback stays out of reach; a server one sandboxed session starts is reached from another", async () => {
+    assert.equal(await runtime.warmNetwork(), true);
+    const host = net.createServer((s) => s.end('HOST-LOOPBACK\n'));
+    await new Promise<void>((r) => host.listen(0, '127.0.0.1', r));
+    const hostPort = (host.address() as AddressInfo).port;
+    try {
+      const probe = await run(`exec 3<>/dev/tcp/127.0.0.1/${hostPort} && cat <&3`);
+      assert.notEqual(probe.exitCode, 0);
+      assert.doesNotMatch(probe.text, /HOST-LOOPBACK/);
+      assert.match(probe.text, /Connection refused/);
+
+      const port = 20_000 + (process.pid % 20_000);
+      const server = `node -e 'require("net").createServer((s) => s.end("INSIDE\\n")).listen(${port}, "127.0.0.1")' & sleep 0.05`;
+      assert.equal((await run(server, 'server-session')).exitCode, 0);
+      let reached = '';
+      for (let i = 0; i < 100 && reached !== 'INSIDE\n'; i++) {
+        reached = (await run(`exec 3<>/dev/tcp/127.0.0.1/${port} 2>/dev/null && cat <&3`)).text;
+        if (reached !== 'INSIDE\n') await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.equal(reached, 'INSIDE\n');
+    } finally {
+      host.close();
+    }
+  });
+
+  it('two commands at once each hear only their own refused host', async () => {
+    assert.equal(await runtime.warmNetwork(), true);
+    const [a, b] = await Promise.all([
+      run('curl -sS -m 5 http://first-host.invalid/ ; true'),
+      run('curl -sS -m 5 -o /dev/null https://second-host.invalid/ ; true'),
+    ]);
+    assert.match(a.text, /\[sandbox\] network access to first-host\.invalid:80 refused/);
+    assert.doesNotMatch(a.text, /second-host/);
+    assert.match(b.text, /\[sandbox\] network access to second-host\.invalid:443 refused/);
+    assert.doesNotMatch(b.text, /first-host/);
+  });
+
+  it('dispose ends the holder and every socat it forked', async () => {
+    assert.equal(await runtime.warmNetwork(), true);
+    const needle = `proxy-${process.pid}-shared.sock`;
+    assert.equal(processesWith(needle).length > 0, true);
+    runtime.dispose();
+    let left = processesWith(needle);
+    for (let i = 0; i < 100 && left.length > 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      left = processesWith(needle);
+    }
+    assert.deepEqual(left, []);
+  });
+
+  it('a runtime that does not share gives each command a namespace and bridge of its own', async () => {
+    const own = new SandboxRuntime({ settings: () => ({ ...DEFAULT_SANDBOX_SETTINGS, enabled: 'on' }), workspaceRoots: () => [ws], shareNetwork: false });
+    const ownExecutor = new LocalShellExecutor({ sandbox: own, shellArgs: ['-c'] });
+    try {
+      assert.equal(await own.warmNetwork(), false);
+      const wrapped = own.wrap(['/bin/true'], { env: {} });
+      wrapped.dispose();
+      assert.equal(path.basename(wrapped.file), 'bwrap');
+      assert.ok(wrapped.args.includes('--unshare-net'));
+      const texts: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        const sink = new FakeSink();
+        await ownExecutor.run({ command: 'readlink /proc/self/ns/net; curl -sS -m 5 http://own-host.invalid/ ; true', cwd: ws, timeoutMs: 20_000, sink });
+        texts.push(sink.text());
+      }
+      const ns = texts.map((t) => t.split('\n')[0]);
+      assert.notEqual(ns[0], ns[1]);
+      for (const t of texts) assert.match(t, /\[sandbox\] network access to own-host\.invalid:80 refused/);
+    } finally {
+      await ownExecutor.dispose();
+      own.dispose();
+    }
+  });
+});
+
+describe('exec/sandbox: the proxy token', () => {
+  it("is the user name of the request's Proxy-Authorization (Basic), or nothing", () => {
+    const basic = (userPass: string): string => Buffer.from(userPass).toString('base64');
+    assert.equal(proxyToken(`CONNECT a:443 HTTP/1.1\r\nProxy-Authorization: Basic ${basic('agent-bash-1-7:')}\r\n\r\n`), 'agent-bash-1-7');
+    assert.equal(proxyToken(`GET http://a/ HTTP/1.1\r\nproxy-authorization: basic ${basic('tok:secret')}\r\nHost: a\r\n\r\n`), 'tok');
+    assert.equal(proxyToken(`GET http://a/ HTTP/1.1\r\nHost: a\r\n\r\n`), undefined);
+    assert.equal(proxyToken(`GET http://a/ HTTP/1.1\r\nProxy-Authorization: Bearer xyz\r\n\r\n`), undefined);
+    assert.equal(proxyToken(`GET http://a/ HTTP/1.1\r\nProxy-Authorization: Basic ${basic(':pw')}\r\n\r\n`), undefined);
+  });
+});
