@@ -1,5 +1,6 @@
-// `agent-bash mcp [--rules FILE] [--cwd DIR] [--yes]`: the MCP tools over stdio for clients that only
-// spawn processes (no VS Code: the local executor and the CLI's policy). There is no dialog here, so a
+// `agent-bash mcp [--rules FILE] [--cwd DIR] [--yes] [--sandbox …]`: the MCP tools over stdio for
+// clients that only spawn processes (no VS Code: the local executor, the CLI's policy and the OS
+// sandbox as `run` has it). There is no dialog here, so a
 // prompt-level command is refused with a message saying so unless `--yes` approves them all. The
 // process is one MCP session: when the client closes stdin or signals us, every command, job and
 // shell it started is killed and the artifacts are removed.
@@ -16,13 +17,17 @@ import { direnvStage } from '../exec/direnv';
 import { BashJobManager } from '../exec/jobManager';
 import { LocalShellExecutor } from '../exec/localExecutor';
 import { NodePtyExecutor } from '../exec/ptyExecutor';
+import { killByEnv } from '../exec/processTree';
+import { killOrphans, ownerMark, OWNER_ENV } from '../exec/sandbox/orphanSweep';
+import { SandboxRuntime } from '../exec/sandbox/sandboxRuntime';
+import type { SandboxSettings } from '../exec/sandbox/sandboxPolicy';
 import { createBashMcpServer } from '../mcp/bashMcpServer';
 import { McpCallerSession } from '../mcp/mcpSession';
 import type { McpBackend } from '../mcp/mcpTools';
 import { parseCliArgs, readRulesFile, resolveCwdOption, UsageError } from './cliArgs';
-import { cliSettings, EXIT_USAGE } from './run';
+import { CLI_SESSION_ENV, cliSettings, EXIT_USAGE, SANDBOX_OPTIONS, SANDBOX_USAGE, sandboxSettingsOf } from './run';
 
-export const MCP_USAGE = 'usage: agent-bash mcp [--rules FILE] [--cwd DIR] [--yes]';
+export const MCP_USAGE = `usage: agent-bash mcp [--rules FILE] [--cwd DIR] [--yes] ${SANDBOX_USAGE}`;
 export const MCP_CLI_VERSION = '0.1.0';
 
 export function needsApprovalMessage(reason: string): string {
@@ -46,8 +51,15 @@ export async function mcpMain(args: string[]): Promise<number> {
   let rules: PolicyRule[] = [];
   let cwd: string;
   let yes: boolean;
+  let sandboxSettings: SandboxSettings;
   try {
-    const parsed = parseCliArgs(args, { values: ['--rules', '--cwd'], flags: ['--yes'], noCommand: true });
+    const parsed = parseCliArgs(args, {
+      values: ['--rules', '--cwd', ...SANDBOX_OPTIONS],
+      flags: ['--yes'],
+      repeatable: ['--allow-write', '--allow-domain'],
+      noCommand: true,
+    });
+    sandboxSettings = sandboxSettingsOf(parsed.values);
     cwd = resolveCwdOption(parsed.values.get('--cwd')?.[0]);
     const rulesFile = parsed.values.get('--rules')?.[0];
     if (rulesFile !== undefined) rules = readRulesFile(rulesFile);
@@ -58,13 +70,22 @@ export async function mcpMain(args: string[]): Promise<number> {
     return EXIT_USAGE;
   }
 
+  // What earlier CLI processes left when they were SIGKILLed where no PID namespace held them.
+  killOrphans();
   const artifactDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bash-mcp-'));
   const settings = { ...cliSettings(rules), asyncEnabled: true };
-  const executor = new LocalShellExecutor();
-  const pty = new NodePtyExecutor();
+  const sessionId = `mcp-stdio-${process.pid}`;
+  const sandbox = new SandboxRuntime({
+    settings: () => sandboxSettings,
+    workspaceRoots: () => [cwd],
+    onFallback: (message) => process.stderr.write(`agent-bash mcp: ${message}\n`),
+  });
+  // Marks for the sweep at the end and for `killOrphans` of a later CLI, should this one be SIGKILLed.
+  const baseEnv = { ...process.env, [CLI_SESSION_ENV]: sessionId, [OWNER_ENV]: ownerMark() };
+  const executor = new LocalShellExecutor({ baseEnv, sandbox });
+  const pty = new NodePtyExecutor({ baseEnv, sandbox });
   const jobs = new BashJobManager(() => settings.asyncMaxJobs);
   const artifacts = new FileArtifactStore(artifactDir);
-  const sessionId = `mcp-stdio-${process.pid}`;
   const pipeline = new BashPipeline({
     settings: () => settings,
     analyzer: await createShellAnalyzer(),
@@ -77,6 +98,7 @@ export async function mcpMain(args: string[]): Promise<number> {
     workspaceRoots: () => [cwd],
     sessionId,
     environment: direnvStage(() => settings.direnv),
+    sandbox: { levelFor: (off) => sandbox.levelFor(off), autoApprove: () => false },
   });
   const backend: McpBackend = {
     run: (input, opts) => pipeline.run(input, opts),
@@ -94,6 +116,9 @@ export async function mcpMain(args: string[]): Promise<number> {
       ending = true;
       session.close();
       void Promise.allSettled([jobs.dispose(), executor.dispose(), pty.dispose(), server.close()]).then(() => {
+        // Escapees that left the group (only possible without a PID namespace) still carry the mark.
+        killByEnv(CLI_SESSION_ENV, sessionId);
+        sandbox.dispose();
         fs.rmSync(artifactDir, { recursive: true, force: true });
         resolve(0);
       });

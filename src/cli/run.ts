@@ -50,20 +50,29 @@ interface RunArgs {
   sandbox: SandboxSettings;
 }
 
+/** The options every CLI command that runs commands takes for the OS sandbox (`run`, `mcp`). */
+export const SANDBOX_OPTIONS = ['--sandbox', '--allow-write', '--allow-domain'];
+export const SANDBOX_USAGE = '[--sandbox auto|on|off] [--allow-write DIR]... [--allow-domain HOST]...';
+
+/** `--sandbox`, `--allow-write`, `--allow-domain` as the `agentBash.sandbox.*` settings. */
+export function sandboxSettingsOf(values: ReadonlyMap<string, string[]>): SandboxSettings {
+  const mode = values.get('--sandbox')?.[0] ?? 'auto';
+  if (mode !== 'auto' && mode !== 'on' && mode !== 'off') throw new UsageError(RUN_MESSAGES.badSandbox(mode));
+  return {
+    ...DEFAULT_SANDBOX_SETTINGS,
+    enabled: mode as SandboxMode,
+    allowWrite: (values.get('--allow-write') ?? []).map((dir) => path.resolve(dir)),
+    allowedDomains: values.get('--allow-domain') ?? [],
+  };
+}
+
 export function parseRunArgs(args: string[]): RunArgs {
   const parsed = parseCliArgs(args, {
     values: ['--rules', '--cwd', '--timeout', '--sandbox', '--allow-write', '--allow-domain'],
     flags: ['--pty', '--yes'],
     repeatable: ['--allow-write', '--allow-domain'],
   });
-  const mode = parsed.values.get('--sandbox')?.[0] ?? 'auto';
-  if (mode !== 'auto' && mode !== 'on' && mode !== 'off') throw new UsageError(RUN_MESSAGES.badSandbox(mode));
-  const sandbox: SandboxSettings = {
-    ...DEFAULT_SANDBOX_SETTINGS,
-    enabled: mode as SandboxMode,
-    allowWrite: (parsed.values.get('--allow-write') ?? []).map((dir) => path.resolve(dir)),
-    allowedDomains: parsed.values.get('--allow-domain') ?? [],
-  };
+  const sandbox = sandboxSettingsOf(parsed.values);
   const out: RunArgs = { pty: parsed.flags.has('--pty'), yes: parsed.flags.has('--yes'), command: parsed.command, sandbox };
   const rules = parsed.values.get('--rules')?.[0];
   const cwd = parsed.values.get('--cwd')?.[0];

@@ -1,24 +1,38 @@
 // The stdio MCP server (`node dist/cli.js mcp`) through the SDK's own stdio client: what a client
 // that only spawns processes (Claude Code, Codex, Cline…) gets.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { bashInputJsonSchema } from '../../../src/core/input';
-import { needsApprovalMessage } from '../../../src/cli/mcp';
-import { alive, waitFor } from '../exec/helpers';
+import { MCP_USAGE, needsApprovalMessage } from '../../../src/cli/mcp';
+import { probeSandbox } from '../../../src/exec/sandbox/sandboxProbe';
+import { alive, escapeRegExp, processesWithArg, waitFor } from '../exec/helpers';
 
 const CLI = path.resolve(__dirname, '../../../../dist/cli.js');
 /** Generous bounds: these tests share two cores with other suites. */
 const CALL_TIMEOUT_MS = 180_000;
 const START_MS = 60_000;
 
+let markers = 0;
+/**
+ * A `sleep` whose command line no other process has. Commands run in a PID namespace (the sandbox),
+ * so a pid they print means nothing here; the command line does.
+ */
+const uniqueSleep = (): string => `sleep 100.${process.pid}${++markers}`;
+const isRunning = (line: string): boolean => processesWithArg(line).length > 0;
+
 type TextResult = { content: Array<{ type: string; text: string }>; isError?: boolean };
 
 async function connect(args: string[], cwd: string, name = 'unit-test-client'): Promise<{ client: Client; transport: StdioClientTransport }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', ...args], cwd, stderr: 'pipe' });
+  // A home of its own: the machine's login profile (pyenv init, say) does not speak into the results.
+  const home = path.join(cwd, 'home');
+  mkdirSync(home, { recursive: true });
+  const env = { ...process.env, HOME: home } as Record<string, string>;
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', ...args], cwd, env, stderr: 'pipe' });
   const client = new Client({ name, version: '1.0.0' });
   await client.connect(transport, { timeout: CALL_TIMEOUT_MS });
   return { client, transport };
@@ -97,16 +111,14 @@ describe('mcp: stdio server', function () {
   });
 
   it('cancellation (notifications/cancelled) kills the process', async () => {
-    const pidFile = path.join(tmp, 'cancel.pid');
+    const line = uniqueSleep();
     const controller = new AbortController();
-    const pending = call(client, 'bash', { command: `sh -c 'echo $$ > ${pidFile}; exec sleep 100'` }, { signal: controller.signal });
+    const pending = call(client, 'bash', { command: `sh -c 'exec ${line}'` }, { signal: controller.signal });
     pending.catch(() => undefined);
-    assert.ok(await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', START_MS), 'the command never started');
-    const pid = Number(readFileSync(pidFile, 'utf8'));
-    assert.equal(alive(pid), true);
+    assert.ok(await waitFor(() => isRunning(line), START_MS), 'the command never started');
     controller.abort();
     await assert.rejects(pending);
-    assert.ok(await waitFor(() => !alive(pid), START_MS), `pid ${pid} survived the cancel`);
+    assert.ok(await waitFor(() => !isRunning(line), START_MS), `${line} survived the cancel`);
   });
 
   it('reads a long output back through read_artifact by byte range', async () => {
@@ -133,16 +145,15 @@ describe('mcp: stdio server', function () {
     assert.equal(out.isError, false);
     assert.match(textOf(out), /^bg-done\n/);
 
-    const pidFile = path.join(tmp, 'job.pid');
-    const started = await call(client, 'bash', { command: `sh -c 'echo $$ > ${pidFile}; exec sleep 100'`, async: true });
+    const line = uniqueSleep();
+    const started = await call(client, 'bash', { command: `sh -c 'exec ${line}'`, async: true });
     const jobId = /job-\d+/.exec(textOf(started))?.[0] as string;
-    assert.ok(await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', START_MS));
-    const pid = Number(readFileSync(pidFile, 'utf8'));
+    assert.ok(await waitFor(() => isRunning(line), START_MS));
     const running = await call(client, 'bash_output', { job_id: jobId });
     assert.match(textOf(running), new RegExp(`^Job ${jobId} is still running \\(\\d+ s so far\\)\\.`));
     const killed = await call(client, 'bash_kill', { job_id: jobId });
     assert.equal(textOf(killed), `Job ${jobId} killed.`);
-    assert.ok(await waitFor(() => !alive(pid), START_MS), `pid ${pid} survived bash_kill`);
+    assert.ok(await waitFor(() => !isRunning(line), START_MS), `${line} survived bash_kill`);
     const after = await call(client, 'bash_output', { job_id: jobId });
     assert.equal(after.isError, true);
     assert.match(textOf(after), new RegExp(`Job ${jobId} was killed\\.$`));
@@ -153,15 +164,41 @@ describe('mcp: stdio server', function () {
 
   it('closing the client leaves no process: server, shells and jobs', async () => {
     const own = await connect(['--yes', '--cwd', tmp], tmp, 'closing-client');
-    const pidFile = path.join(tmp, 'close.pid');
-    await call(own.client, 'bash', { command: `sh -c 'echo $$ > ${pidFile}; exec sleep 100'`, async: true });
-    const fg = path.join(tmp, 'close-fg.pid');
-    const pending = call(own.client, 'bash', { command: `sh -c 'echo $$ > ${fg}; exec sleep 100'` });
+    const job = uniqueSleep();
+    await call(own.client, 'bash', { command: `sh -c 'exec ${job}'`, async: true });
+    const fg = uniqueSleep();
+    const pending = call(own.client, 'bash', { command: `sh -c 'exec ${fg}'` });
     pending.catch(() => undefined);
-    assert.ok(await waitFor(() => [pidFile, fg].every((f) => existsSync(f) && readFileSync(f, 'utf8').trim() !== ''), START_MS));
-    const pids = [pidFile, fg].map((f) => Number(readFileSync(f, 'utf8')));
+    assert.ok(await waitFor(() => isRunning(job) && isRunning(fg), START_MS));
     const serverPid = own.transport.pid as number;
     await own.client.close();
-    for (const pid of [...pids, serverPid]) assert.ok(await waitFor(() => !alive(pid), START_MS), `pid ${pid} survived the close`);
+    for (const line of [job, fg]) assert.ok(await waitFor(() => !isRunning(line), START_MS), `${line} survived the close`);
+    assert.ok(await waitFor(() => !alive(serverPid), START_MS), `the server (pid ${serverPid}) survived the close`);
+  });
+
+  it('runs commands in the OS sandbox: an approved write outside --cwd is refused and named, the workspace is writable', async function () {
+    if (!probeSandbox().sandbox) this.skip();
+    const outside = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-mcp-outside-'));
+    // --yes approves the prompt the policy raises for a write outside the workspace; the sandbox still refuses it.
+    const own = await connect(['--yes', '--cwd', tmp], tmp, 'sandbox-client');
+    try {
+      const target = path.join(outside, 'x');
+      const refused = await call(own.client, 'bash', { command: `echo hi > ${target}` });
+      assert.equal(refused.isError, true);
+      assert.equal(existsSync(target), false);
+      assert.match(textOf(refused), new RegExp(`The OS sandbox refused writing ${escapeRegExp(target)} `));
+      const inside = await call(own.client, 'bash', { command: 'echo hi > inside.txt' });
+      assert.equal(inside.isError, false);
+      assert.equal(readFileSync(path.join(tmp, 'inside.txt'), 'utf8'), 'hi\n');
+    } finally {
+      await own.client.close();
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('--sandbox takes auto, on or off: anything else exits 2 naming the value', () => {
+    const r = spawnSync(process.execPath, [CLI, 'mcp', '--sandbox', 'maybe'], { encoding: 'utf8', input: '' });
+    assert.equal(r.status, 2);
+    assert.equal(r.stderr, `agent-bash mcp: --sandbox maybe is not one of auto, on, off\n${MCP_USAGE}\n`);
   });
 });
