@@ -175,17 +175,24 @@ export interface ShapeCheck {
   construct?: string;
   /** The tree is deeper than MAX_TREE_DEPTH: nothing else was checked. */
   tooDeep: boolean;
+  /** The deadline passed before every node was checked. */
+  tooSlow?: boolean;
 }
 
-/** Checks every named node of the tree, iteratively, and stops at the first problem. */
-export function checkShapes(root: SyntaxNode, src: string): ShapeCheck {
+/** Nodes checked between two looks at the clock. */
+const NODES_PER_CLOCK_CHECK = 256;
+
+/** Checks every named node of the tree, iteratively, and stops at the first problem (or the deadline). */
+export function checkShapes(root: SyntaxNode, src: string, deadline = Infinity): ShapeCheck {
   const cursor = root.walk();
   try {
     const parents: string[] = [];
     let construct: string | undefined;
     // Inside a numeric `$(( ))` (judged on its text) the expression nodes need no second look.
     let quietBelow = -1;
+    let nodes = 0;
     for (;;) {
+      if (++nodes % NODES_PER_CLOCK_CHECK === 0 && performance.now() > deadline) return { tooDeep: false, tooSlow: true };
       const type = cursor.nodeType;
       const depth = parents.length;
       if (quietBelow >= 0 && depth <= quietBelow) quietBelow = -1;

@@ -44,7 +44,7 @@ interface Outcome {
 class RuleLookup {
   private readonly memo = new Map<string, PolicyRule | null>();
   /** Shared by every lookup of one decision (see MatchBudget). */
-  private readonly budget: MatchBudget = { left: MATCH_BUDGET };
+  private readonly budget: MatchBudget = { left: MATCH_BUDGET, deadline: performance.now() + MATCH_BUDGET_MS };
   constructor(private readonly compiled: CompiledRules<PolicyRule>) {}
 
   first(text: string): PolicyRule | null {
@@ -58,8 +58,13 @@ class RuleLookup {
   }
 }
 
-/** Character comparisons one decision may spend matching rules (a few ms of work). */
+/**
+ * Character comparisons one decision may spend matching rules, and the wall-clock time: past either
+ * the decision is a prompt that says why. With the analysis budget (shellAnalysis.ts) a decision
+ * stays under 50 ms whatever the command and the rules.
+ */
 const MATCH_BUDGET = 2_000_000;
+const MATCH_BUDGET_MS = 12;
 
 function better(a: Outcome, b: Outcome | undefined): boolean {
   if (!b) return true;

@@ -55,12 +55,28 @@ interface Alternative {
  */
 export interface MatchBudget {
   left: number;
+  /**
+   * performance.now() past which matching stops too: the work count bounds the steady state, the
+   * clock also catches a cold start (code not yet compiled, a collection) on a large text.
+   */
+  deadline?: number;
+  /** Spends since the last look at the clock. */
+  spends?: number;
 }
 
 export class MatchBudgetError extends Error {}
 
+/** Spends between two looks at the clock. */
+const SPENDS_PER_CLOCK_CHECK = 16;
+
 function spend(budget: MatchBudget | undefined, work: number): void {
-  if (budget && (budget.left -= work) < 0) throw new MatchBudgetError('matching the rules against this command took too much work');
+  if (!budget) return;
+  if ((budget.left -= work) < 0) throw new MatchBudgetError('matching the rules against this command took too much work');
+  if (budget.deadline === undefined) return;
+  budget.spends = (budget.spends ?? 0) + 1;
+  if (budget.spends < SPENDS_PER_CLOCK_CHECK) return;
+  budget.spends = 0;
+  if (performance.now() > budget.deadline) throw new MatchBudgetError('matching the rules against this command took too long');
 }
 
 interface Compiled {

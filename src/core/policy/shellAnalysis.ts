@@ -24,10 +24,17 @@ const CACHE_SIZE = 500;
 /** `bash -c "eval 'sh -c …'"` nests; past this depth we stop and say so. */
 const MAX_DEPTH = 8;
 /**
- * Wall-clock budget for all the parsing of one command (payloads included); a hit makes the
- * analysis uncertain rather than slow. A short command parses in well under a millisecond.
+ * Wall-clock budget for the whole analysis of one command: parsing and walking the tree, payloads
+ * included. A hit makes the analysis uncertain (so the command prompts) rather than slow; with the
+ * policy's own matching budget (policy.ts) a decision stays under 50 ms whatever the input. A short
+ * command is analysed in well under a millisecond.
  */
-const PARSE_BUDGET_MS = 30;
+const ANALYSIS_BUDGET_MS = 20;
+/** Nodes visited between two looks at the clock. */
+const TICKS_PER_CLOCK_CHECK = 64;
+
+/** Thrown from deep in the walk when the budget is spent; caught by the walk that owns the tree. */
+class AnalysisDeadline extends Error {}
 /** Longer commands are not parsed at all (a documented limit: the decision stays fast and prompts). */
 export const MAX_COMMAND_BYTES = 64 * 1024;
 
@@ -36,7 +43,7 @@ export const UNCERTAIN = {
   empty: 'empty command',
   noCommand: 'no command found',
   syntax: (offset: number) => `syntax error at offset ${offset}`,
-  deadline: 'parse took too long',
+  deadline: 'the command took too long to analyse',
   tooDeep: 'commands nested too deeply',
   treeTooDeep: CONSTRUCT.tooDeep,
   failed: (message: string) => `the analysis failed (${message})`,
@@ -114,8 +121,17 @@ interface Walk {
   uncertainReason?: string;
   /** The first construct outside the allowable whitelist (see allowableShapes.ts, rawTextScan.ts). */
   construct?: string;
-  /** performance.now() past which no more parsing starts (shared with nested payloads). */
+  /** performance.now() past which parsing and walking stop (shared with nested payloads). */
   deadline: number;
+  /** Nodes visited since the last look at the clock. */
+  ticks: number;
+}
+
+/** Counts a visited node; past the deadline, abandons the walk (AnalysisDeadline). */
+function tick(w: Walk): void {
+  if (++w.ticks < TICKS_PER_CLOCK_CHECK) return;
+  w.ticks = 0;
+  if (performance.now() > w.deadline) throw new AnalysisDeadline();
 }
 
 function markUncertain(w: Walk, reason: string): void {
@@ -288,6 +304,7 @@ function parseRedirect(node: SyntaxNode, w: Walk, out: ParsedRedirect[], followU
 
 /** Finds substitutions inside word-level nodes and walks their commands. */
 function descend(node: SyntaxNode, w: Walk): void {
+  tick(w);
   const t = node.type;
   if (t === 'command_substitution' || t === 'process_substitution') {
     // `$(< file)` reads the file with no command: a segment with no argv that carries the redirect.
@@ -309,6 +326,7 @@ function descend(node: SyntaxNode, w: Walk): void {
 }
 
 function visit(node: SyntaxNode, w: Walk, ctx: Ctx): void {
+  tick(w);
   const tail = ctx.tail;
   if (tail && node.startIndex === tail.start && node.endIndex === tail.end && node.type !== 'list' && node.type !== 'pipeline') {
     ctx = { redirects: [...ctx.redirects, ...tail.redirects], consumesPipe: ctx.consumesPipe };
@@ -547,7 +565,7 @@ function firstError(node: SyntaxNode): number {
 }
 
 function runWalk(text: string, depth: number, deadline: number): Walk {
-  const w: Walk = { src: text, depth, segments: [], deadline };
+  const w: Walk = { src: text, depth, segments: [], deadline, ticks: 0 };
   if (text.trim() === '') {
     markUncertain(w, UNCERTAIN.empty);
     return w;
@@ -571,7 +589,11 @@ function runWalk(text: string, depth: number, deadline: number): Walk {
   try {
     const root = tree.rootNode;
     // Depth first: the walks below recurse, and a tree this deep is not worth reading anyway.
-    const shapes = checkShapes(root, text);
+    const shapes = checkShapes(root, text, deadline);
+    if (shapes.tooSlow) {
+      markUncertain(w, UNCERTAIN.deadline);
+      return w;
+    }
     if (shapes.tooDeep) {
       markUncertain(w, UNCERTAIN.treeTooDeep);
       return w;
@@ -579,6 +601,10 @@ function runWalk(text: string, depth: number, deadline: number): Walk {
     if (shapes.construct !== undefined && w.construct === undefined) w.construct = shapes.construct;
     if (root.hasError) markUncertain(w, UNCERTAIN.syntax(firstError(root)));
     visit(root, w, FRESH);
+  } catch (err) {
+    if (!(err instanceof AnalysisDeadline)) throw err;
+    // What was found so far stays (a deny rule may still match it); the whole is uncertain.
+    markUncertain(w, UNCERTAIN.deadline);
   } finally {
     tree.delete();
   }
@@ -592,10 +618,10 @@ function runWalk(text: string, depth: number, deadline: number): Walk {
 function analyzeUncached(command: string): ShellAnalysis {
   let w: Walk;
   try {
-    w = runWalk(command, 0, performance.now() + PARSE_BUDGET_MS);
+    w = runWalk(command, 0, performance.now() + ANALYSIS_BUDGET_MS);
   } catch (err) {
     // Fail closed: a bug in the walk must never become an allow, nor a crash of the caller.
-    w = { src: command, depth: 0, segments: [], deadline: 0, uncertainReason: UNCERTAIN.failed(err instanceof Error ? err.message : String(err)) };
+    w = { src: command, depth: 0, segments: [], deadline: 0, ticks: 0, uncertainReason: UNCERTAIN.failed(err instanceof Error ? err.message : String(err)) };
   }
   const analysis: ShellAnalysis = { command, segments: w.segments, uncertain: w.uncertainReason !== undefined };
   if (w.uncertainReason !== undefined) analysis.uncertainReason = w.uncertainReason;
