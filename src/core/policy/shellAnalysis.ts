@@ -615,10 +615,10 @@ function runWalk(text: string, depth: number, deadline: number): Walk {
   return w;
 }
 
-function analyzeUncached(command: string): ShellAnalysis {
+function analyzeUncached(command: string, budgetMs: number): ShellAnalysis {
   let w: Walk;
   try {
-    w = runWalk(command, 0, performance.now() + ANALYSIS_BUDGET_MS);
+    w = runWalk(command, 0, performance.now() + budgetMs);
   } catch (err) {
     // Fail closed: a bug in the walk must never become an allow, nor a crash of the caller.
     w = { src: command, depth: 0, segments: [], deadline: 0, ticks: 0, uncertainReason: UNCERTAIN.failed(err instanceof Error ? err.message : String(err)) };
@@ -676,14 +676,14 @@ function load(opts?: { wasmDir?: string }): Promise<void> {
 }
 
 /** Loads the grammar once per process; every analyzer shares it and keeps its own cache. */
-export async function createShellAnalyzer(opts?: { wasmDir?: string }): Promise<ShellAnalyzer> {
+export async function createShellAnalyzer(opts?: { wasmDir?: string; /** Tests: the analysis budget (default ANALYSIS_BUDGET_MS). */ budgetMs?: number }): Promise<ShellAnalyzer> {
   await load(opts);
   const cache = new LruCache<string, ShellAnalysis>(CACHE_SIZE);
   return {
     analyze(command: string): ShellAnalysis {
       const hit = cache.get(command);
       if (hit) return hit;
-      const analysis = analyzeUncached(command);
+      const analysis = analyzeUncached(command, opts?.budgetMs ?? ANALYSIS_BUDGET_MS);
       cache.set(command, analysis);
       return analysis;
     },

@@ -290,4 +290,19 @@ describe('core/shellAnalysis', () => {
       assert.notEqual(other.analyze('git status'), analyzer.analyze('git status'));
     });
   });
+
+  describe('the analysis budget', () => {
+    it('a command analysed past its budget is uncertain and says so; within it, every segment is read', async () => {
+      const many = 'echo a; '.repeat(2000);
+      const spent = await createShellAnalyzer({ budgetMs: 0 });
+      const late = spent.analyze(many);
+      assert.equal(late.uncertain, true);
+      assert.equal(late.uncertainReason, UNCERTAIN.deadline);
+      assert.equal(UNCERTAIN.deadline, 'the command took too long to analyse');
+      const roomy = await createShellAnalyzer({ budgetMs: 60_000 });
+      const read = roomy.analyze(many);
+      assert.equal(read.uncertain, false);
+      assert.equal(read.segments.length, 2000);
+    });
+  });
 });
