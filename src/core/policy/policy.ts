@@ -9,7 +9,8 @@
 //   raises it. A segment behind `sudo`/`doas` is allowed only by a rule that names the wrapper.
 // - Floors to prompt: an uncertain analysis, a construct outside the allowable whitelist
 //   (allowableShapes.ts, rawTextScan.ts), an opaque segment, a critical check (on argv), a path operand
-//   or redirect target outside the workspace (or not resolvable), and an output redirection to a
+//   or redirect target outside the workspace (or not resolvable), a walk that follows symbolic links
+//   when a link under it leads outside (symlinkWalk.ts), and an output redirection to a
 //   file under an allow rule without `allowRedirects`. With no rules everything prompts.
 // - Deny beats everything; a deny rule therefore also overrides a critical pattern.
 import type { DecisionKind, PolicyDecision, PolicyRule, Segment, SegmentDecision, ShellAnalysis, Verdict } from './policyContracts';
@@ -18,6 +19,7 @@ import { REASON } from './policyReasons';
 import { writesFile } from './redirectTargets';
 import { compileRules, MatchBudgetError, normalizeCommandText, type CompiledRules, type MatchBudget } from './ruleGlob';
 import { basename } from './shellNormalize';
+import { findLinkOutside } from './symlinkWalk';
 import { findExternalPath } from './workspaceScope';
 
 export interface PolicyContext {
@@ -142,6 +144,12 @@ function decideSegment(seg: Segment, index: number, all: readonly Segment[], rul
   const external = findExternalPath(seg, ctx.cwd, ctx.workspaceRoots);
   if (external?.kind === 'outside') prompt('external_directory', REASON.outside(text, index, external.word, external.resolved));
   if (external?.kind === 'unresolved') prompt('external_directory', REASON.unresolved(text, index, external.word));
+  // Only worth the directory scan when nothing else already makes this segment ask.
+  if (!external && rule?.approval === 'allow') {
+    const link = findLinkOutside(seg, ctx.cwd, ctx.workspaceRoots);
+    if (link?.kind === 'link') prompt('external_directory', REASON.linkOutside(text, index, link.link, link.resolved));
+    if (link?.kind === 'tooMany') prompt('external_directory', REASON.linksUnchecked(text, index, link.root));
+  }
   if (rule?.approval === 'allow' && !rule.allowRedirects) {
     const write = seg.redirects.find(writesFile);
     if (write) prompt('redirect', REASON.redirect(text, index, write.target ?? '…', rule.match));

@@ -26,5 +26,9 @@ export const REASON = {
     `\`${shown(text)}\` in segment ${index} uses a path that cannot be resolved statically (\`${word}\`)`,
   redirect: (text: string, index: number, target: string, match: string) =>
     `\`${shown(text)}\` in segment ${index} writes to \`${target}\`; allow rule \`${match}\` does not set allowRedirects`,
+  linkOutside: (text: string, index: number, link: string, resolved: string) =>
+    `\`${shown(text)}\` in segment ${index} follows symbolic links, and \`${link}\` leads to ${resolved}, outside the workspace`,
+  linksUnchecked: (text: string, index: number, root: string) =>
+    `\`${shown(text)}\` in segment ${index} follows symbolic links, and ${root} holds too many files to check that none leads outside the workspace`,
   noRule: (text: string, index: number) => `\`${shown(text)}\` in segment ${index} matched no rule`,
 } as const;

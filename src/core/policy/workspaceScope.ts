@@ -7,8 +7,8 @@
 // programs whose arguments never name files (`echo`), and of positions that are patterns or
 // values (`grep PATTERN`, `find -name GLOB`). Every other word counts when it escapes the
 // workspace: it starts with `/`, `~` or `..`, or it resolves (possibly through a symlink) to an
-// existing path outside. Known limits: a program may read paths it finds itself (`grep -R` follows
-// symlinks met while walking, a config file names another file); the sandbox covers those.
+// existing path outside. Links met while walking (`grep -R`) are symlinkWalk.ts's. Known limit: a
+// program may read paths it finds itself (a config file names another file); the sandbox covers those.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
