@@ -1,9 +1,10 @@
 // Which redirections touch files. fd duplication (`2>&1`, `>&2`, `<&0`, `>&-`) and the harmless
-// device files write nothing anyone keeps; every other `>`-family redirection writes a file.
+// device files (read: nothing secret; written: nothing kept) touch no file; every other
+// `>`-family redirection writes one.
 import type { Redirect } from './policyContracts';
 
 const HARMLESS_DEVICES: ReadonlySet<string> = new Set([
-  '/dev/null', '/dev/stdin', '/dev/stdout', '/dev/stderr', '/dev/tty',
+  '/dev/null', '/dev/zero', '/dev/full', '/dev/random', '/dev/urandom', '/dev/stdin', '/dev/stdout', '/dev/stderr', '/dev/tty',
 ]);
 
 /** Here-docs and here-strings feed text, not a file. */

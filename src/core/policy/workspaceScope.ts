@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Segment } from './policyContracts';
-import { namesFile } from './redirectTargets';
+import { isHarmlessDevice, namesFile } from './redirectTargets';
 import { globMatches, RULE_LIMITS } from './ruleGlob';
 
 /** Commands whose operands are paths they read, write or enter (a dynamic operand is unresolvable). */
@@ -27,6 +27,12 @@ const NO_PATH_ARGS: ReadonlySet<string> = new Set([
   'shift', 'kill', 'sleep', 'seq', 'yes', 'expr', 'pwd', 'type', 'which', 'wait', 'jobs', 'basename', 'dirname',
   'id', 'whoami', 'uname', 'hostname', 'nproc', 'printenv', 'tput', 'clear',
 ]);
+
+/**
+ * Commands that act on a path itself (remove, move, change its mode, link it), for which even a
+ * harmless device is outside the workspace: `rm /dev/null` as root breaks the machine.
+ */
+const ACTS_ON_PATH: ReadonlySet<string> = new Set(['cd', 'pushd', 'rm', 'rmdir', 'cp', 'mv', 'mkdir', 'touch', 'chmod', 'chown', 'chgrp', 'ln']);
 
 /** Commands whose first operand is a mode or owner, not a path. */
 const FIRST_OPERAND_NOT_PATH: ReadonlySet<string> = new Set(['chmod', 'chown', 'chgrp']);
@@ -318,6 +324,8 @@ export function findExternalPath(seg: Segment, cwd: string, roots: readonly stri
   const judged = new Set<string>();
   for (const { word, dynamic: isDynamic, certain } of words) {
     if (isDynamic || (word === '-' && (name === 'cd' || name === 'pushd'))) return { kind: 'unresolved', word };
+    // Reading `/dev/zero` or `/dev/urandom`, writing `/dev/null`: nothing outside is read or kept.
+    if (isHarmlessDevice(word) && !(name !== undefined && ACTS_ON_PATH.has(name))) continue;
     // `ls a a a …` (10,000 times): each distinct word is judged once.
     const key = `${certain ? 1 : 0}${word}`;
     if (judged.has(key)) continue;

@@ -311,6 +311,17 @@ describe('core/policy', () => {
       assert.equal(run('mv --target-directory=/tmp a', all).kind, 'external_directory');
     });
 
+    it('reading or writing the harmless devices stays inside; acting on them, or on other devices, does not', () => {
+      const all: PolicyRule[] = [{ match: '*', approval: 'allow', allowRedirects: true }];
+      for (const cmd of ["head -c 10 /dev/zero | tr '\\0' a", 'cat /dev/urandom | head -c 4', 'od -N 8 /dev/random', 'tee /dev/null < a', 'echo x > /dev/full', 'cat < /dev/zero | head -c 1']) {
+        assert.equal(run(cmd, all).decision, 'allow', cmd);
+      }
+      assert.equal(run('rm /dev/null', all).reason, '`rm /dev/null` in segment 1 touches `/dev/null` (/dev/null), outside the workspace');
+      for (const cmd of ['chmod 000 /dev/null', 'mv /dev/zero x', 'cp --remove-destination a /dev/null', 'ln -sf x /dev/null', 'cat /dev/sda', 'cat /dev/tcp/10.0.0.1/80', 'echo x > /dev/tcp/10.0.0.1/80', 'cat /dev/zero/../../etc/shadow']) {
+        assert.equal(run(cmd, all).kind, 'external_directory', cmd);
+      }
+    });
+
     it('paths inside the workspace, the mode operand of chmod, and other commands pass', () => {
       const all: PolicyRule[] = [{ match: '*', approval: 'allow', allowRedirects: true }];
       for (const cmd of ['cat src/a.ts', 'cd sub && ls', 'rm -rf build', 'cp a b/c', 'chmod 755 x', 'echo hi > out.txt', 'cat /work/project/x', 'mkdir -p a/b']) {
