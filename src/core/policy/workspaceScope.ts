@@ -7,8 +7,10 @@
 // programs whose arguments never name files (`echo`), and of positions that are patterns or
 // values (`grep PATTERN`, `find -name GLOB`). Every other word counts when it escapes the
 // workspace: it starts with `/`, `~` or `..`, or it resolves (possibly through a symlink) to an
-// existing path outside. Links met while walking (`grep -R`) are symlinkWalk.ts's. Known limit: a
-// program may read paths it finds itself (a config file names another file); the sandbox covers those.
+// existing path outside. Globs are expanded component by component as bash would (`sub/*/x`
+// reaches through a link `sub/keys`). Links met while walking (`grep -R`) are symlinkWalk.ts's.
+// Known limit: a program may read paths it finds itself (a config file names another file); the
+// sandbox covers those.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -248,8 +250,66 @@ function genericOperands(seg: Segment, dynamic: ReadonlySet<number>): PathWord[]
 }
 
 const GLOB = /[*?[]/;
-/** A bigger directory is not listed: a glob there is unresolved (asks). */
-const MAX_DIR_ENTRIES = 2000;
+/** Directory entries one glob word may read, and paths it may match: past either it is unresolved (asks). */
+const MAX_GLOB_ENTRIES = 8000;
+const MAX_GLOB_MATCHES = 2000;
+
+/**
+ * Every existing path bash's pathname expansion could make of `word`, matching each component that
+ * holds `*`, `?` or `[` against the directory's entries (`.` and `..` too where the component starts
+ * with a dot: bash before 5.2 matches them); undefined when it cannot be known within the bounds.
+ */
+function globPaths(word: string, cwd: string): string[] | undefined {
+  let base: string;
+  let rest: string;
+  if (word === '~' || word.startsWith('~/')) {
+    base = os.homedir();
+    rest = word.slice(2);
+  } else if (word.startsWith('~')) {
+    return undefined; // ~user, ~+, ~-
+  } else {
+    base = word.startsWith('/') ? '/' : cwd;
+    rest = word;
+  }
+  let current = [base];
+  let globbed = false;
+  let read = 0;
+  for (const part of rest.split('/').filter((p) => p !== '')) {
+    if (!GLOB.test(part)) {
+      current = current.map((dir) => path.join(dir, part));
+      continue;
+    }
+    globbed = true;
+    const matches = nameMatcher(part);
+    const next: string[] = [];
+    for (const dir of current) {
+      let entries: string[];
+      try {
+        entries = fs.readdirSync(dir);
+      } catch {
+        continue; // not a directory, or unreadable: bash matches nothing there either
+      }
+      read += entries.length;
+      if (read > MAX_GLOB_ENTRIES) return undefined;
+      if (part.startsWith('.')) entries.push('.', '..');
+      for (const e of entries) if (matches(e)) next.push(path.join(dir, e));
+    }
+    if (next.length > MAX_GLOB_MATCHES) return undefined;
+    current = next;
+  }
+  if (!globbed) return current;
+  return current.filter(exists);
+}
+
+/** The path names something (a dangling link too); ENOENT, ENOTDIR and the like say it does not. */
+function exists(p: string): boolean {
+  try {
+    fs.lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Bash's matching of one path component (`*`, `?`, `[…]`; a leading dot must be matched literally),
@@ -273,28 +333,15 @@ function escapes(word: string): boolean {
 /** Judges one static word (after brace expansion). */
 function judgeWord(word: string, certain: boolean, j: Judge): PathProblem | undefined {
   if (GLOB.test(word)) {
-    // Only a glob in the last component can be checked: its directory, then what it may match.
-    const slash = word.lastIndexOf('/');
-    const dirWord = slash < 0 ? '.' : word.slice(0, slash) || '/';
-    if (GLOB.test(dirWord)) return escapes(word) ? { kind: 'unresolved', word } : undefined;
-    const dirProblem = judgeWord(dirWord, true, j);
-    if (dirProblem) return dirProblem.kind === 'outside' ? { ...dirProblem, word } : dirProblem;
-    const dir = resolvePathWord(dirWord, j.cwd);
-    if (dir === undefined) return { kind: 'unresolved', word };
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return undefined; // nothing to match: bash passes the word unexpanded
+    // What bash's globbing makes of it, every component: `sub/*/id_rsa` reaches through a link
+    // `sub/keys` as surely as `sub/keys/id_rsa` does.
+    const paths = globPaths(word, j.cwd);
+    if (paths === undefined) return { kind: 'unresolved', word };
+    for (const p of paths) {
+      const real = realResolve(p, j.memo);
+      if (!isInside(p, j.roots) || !isInside(real, j.roots)) return { kind: 'outside', word, resolved: real };
     }
-    if (entries.length > MAX_DIR_ENTRIES) return { kind: 'unresolved', word };
-    const matches = nameMatcher(word.slice(slash + 1));
-    for (const e of entries) {
-      if (!e.isSymbolicLink() || !matches(e.name)) continue;
-      const real = realResolve(path.join(dir, e.name), j.memo);
-      if (!isInside(real, j.roots)) return { kind: 'outside', word, resolved: real };
-    }
-    return undefined;
+    return undefined; // nothing matched: bash passes the word as it is, naming no file
   }
   const resolved = resolvePathWord(word, j.cwd);
   if (resolved === undefined) return { kind: 'unresolved', word };
@@ -325,7 +372,7 @@ export function findExternalPath(seg: Segment, cwd: string, roots: readonly stri
   for (const { word, dynamic: isDynamic, certain } of words) {
     if (isDynamic || (word === '-' && (name === 'cd' || name === 'pushd'))) return { kind: 'unresolved', word };
     // Reading `/dev/zero` or `/dev/urandom`, writing `/dev/null`: nothing outside is read or kept.
-    if (isHarmlessDevice(word) && !(name !== undefined && ACTS_ON_PATH.has(name))) continue;
+    if (isHarmlessDevice(word) && !ACTS_ON_PATH.has(name)) continue;
     // `ls a a a …` (10,000 times): each distinct word is judged once.
     const key = `${certain ? 1 : 0}${word}`;
     if (judged.has(key)) continue;

@@ -1,4 +1,5 @@
-// Walks that follow symbolic links, judged by the programs themselves: in a workspace holding a link
+// Walks that follow symbolic links, and globs whose directories pass through one, judged by the
+// programs themselves: in a workspace holding a link
 // to a folder outside, every command the policy allows must not print the secret behind the link
 // when bash really runs it, and the commands that would print it must ask, naming the link.
 import * as assert from 'node:assert/strict';
@@ -32,6 +33,16 @@ const WALKS = [
   'find . -follow -name "*.txt"',
   'du -a .',
   'du -aL .',
+  // Globs in any component reach through the link as surely as its name does.
+  'cat src/*/secret.txt',
+  'cat */keys/secret.txt',
+  'cat s?c/k*/secret.txt',
+  'cat src/[k]eys/*',
+  'grep -r SECRET src/*/',
+  'cat src/*.txt',
+  'cat src/*/x',
+  'cat src/a.txt/*',
+  'cat **/secret.txt',
 ];
 
 describe('core/policy: walks that follow symbolic links out of the workspace', function () {
@@ -66,7 +77,8 @@ describe('core/policy: walks that follow symbolic links out of the workspace', f
     for (const command of WALKS) {
       const output = runIn(command);
       const decision = decideIn(command);
-      const leaks = output.includes(SECRET) || output.includes('secret.txt');
+      // The secret itself, or the name of the file behind the link in a listing (not in an error).
+      const leaks = output.includes(SECRET) || output.split('\n').some((line) => line.endsWith('secret.txt') && !line.includes('No such file'));
       if (leaks) reached++;
       if (decision.decision === 'allow') assert.equal(leaks, false, `${command} was allowed and printed:\n${output}`);
       else assert.equal(leaks, true, `${command} asks though it stays inside: ${decision.reason}`);
