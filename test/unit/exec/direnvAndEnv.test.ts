@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildNonInteractiveEnv, GIT_NEUTRAL_CONFIG, NON_INTERACTIVE_ENV } from '../../../src/core/nonInteractiveEnv';
@@ -97,6 +97,8 @@ describe('exec: direnv preflight', function () {
       `#!/bin/sh\n[ "$1 $2" = "export json" ] || exit 2\ntouch '${marker}'\nif [ -n "$FAKE_DIRENV_SLEEP" ]; then sleep "$FAKE_DIRENV_SLEEP"; fi\nprintf '{"FROM_DIRENV":"yes","CALLER_WINS":"direnv","DROP_ME":null,"bad-name":null}'\n`,
     );
     chmodSync(path.join(fakeBin, 'direnv'), 0o755);
+    // direnv is only asked where it has something to load.
+    writeFileSync(path.join(tmp, '.envrc'), '');
   });
   after(async () => {
     rmSync(tmp, { recursive: true, force: true });
@@ -182,6 +184,30 @@ describe('exec: direnv preflight', function () {
     assert.equal(findDirenv({ PATH: path.join(tmp, 'nowhere') }), undefined);
     const r = await applyDirenvPreflight({ mode: 'auto', cwd: tmp, timeoutMs: 0, env: { A: '1' }, baseEnv: { PATH: path.join(tmp, 'nowhere') } });
     assert.deepEqual(r, { env: { A: '1' }, applied: false });
+  });
+
+  it('is not started where no .envrc or .env is found up the tree and direnv changed nothing yet', async () => {
+    const bare = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-no-envrc-'));
+    try {
+      const fake = path.join(fakeBin, 'direnv');
+      const env = baseEnv() as Record<string, string>;
+      for (const name of ['DIRENV_DIR', 'DIRENV_DIFF', 'DIRENV_WATCHES']) delete env[name];
+      rmSync(marker, { force: true });
+      assert.deepEqual(await applyDirenvPreflight({ mode: 'auto', cwd: bare, timeoutMs: 0, baseEnv: env, direnvPath: fake }), { applied: false });
+      assert.equal(existsSync(marker), false, 'direnv was started with nothing to load');
+      // An environment direnv already loaded is unloaded by it, so it runs.
+      const loaded = await applyDirenvPreflight({ mode: 'auto', cwd: bare, timeoutMs: 0, baseEnv: { ...env, DIRENV_DIR: '-/elsewhere' }, direnvPath: fake });
+      assert.equal(existsSync(marker), true);
+      assert.equal(loaded.applied, true);
+      // So does a .env two folders up (direnv may be set to load it).
+      rmSync(marker, { force: true });
+      mkdirSync(path.join(bare, 'a', 'b'), { recursive: true });
+      writeFileSync(path.join(bare, '.env'), 'X=1\n');
+      await applyDirenvPreflight({ mode: 'auto', cwd: path.join(bare, 'a', 'b'), timeoutMs: 0, baseEnv: env, direnvPath: fake });
+      assert.equal(existsSync(marker), true);
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
+    }
   });
 
   it('gives up (and kills direnv) when the load outlasts the timeout', async () => {
