@@ -83,8 +83,8 @@ describe('core/policy: walks that follow symbolic links out of the workspace', f
       if (decision.decision === 'allow') assert.equal(leaks, false, `${command} was allowed and printed:\n${output}`);
       else assert.equal(leaks, true, `${command} asks though it stays inside: ${decision.reason}`);
     }
-    // The table holds both kinds: the judge saw leaks, and the policy let the others through.
-    assert.ok(reached >= 8, `only ${reached} commands reached the secret`);
+    // The table holds both kinds: 16 of its 25 commands reach the secret under bash, 9 do not.
+    assert.equal(reached, 16);
   });
 
   it('names the link and where it leads', () => {
