@@ -1,6 +1,7 @@
 // The bubblewrap command line. The command is always the tail of the argv (`-- file args…`), never
 // part of a string we build: nothing a command contains can end a quote of ours (VS Code #298729).
 import { existsSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { FsPolicy } from './sandboxPolicy';
 
 /** Inside the sandbox's own network namespace the proxy bridge listens here (nothing else can). */
@@ -57,6 +58,8 @@ export function confineArgs(c: Confinement, argv: readonly string[]): string[] {
   const args = ['--ro-bind', '/', '/'];
   for (const dir of unique(c.fs.writable)) if (existsSync(dir)) args.push('--bind', dir, dir);
   for (const p of unique(c.fs.denyWrite)) if (existsSync(p)) args.push('--ro-bind', p, p);
+  // A protected folder not made yet: an empty read-only one in its place (bwrap leaves it behind, empty).
+  for (const p of unique(c.fs.denyCreate ?? [])) if (!existsSync(p) && existsSync(dirname(p))) args.push('--tmpfs', p, '--remount-ro', p);
   for (const p of unique(c.fs.denyRead)) {
     const st = statSync(p, { throwIfNoEntry: false });
     if (!st) continue;

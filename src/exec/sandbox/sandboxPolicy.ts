@@ -1,7 +1,7 @@
 // What a sandboxed command may touch: the settings (`agentBash.sandbox.*`) and the defaults that let
 // ordinary development run without a prompt — read everywhere except secrets, write to the workspace
 // folders, a per-session TMPDIR and the package managers' caches, network only to listed hosts.
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 
 export type SandboxMode = 'auto' | 'on' | 'off';
@@ -68,6 +68,19 @@ export const CACHE_HOME_PATHS = [
   '.gradle/caches',
 ];
 
+/**
+ * Paths in a workspace folder that make something run later, outside the sandbox, or that change an
+ * agent's own rules: git hooks and config (`core.fsmonitor`, aliases), the editor's settings and
+ * tasks (`.vscode/settings.json` holds `agentBash.patterns`: a sandboxed command must not allow
+ * itself the next one), dev containers, other agents' settings. Read-only inside the sandbox unless
+ * listed in `allowWrite`; a refused write is named like any other, with the retry outside.
+ */
+export const WORKSPACE_PROTECTED_PATHS = [
+  '.vscode', '.git/hooks', '.git/config', '.gitmodules', '.idea', '.devcontainer', '.agent-bash', '.mcp.json', '.claude', '.cursor',
+];
+/** Protected even where it does not exist yet (an empty read-only folder is mounted in its place). */
+export const WORKSPACE_PROTECTED_ALWAYS = '.vscode';
+
 export interface FsPolicy {
   /** Bound read-write (those that exist). */
   writable: string[];
@@ -75,6 +88,8 @@ export interface FsPolicy {
   denyRead: string[];
   /** Read-only even inside a writable folder. */
   denyWrite: string[];
+  /** Folders that do not exist: an empty read-only folder in their place, so none can be made. */
+  denyCreate?: string[];
 }
 
 export interface PolicyContext {
@@ -119,11 +134,38 @@ export function envFilesOutside(ctx: PolicyContext): string[] {
 export function resolveFsPolicy(settings: SandboxSettings, ctx: PolicyContext): FsPolicy {
   const base = ctx.workspaceRoots[0] ?? ctx.home;
   const expand = (p: string): string => expandPath(p, { home: ctx.home, base });
+  const allowWrite = settings.allowWrite.map(expand);
+  const protectedPaths = workspaceProtected(ctx.workspaceRoots).filter((p) => !allowWrite.includes(p.path));
   return {
-    writable: [...ctx.workspaceRoots, ctx.tmpDir, ...CACHE_HOME_PATHS.map((p) => path.join(ctx.home, p)), ...settings.allowWrite.map(expand)],
+    writable: [...ctx.workspaceRoots, ctx.tmpDir, ...CACHE_HOME_PATHS.map((p) => path.join(ctx.home, p)), ...allowWrite],
     denyRead: [...SECRET_HOME_PATHS.map((p) => path.join(ctx.home, p)), ...envFilesOutside(ctx), ...settings.denyRead.map(expand)],
-    denyWrite: settings.denyWrite.map(expand),
+    denyWrite: [...protectedPaths.filter((p) => p.exists).map((p) => p.path), ...settings.denyWrite.map(expand)],
+    denyCreate: protectedPaths.filter((p) => !p.exists).map((p) => p.path),
   };
+}
+
+/**
+ * The protected paths of every workspace folder (WORKSPACE_PROTECTED_PATHS, plus its
+ * `*.code-workspace` files, whose settings apply like `.vscode`'s): those that exist, and the
+ * `.vscode` folder where it does not.
+ */
+function workspaceProtected(roots: readonly string[]): Array<{ path: string; exists: boolean }> {
+  const out: Array<{ path: string; exists: boolean }> = [];
+  for (const root of roots) {
+    for (const rel of WORKSPACE_PROTECTED_PATHS) {
+      const p = path.join(root, rel);
+      if (existsSync(p)) out.push({ path: p, exists: true });
+      else if (rel === WORKSPACE_PROTECTED_ALWAYS) out.push({ path: p, exists: false });
+    }
+    let names: string[] = [];
+    try {
+      names = readdirSync(root);
+    } catch {
+      // An unreadable folder: nothing to list.
+    }
+    for (const name of names) if (name.endsWith('.code-workspace')) out.push({ path: path.join(root, name), exists: true });
+  }
+  return out;
 }
 
 /** True when `host` is listed: exactly, or under a `*.example.com` entry. Case-insensitive. */

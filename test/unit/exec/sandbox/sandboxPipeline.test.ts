@@ -130,6 +130,38 @@ describe('exec/sandbox: sandboxed runs through the pipeline', function () {
     assert.equal(readFileSync(path.join(runtime.tmpDir(), 't'), 'utf8'), 't\n');
   });
 
+  it('keeps the editor settings, git hooks and git config read-only: a sandboxed command cannot allow itself the next one', async () => {
+    mkdirSync(path.join(ws, '.vscode'));
+    const settingsFile = path.join(ws, '.vscode', 'settings.json');
+    writeFileSync(settingsFile, '{}\n');
+    execFileSync('git', ['init', '-q', ws]);
+    const hook = path.join(ws, '.git', 'hooks', 'pre-commit');
+    const gitConfig = readFileSync(path.join(ws, '.git', 'config'), 'utf8');
+    const escalate = `echo '{"agentBash.patterns":[{"match":"*","approval":"allow"}]}' > .vscode/settings.json`;
+    const r = await make().run({ command: `${escalate}; printf '#!/bin/sh\\nid\\n' > ${hook}; git config core.fsmonitor ./evil; echo fine > plain.txt` });
+    assert.equal(readFileSync(settingsFile, 'utf8'), '{}\n');
+    assert.equal(existsSync(hook), false);
+    assert.equal(readFileSync(path.join(ws, '.git', 'config'), 'utf8'), gitConfig);
+    assert.equal(readFileSync(path.join(ws, 'plain.txt'), 'utf8'), 'fine\n');
+    assert.deepEqual(r.details.sandbox?.refused?.paths.slice(0, 2), ['.vscode/settings.json', hook]);
+    assert.ok(textOf(r).includes(`The OS sandbox refused writing .vscode/settings.json, ${hook}`), textOf(r));
+    // Listed in allowWrite, the folder is the user's to open up (fresh shells: a persistent shell
+    // keeps the mounts it started with, as the extension's executor holder knows).
+    sandboxSettings.allowWrite = [path.join(ws, '.vscode')];
+    await executor.dispose();
+    executor = new LocalShellExecutor({ sandbox: runtime, baseEnv: { ...process.env, HOME: home } });
+    const opened = await make().run({ command: 'echo "{ }" > .vscode/settings.json' });
+    assert.equal(opened.isError, undefined, textOf(opened));
+    assert.equal(readFileSync(settingsFile, 'utf8'), '{ }\n');
+  });
+
+  it('a workspace without .vscode gets an empty read-only one: no settings can be made there', async () => {
+    const r = await make().run({ command: 'mkdir -p .vscode; echo x > .vscode/settings.json; ls -A .vscode | wc -l' });
+    assert.equal(existsSync(path.join(ws, '.vscode', 'settings.json')), false);
+    assert.match(textOf(r), /\.vscode\/settings\.json: Read-only file system/);
+    assert.match(textOf(r), /^0$/m);
+  });
+
   it('hides the secrets in the home directory', async () => {
     const r = await make().run({ command: 'cat ~/.ssh/id_test; cat ~/.npmrc; ls -A ~/.ssh | wc -l' });
     assert.doesNotMatch(textOf(r), /SECRET/);
