@@ -19,6 +19,7 @@ import { REASON } from './policyReasons';
 import { writesFile } from './redirectTargets';
 import { compileRules, MatchBudgetError, normalizeCommandText, type CompiledRules, type MatchBudget } from './ruleGlob';
 import { basename } from './shellNormalize';
+import { findProtectedWrite } from './protectedPaths';
 import { findLinkOutside } from './symlinkWalk';
 import { findExternalPath } from './workspaceScope';
 
@@ -26,6 +27,9 @@ export interface PolicyContext {
   cwd: string;
   workspaceRoots: string[];
 }
+
+/** The critical pattern's name for a write to a protected workspace path (protectedPaths.ts). */
+export const CRITICAL_PROTECTED_WRITE = (rel: string): string => `writes \`${rel}\`, where editor settings, git hooks or agent rules live`;
 
 const SEVERITY: Readonly<Record<Verdict, number>> = { allow: 0, prompt: 1, deny: 2 };
 
@@ -140,6 +144,8 @@ function decideSegment(seg: Segment, index: number, all: readonly Segment[], rul
   };
   const critical = findCritical(seg, all);
   if (critical) prompt('critical', REASON.critical(text, critical.name));
+  const protectedWrite = findProtectedWrite(seg, ctx.cwd, ctx.workspaceRoots);
+  if (protectedWrite !== undefined) prompt('critical', REASON.critical(text, CRITICAL_PROTECTED_WRITE(protectedWrite)));
   if (seg.opaque) prompt('opaque', REASON.opaque(text, index, seg.opaqueReason ?? 'runs code the analysis cannot see'));
   const external = findExternalPath(seg, ctx.cwd, ctx.workspaceRoots);
   if (external?.kind === 'outside') prompt('external_directory', REASON.outside(text, index, external.word, external.resolved));

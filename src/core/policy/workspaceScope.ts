@@ -249,7 +249,7 @@ function genericOperands(seg: Segment, dynamic: ReadonlySet<number>): PathWord[]
   return out;
 }
 
-const GLOB = /[*?[]/;
+export const GLOB = /[*?[]/;
 /** Directory entries one glob word may read, and paths it may match: past either it is unresolved (asks). */
 const MAX_GLOB_ENTRIES = 8000;
 const MAX_GLOB_MATCHES = 2000;
@@ -259,7 +259,7 @@ const MAX_GLOB_MATCHES = 2000;
  * holds `*`, `?` or `[` against the directory's entries (`.` and `..` too where the component starts
  * with a dot: bash before 5.2 matches them); undefined when it cannot be known within the bounds.
  */
-function globPaths(word: string, cwd: string): string[] | undefined {
+export function globPaths(word: string, cwd: string): string[] | undefined {
   let base: string;
   let rest: string;
   if (word === '~' || word.startsWith('~/')) {

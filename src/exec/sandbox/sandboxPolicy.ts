@@ -2,6 +2,7 @@
 // ordinary development run without a prompt — read everywhere except secrets, write to the workspace
 // folders, a per-session TMPDIR and the package managers' caches, network only to listed hosts.
 import { existsSync, readdirSync } from 'node:fs';
+import { WORKSPACE_PROTECTED_PATHS } from '../../core/policy/protectedPaths';
 import * as path from 'node:path';
 
 export type SandboxMode = 'auto' | 'on' | 'off';
@@ -69,16 +70,10 @@ export const CACHE_HOME_PATHS = [
 ];
 
 /**
- * Paths in a workspace folder that make something run later, outside the sandbox, or that change an
- * agent's own rules: git hooks and config (`core.fsmonitor`, aliases), the editor's settings and
- * tasks (`.vscode/settings.json` holds `agentBash.patterns`: a sandboxed command must not allow
- * itself the next one), dev containers, other agents' settings. Read-only inside the sandbox unless
- * listed in `allowWrite`; a refused write is named like any other, with the retry outside.
+ * Of the workspace paths that run later outside the sandbox or hold an agent's rules
+ * (WORKSPACE_PROTECTED_PATHS, read-only inside the sandbox unless listed in `allowWrite`), the one
+ * protected even where it does not exist yet: an empty read-only folder is mounted in its place.
  */
-export const WORKSPACE_PROTECTED_PATHS = [
-  '.vscode', '.git/hooks', '.git/config', '.gitmodules', '.idea', '.devcontainer', '.agent-bash', '.mcp.json', '.claude', '.cursor',
-];
-/** Protected even where it does not exist yet (an empty read-only folder is mounted in its place). */
 export const WORKSPACE_PROTECTED_ALWAYS = '.vscode';
 
 export interface FsPolicy {

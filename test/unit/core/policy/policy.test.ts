@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import picomatch from 'picomatch';
 import type { PolicyRule, ShellAnalyzer } from '../../../../src/core/contracts';
 import { findCritical } from '../../../../src/core/policy/criticalPatterns';
-import { decide } from '../../../../src/core/policy/policy';
+import { CRITICAL_PROTECTED_WRITE, decide } from '../../../../src/core/policy/policy';
 import { REASON } from '../../../../src/core/policy/policyReasons';
 import { parsePolicyRules } from '../../../../src/core/policy/policyRulesSchema';
 import { compileRules, escapeGlob, globMatches } from '../../../../src/core/policy/ruleGlob';
@@ -309,6 +309,32 @@ describe('core/policy', () => {
       assert.equal(run('echo hi > /tmp/x', all).kind, 'external_directory');
       assert.equal(run('chmod 755 /usr/bin/x', all).kind, 'external_directory');
       assert.equal(run('mv --target-directory=/tmp a', all).kind, 'external_directory');
+    });
+
+    it('a write to editor settings, git hooks or agent rules asks whatever the rules say; reading them does not', () => {
+      const all: PolicyRule[] = [{ match: '*', approval: 'allow', allowRedirects: true }];
+      const d = run('echo x > .vscode/settings.json', all);
+      assert.equal(d.decision, 'prompt');
+      assert.equal(d.kind, 'critical');
+      assert.equal(d.reason, `\`echo x\` matches a critical pattern (${CRITICAL_PROTECTED_WRITE('.vscode/settings.json')})`);
+      for (const [cmd, rel] of [
+        ['cp evil.json .vscode/settings.json', '.vscode/settings.json'],
+        ['cp -t .vscode evil.json', '.vscode'],
+        ['mv --target-directory=.git/hooks x', '.git/hooks'],
+        ['tee -a .git/config < x', '.git/config'],
+        ['ln -s /bin/sh .git/hooks/post-checkout', '.git/hooks/post-checkout'],
+        ['echo x > {y,.devcontainer}/devcontainer.json', '.devcontainer/devcontainer.json'],
+        ['echo x >> team.code-workspace', 'team.code-workspace'],
+        ['mkdir -p .claude/commands', '.claude/commands'],
+        ['echo x > ./.vscode/../.vscode/tasks.json', '.vscode/tasks.json'],
+      ]) {
+        assert.equal(run(cmd, all).reason.endsWith(`(${CRITICAL_PROTECTED_WRITE(rel)})`), true, `${cmd}: ${run(cmd, all).reason}`);
+      }
+      for (const cmd of ['cat .vscode/settings.json', 'grep -r x .vscode', 'echo x > src/vscode.ts', 'echo x > .gitignore', 'cp .vscode/settings.json backup.json']) {
+        assert.equal(run(cmd, all).decision, 'allow', cmd);
+      }
+      // Deny still beats it.
+      assert.equal(run('rm .vscode/settings.json', [{ match: 'rm *', approval: 'deny' }, ...all]).decision, 'deny');
     });
 
     it('reading or writing the harmless devices stays inside; acting on them, or on other devices, does not', () => {
