@@ -77,8 +77,7 @@ function writtenWords(seg: Segment): string[] {
   }
   if (WRITERS.has(program)) return [...words, ...optionValues, ...operands];
   // A copier writes its destination: the last operand, unless a target folder was given.
-  const last = operands[operands.length - 1];
-  return [...words, ...optionValues, ...(last !== undefined ? [last] : [])];
+  return [...words, ...optionValues, ...operands.slice(-1)];
 }
 
 /**
