@@ -81,6 +81,9 @@ export function gateDecision(decide: GateDeps['decide'], req: Pick<GateRequest, 
 /** Whether a decision runs without asking anyone: allowed, or a prompt the active sandbox may approve. */
 export function runsWithoutAsking(decision: PolicyDecision, req: Pick<GateRequest, 'sandbox' | 'sandboxOff'>): boolean {
   if (decision.decision === 'allow') return true;
+  // A critical command always asks: inside the sandbox `rm -rf /` still empties the workspace, and a
+  // write to the editor's settings would still be tried.
+  if (decision.kind === 'critical') return false;
   return decision.decision === 'prompt' && !req.sandboxOff && req.sandbox?.active === true && req.sandbox.autoApprove;
 }
 

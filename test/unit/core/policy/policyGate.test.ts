@@ -136,6 +136,16 @@ describe('core/policyGate', () => {
       }
     });
 
+    it('a critical command asks even inside a sandbox that may auto-approve', async () => {
+      for (const command of ['mkfs.ext4 /dev/sdb', 'echo x > .vscode/settings.json']) {
+        const approver = new RecordingApprover({ kind: 'deny' });
+        const v = await passPolicyGate(deps(approver), { command, cwd: WS, sandbox: { active: true, autoApprove: true } });
+        assert.equal(v.kind === 'refuse' && v.by, 'user', command);
+        assert.equal(approver.requests.length, 1, command);
+        assert.equal(approver.requests[0]!.decision.kind, 'critical', command);
+      }
+    });
+
     it('deny stays deny inside the sandbox', async () => {
       const approver = new RecordingApprover();
       const v = await passPolicyGate(deps(approver), { command: 'rm x', cwd: WS, sandbox: { active: true, autoApprove: true } });
