@@ -1,4 +1,5 @@
 // `node dist/cli.js <explain|run|mcp> …`: the pipeline outside VS Code, for scripts, CI and policy debugging.
+import { setFlagsFromString } from 'node:v8';
 import { explainMain } from './cli/explain';
 import { runMain } from './cli/run';
 
@@ -6,10 +7,14 @@ const USAGE = `usage:
   agent-bash explain [--rules FILE] [--cwd DIR] [--workspace DIR] [--sandbox auto|on|off] -- COMMAND
   agent-bash run [--rules FILE] [--cwd DIR] [--timeout S] [--pty] [--yes] [--sandbox auto|on|off]
                  [--allow-write DIR]... [--allow-domain HOST]... -- COMMAND
-  agent-bash mcp [--rules FILE] [--cwd DIR] [--yes]`;
+  agent-bash mcp [--rules FILE] [--cwd DIR] [--yes] [--sandbox auto|on|off]
+                 [--allow-write DIR]... [--allow-domain HOST]...`;
 
 async function main(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
+  // One decision per process: the shell parser's WebAssembly runs on its baseline code. Otherwise V8
+  // tiers it up on a background thread that exit then waits for (300 ms after the result, measured).
+  if (sub === 'explain' || sub === 'run') setFlagsFromString('--liftoff-only');
   if (sub === 'explain') return explainMain(rest);
   if (sub === 'run') return runMain(rest);
   // Loaded on demand: the MCP SDK is large, and `explain`/`run` should not pay for it at start.

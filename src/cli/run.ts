@@ -142,8 +142,6 @@ export async function runMain(args: string[]): Promise<number> {
     settings: () => parsed.sandbox,
     workspaceRoots: () => [cwd],
     onFallback: (message) => process.stderr.write(`agent-bash run: ${message}\n`),
-    // One command per process: a shared network namespace would cost its start for nothing.
-    shareNetwork: false,
   });
   // Marks for the sweep below and for `killOrphans` of a later run, should this one be SIGKILLed.
   const baseEnv = { ...process.env, [CLI_SESSION_ENV]: sessionId, [OWNER_ENV]: ownerMark() };
@@ -193,6 +191,9 @@ export async function runMain(args: string[]): Promise<number> {
     const input: Record<string, unknown> = { command: parsed.command };
     if (parsed.timeout !== undefined) input.timeout = parsed.timeout;
     if (parsed.pty) input.pty = true;
+    // The network namespace the command enters (and with it the unix-socket filter): its start costs
+    // about what a bridge of the command's own would.
+    await sandbox.warmNetwork();
     const result = await pipeline.run(input, { signal: controller.signal });
     const text = result.content.map((c) => c.text).join('\n');
     // Everything is torn down before the result is printed, so the process ends right after it.

@@ -68,8 +68,9 @@ export class BridgeProcess {
       ...(opts.sandboxMode ? { sandbox: opts.sandboxMode } : {}),
       onRefused: (r) => this.onData(Buffer.from(refusalLine(r.host, r.port))),
     });
-    this.child = spawnInGroup(wrapped.file, wrapped.args, { cwd: params.cwd ?? opts.defaultCwd, env: wrapped.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawnInGroup(wrapped.file, wrapped.args, { cwd: params.cwd ?? opts.defaultCwd, env: wrapped.env, stdio: ['ignore', 'pipe', 'pipe', ...(wrapped.passFds ?? [])] });
     this.child.once('exit', () => wrapped.dispose());
+    this.child.once('error', () => wrapped.dispose());
     this.pid = this.child.pid;
     const streams = [this.child.stdout, this.child.stderr].filter((s): s is Readable => s !== null);
     for (const s of streams) s.on('data', (b: Buffer) => this.onData(b));

@@ -61,7 +61,7 @@ export async function runOneShot(req: ExecRequest, options: OneShotOptions): Pro
     child = spawnInGroup(wrapped.file, wrapped.args, {
       cwd: req.cwd,
       env: wrapped.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', ...(wrapped.passFds ?? [])],
     });
   } catch (err) {
     wrapped.dispose();

@@ -209,11 +209,13 @@ export class PersistentShell {
       env: options.env,
       ...(options.sandboxMode ? { sandbox: options.sandboxMode } : {}),
       onRefused: (r) => this.report?.(refusalLine(r.host, r.port)),
+      // fd 3 is the status pipe; what the sandbox passes goes after it.
+      fdSlot: 4,
     });
     this.child = spawnInGroup(this.wrapped.file, this.wrapped.args, {
       cwd,
       env: this.wrapped.env,
-      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe', ...(this.wrapped.passFds ?? [])],
     });
     // Read now, while fd 0 is surely still our pipe: the liveness check compares against it.
     this.stdinId = this.child.pid === undefined ? undefined : stdinIdentity(this.child.pid);

@@ -226,6 +226,8 @@ class PtyRun implements PtySession {
       let accepting = true;
       const wrapped = wrapSpawn(this.options.sandbox, [config.shell, ...config.args, line], {
         env,
+        // node-pty passes no descriptors beyond the terminal.
+        fdSlot: 'none',
         ...(req.sandbox ? { sandbox: req.sandbox } : {}),
         onRefused: (r) => {
           if (accepting) sink.push(refusalLine(r.host, r.port));

@@ -20,6 +20,8 @@ export interface Confinement {
   network?: NetworkBridge;
   /** The process already is in the shared network namespace (sharedNetwork.ts): keep it. */
   enteredNetwork?: boolean;
+  /** The descriptor bwrap reads the seccomp filter from (unixSocketFilter.ts). */
+  seccompFd?: number;
 }
 
 /**
@@ -69,6 +71,7 @@ export function confineArgs(c: Confinement, argv: readonly string[]): string[] {
   // Last, so a writable bind of a parent (a workspace at `/`) cannot cover them (binds are nodev).
   args.push('--dev', '/dev', '--proc', '/proc');
   // Root outside stays uid 0 inside: without dropping every capability it could remount `/` rw.
+  if (c.seccompFd !== undefined) args.push('--seccomp', String(c.seccompFd));
   args.push('--unshare-pid', ...(c.enteredNetwork ? [] : ['--unshare-net']), '--die-with-parent', '--cap-drop', 'ALL', '--');
   if (c.network && !c.enteredNetwork) args.push('/bin/sh', '-c', bridgeScript(), c.network.socat, c.network.socketPath);
   args.push(...argv);

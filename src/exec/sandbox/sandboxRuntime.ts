@@ -10,12 +10,13 @@
 // commands share one network namespace and proxy (sharedNetwork.ts) and tell the proxy who they are
 // by the user name of their proxy URL, so each hears only its own refusals; until that namespace
 // listens (or where it cannot start) a command gets a namespace, bridge and proxy of its own.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { confineArgs, containArgs, PROXY_PORT, PROXY_URL } from './bwrapArgs';
 import { NetworkProxy, type Refusal } from './networkProxy';
 import { SharedNetwork } from './sharedNetwork';
+import { writeUnixSocketFilter } from './unixSocketFilter';
 import { probeSandbox, type SandboxSupport } from './sandboxProbe';
 import { resolveFsPolicy, type SandboxSettings } from './sandboxPolicy';
 
@@ -52,6 +53,12 @@ export interface SandboxRuntimeOptions {
 
 export interface WrapOptions {
   env: Record<string, string>;
+  /**
+   * The child descriptor where the spawn puts `WrappedSpawn.passFds` (default 3: after stdio; a
+   * persistent shell, whose fd 3 is its status pipe, says 4). `none`: the spawn cannot pass
+   * descriptors (node-pty), so a constant `sh` opens them (`exec "$@" 3<file`).
+   */
+  fdSlot?: number | 'none';
   /** `off`: this call runs outside the sandbox (still contained). */
   sandbox?: 'off';
   /** Hears each refused network request of this process. */
@@ -62,6 +69,8 @@ export interface WrappedSpawn {
   file: string;
   args: string[];
   env: Record<string, string>;
+  /** Descriptors (ours) the spawn must put at `fdSlot`, `fdSlot + 1`…; closed by dispose. */
+  passFds?: number[];
   level: SandboxLevel;
   /** Network requests refused so far. */
   refusals: readonly Refusal[];
@@ -79,6 +88,7 @@ export class SandboxRuntime {
   private proxies = 0;
   private warned = false;
   private readonly live = new Set<NetworkProxy>();
+  private filterWritten = false;
   private shared: { network: SharedNetwork; proxy: NetworkProxy; listeners: Map<string, SharedListener> } | undefined;
 
   constructor(private readonly options: SandboxRuntimeOptions) {}
@@ -129,13 +139,26 @@ export class SandboxRuntime {
       const listener: SharedListener = { refusals: [], onRefused: opts.onRefused };
       listeners.set(token, listener);
       for (const name of PROXY_ENV) env[name] = `http://${token}@127.0.0.1:${PROXY_PORT}`;
+      // No unix sockets inside (unixSocketFilter.ts): the filter reaches bwrap as a descriptor.
+      const slot = opts.fdSlot ?? 3;
+      const seccompFd = slot === 'none' ? 3 : slot;
+      const confined = [enter[0], ...enter.slice(1), bwrap, ...confineArgs({ fs, enteredNetwork: true, seccompFd }, argv)];
+      const filter = this.filterPath();
+      const passFds = slot === 'none' ? [] : [openSync(filter, 'r')];
+      let disposed = false;
       return {
-        file: enter[0],
-        args: [...enter.slice(1), bwrap, ...confineArgs({ fs, enteredNetwork: true }, argv)],
+        ...(slot === 'none'
+          ? { file: '/bin/sh', args: ['-c', 'exec "$@" 3<"$0"', filter, ...confined] }
+          : { file: confined[0], args: confined.slice(1), passFds }),
         env,
         level,
         refusals: listener.refusals,
-        dispose: () => void listeners.delete(token),
+        dispose: () => {
+          if (disposed) return;
+          disposed = true;
+          listeners.delete(token);
+          for (const fd of passFds) closeSync(fd);
+        },
       };
     }
 
@@ -191,6 +214,16 @@ export class SandboxRuntime {
     return (await this.sharedNetwork()?.ready()) ?? false;
   }
 
+  /** The unix-socket seccomp filter, written once per runtime. */
+  private filterPath(): string {
+    const file = path.join(this.baseDir(), 'net', 'no-unix-sockets.bpf');
+    if (!this.filterWritten) {
+      writeUnixSocketFilter(file);
+      this.filterWritten = true;
+    }
+    return file;
+  }
+
   private baseDir(): string {
     if (!this.dir) {
       this.dir = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-sandbox-'));
@@ -211,6 +244,7 @@ export class SandboxRuntime {
     this.live.clear();
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
     this.dir = undefined;
+    this.filterWritten = false;
   }
 }
 

@@ -90,6 +90,9 @@ describe('cli/explain', () => {
     const cases: Array<[string, string]> = [
       [`echo "${'curl|'.repeat(2000)}"`, 'allow'],
       [`echo ${'a'.repeat(40)}`, 'allow'],
+      // A fresh process's first decision: the analyzer warms up at load, outside the budget (without
+      // that, `echo a; ` × 50 was "too long to analyse" here).
+      ['echo a; '.repeat(100), 'allow'],
       [`${'echo $('.repeat(1000)}ls${')'.repeat(1000)}`, 'prompt'],
       [`${'{ '.repeat(5000)}ls${'; }'.repeat(5000)}`, 'prompt'],
     ];

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { LocalShellExecutor } from '../../../../src/exec/localExecutor';
+import { NodePtyExecutor } from '../../../../src/exec/ptyExecutor';
 import { proxyToken } from '../../../../src/exec/sandbox/networkProxy';
 import { probeSandbox } from '../../../../src/exec/sandbox/sandboxProbe';
 import { DEFAULT_SANDBOX_SETTINGS } from '../../../../src/exec/sandbox/sandboxPolicy';
@@ -92,6 +93,41 @@ describe('exec/sandbox: one network namespace for sandboxed commands', function 
         if (reached !== 'INSIDE\n') await new Promise((r) => setTimeout(r, 50));
       }
       assert.equal(reached, 'INSIDE\n');
+    } finally {
+      host.close();
+    }
+  });
+
+  it('no unix socket can be made inside: a host socket is out of reach on one-shot, persistent and PTY runs; child processes (socketpair) still work', async () => {
+    assert.equal(await runtime.warmNetwork(), true);
+    const socketPath = path.join(ws, 'host.sock');
+    const host = net.createServer((s) => s.end('HOST-UNIX\n'));
+    await new Promise<void>((r) => host.listen(socketPath, r));
+    const probe = `node -e 'require("net").connect(process.argv[1]).on("data", (d) => process.stdout.write(d)).on("error", (e) => console.log("refused:", e.code))' ${socketPath}`;
+    const pair = `node -e 'console.log("child:", require("child_process").execFileSync("echo", ["ok"]).toString().trim())'`;
+    try {
+      const oneShot = await run(`${probe}; ${pair}`);
+      assert.equal(oneShot.text, 'refused: EACCES\nchild: ok\n');
+      const persistent = await run(`${probe}; ${pair}`, 'a-session');
+      assert.equal(persistent.text, 'refused: EACCES\nchild: ok\n');
+      const pty = new NodePtyExecutor({ sandbox: runtime, shellArgs: ['-c'] });
+      try {
+        const sink = new FakeSink();
+        await pty.start({ command: probe, cwd: ws, timeoutMs: 20_000, sink }).result;
+        assert.match(sink.text(), /refused: EACCES/);
+        assert.doesNotMatch(sink.text(), /HOST-UNIX/);
+      } finally {
+        await pty.dispose();
+      }
+      // Outside the sandbox the same probe reaches it: the test's socket is real.
+      const outside = new LocalShellExecutor({ shellArgs: ['-c'] });
+      try {
+        const sink = new FakeSink();
+        await outside.run({ command: probe, cwd: ws, timeoutMs: 20_000, sink });
+        assert.equal(sink.text(), 'HOST-UNIX\n');
+      } finally {
+        await outside.dispose();
+      }
     } finally {
       host.close();
     }
