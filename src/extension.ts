@@ -74,7 +74,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
   // first agent command finds it listening.
   const warmNetwork = setImmediate(() => void sandbox.warmNetwork().catch(() => false));
 
-  const analyzer = await createShellAnalyzer({ wasmDir: path.join(context.extensionPath, 'dist') });
+  const analyzer = await createShellAnalyzer({ wasmDir: path.join(context.extensionPath, 'dist'), warmUp: 'later' });
   const prompter = new ModalPrompter();
   const approver = new DialogApprover(
     prompter,

@@ -667,9 +667,13 @@ const WARM_UP = [
   "bash -c 'echo hi; rm -f x' || { echo no; exit 3; } &",
   'if [ -f a ]; then cat a; elif [[ -n $B ]]; then echo "$((1 + 2))"; fi; case $x in a) echo;; esac; f() { :; }',
 ].join('\n');
-const WARM_UP_ROUNDS = 20;
+const WARM_UP_ROUNDS = 5;
+
+let warmed = false;
 
 function warmUp(): void {
+  if (warmed) return;
+  warmed = true;
   for (let i = 0; i < WARM_UP_ROUNDS; i++) analyzeUncached(`${WARM_UP}\n# ${i}`, Number.POSITIVE_INFINITY);
 }
 
@@ -684,7 +688,6 @@ function load(opts?: { wasmDir?: string }): Promise<void> {
       const p = new Parser();
       p.setLanguage(language);
       parser = p;
-      warmUp();
     })();
     // A failed load (missing wasm) may be retried with other options.
     loading.catch(() => {
@@ -695,8 +698,16 @@ function load(opts?: { wasmDir?: string }): Promise<void> {
 }
 
 /** Loads the grammar once per process; every analyzer shares it and keeps its own cache. */
-export async function createShellAnalyzer(opts?: { wasmDir?: string; /** Tests: the analysis budget (default ANALYSIS_BUDGET_MS). */ budgetMs?: number }): Promise<ShellAnalyzer> {
+export async function createShellAnalyzer(opts?: {
+  wasmDir?: string;
+  /** Tests: the analysis budget (default ANALYSIS_BUDGET_MS). */
+  budgetMs?: number;
+  /** `later`: warm up right after this returns (an editor's activation), not before (a CLI's one decision). */
+  warmUp?: 'now' | 'later';
+}): Promise<ShellAnalyzer> {
   await load(opts);
+  if (opts?.warmUp === 'later') setImmediate(warmUp);
+  else warmUp();
   const cache = new LruCache<string, ShellAnalysis>(CACHE_SIZE);
   return {
     analyze(command: string): ShellAnalysis {
