@@ -145,7 +145,6 @@ export class SandboxRuntime {
       const confined = [enter[0], ...enter.slice(1), bwrap, ...confineArgs({ fs, enteredNetwork: true, seccompFd }, argv)];
       const filter = this.filterPath();
       const passFds = slot === 'none' ? [] : [openSync(filter, 'r')];
-      let disposed = false;
       return {
         ...(slot === 'none'
           ? { file: '/bin/sh', args: ['-c', 'exec "$@" 3<"$0"', filter, ...confined] }
@@ -153,12 +152,10 @@ export class SandboxRuntime {
         env,
         level,
         refusals: listener.refusals,
-        dispose: () => {
-          if (disposed) return;
-          disposed = true;
+        dispose: once(() => {
           listeners.delete(token);
           for (const fd of passFds) closeSync(fd);
-        },
+        }),
       };
     }
 
@@ -167,20 +164,17 @@ export class SandboxRuntime {
     this.live.add(proxy);
     for (const name of PROXY_ENV) env[name] = PROXY_URL;
     const args = confineArgs({ fs, network: { socat: support.socat as string, socketPath } }, argv);
-    let disposed = false;
     return {
       file: bwrap,
       args,
       env,
       level,
       refusals: proxy.refusals,
-      dispose: () => {
-        if (disposed) return;
-        disposed = true;
+      dispose: once(() => {
         proxy.close();
         this.live.delete(proxy);
         rmSync(socketPath, { force: true });
-      },
+      }),
     };
   }
 
@@ -246,6 +240,16 @@ export class SandboxRuntime {
     this.dir = undefined;
     this.filterWritten = false;
   }
+}
+
+/** `fn`, run on the first call only (a dispose may be called from exit and from error). */
+function once(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    fn();
+  };
 }
 
 /** `runtime.wrap(argv, opts)`, or the argv as it is when there is no runtime. */
