@@ -68,7 +68,7 @@ export function sandboxSettingsOf(values: ReadonlyMap<string, string[]>): Sandbo
 
 export function parseRunArgs(args: string[]): RunArgs {
   const parsed = parseCliArgs(args, {
-    values: ['--rules', '--cwd', '--timeout', '--sandbox', '--allow-write', '--allow-domain'],
+    values: ['--rules', '--cwd', '--timeout', ...SANDBOX_OPTIONS],
     flags: ['--pty', '--yes'],
     repeatable: ['--allow-write', '--allow-domain'],
   });

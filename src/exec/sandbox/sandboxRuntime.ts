@@ -33,6 +33,9 @@ export const sandboxFallbackWarning = (problem: string): string =>
 /** Marks a sandboxed process's environment, so a command (or a test) can tell where it runs. */
 export const SANDBOX_ENV = 'AGENT_BASH_SANDBOX';
 
+/** Refusals one command's result can list (the notice names hosts once each anyway). */
+const MAX_REFUSALS_PER_COMMAND = 1000;
+
 const PROXY_ENV = ['http_proxy', 'https_proxy', 'HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'all_proxy'];
 const NO_PROXY_ENV = ['NO_PROXY', 'no_proxy'];
 
@@ -193,7 +196,8 @@ export class SandboxRuntime {
     const proxy = new NetworkProxy(socketPath, () => this.options.settings().allowedDomains, (refusal, token) => {
       const own = token === undefined ? undefined : listeners.get(token);
       for (const listener of own ? [own] : listeners.values()) {
-        listener.refusals.push(refusal);
+        // Bounded like the proxy's own list: a session's shell may be refused a million times.
+        if (listener.refusals.length < MAX_REFUSALS_PER_COMMAND) listener.refusals.push(refusal);
         listener.onRefused?.(refusal);
       }
     });
