@@ -15,17 +15,13 @@ import { BashPipeline } from '../core/pipeline';
 import { createShellAnalyzer } from '../core/policy/shellAnalysis';
 import { direnvStage } from '../exec/direnv';
 import { BashJobManager } from '../exec/jobManager';
-import { LocalShellExecutor } from '../exec/localExecutor';
-import { NodePtyExecutor } from '../exec/ptyExecutor';
-import { killByEnv } from '../exec/processTree';
-import { killOrphans, ownerMark, OWNER_ENV } from '../exec/sandbox/orphanSweep';
-import { SandboxRuntime } from '../exec/sandbox/sandboxRuntime';
 import type { SandboxSettings } from '../exec/sandbox/sandboxPolicy';
 import { createBashMcpServer } from '../mcp/bashMcpServer';
 import { McpCallerSession } from '../mcp/mcpSession';
 import type { McpBackend } from '../mcp/mcpTools';
 import { parseCliArgs, readRulesFile, resolveCwdOption, UsageError } from './cliArgs';
-import { CLI_SESSION_ENV, cliSettings, EXIT_USAGE, SANDBOX_OPTIONS, SANDBOX_USAGE, sandboxSettingsOf } from './run';
+import { startCliProcesses } from './cliProcesses';
+import { cliSettings, EXIT_USAGE, SANDBOX_OPTIONS, SANDBOX_USAGE, sandboxSettingsOf } from './run';
 
 export const MCP_USAGE = `usage: agent-bash mcp [--rules FILE] [--cwd DIR] [--yes] ${SANDBOX_USAGE}`;
 export const MCP_CLI_VERSION = '0.1.0';
@@ -70,20 +66,11 @@ export async function mcpMain(args: string[]): Promise<number> {
     return EXIT_USAGE;
   }
 
-  // What earlier CLI processes left when they were SIGKILLed where no PID namespace held them.
-  killOrphans();
   const artifactDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bash-mcp-'));
   const settings = { ...cliSettings(rules), asyncEnabled: true };
   const sessionId = `mcp-stdio-${process.pid}`;
-  const sandbox = new SandboxRuntime({
-    settings: () => sandboxSettings,
-    workspaceRoots: () => [cwd],
-    onFallback: (message) => process.stderr.write(`agent-bash mcp: ${message}\n`),
-  });
-  // Marks for the sweep at the end and for `killOrphans` of a later CLI, should this one be SIGKILLed.
-  const baseEnv = { ...process.env, [CLI_SESSION_ENV]: sessionId, [OWNER_ENV]: ownerMark() };
-  const executor = new LocalShellExecutor({ baseEnv, sandbox });
-  const pty = new NodePtyExecutor({ baseEnv, sandbox });
+  const processes = startCliProcesses({ subcommand: 'mcp', sessionId, sandbox: sandboxSettings, cwd });
+  const { sandbox, executor, pty } = processes;
   const jobs = new BashJobManager(() => settings.asyncMaxJobs);
   const artifacts = new FileArtifactStore(artifactDir);
   const pipeline = new BashPipeline({
@@ -115,13 +102,12 @@ export async function mcpMain(args: string[]): Promise<number> {
       if (ending) return;
       ending = true;
       session.close();
-      void Promise.allSettled([jobs.dispose(), executor.dispose(), pty.dispose(), server.close()]).then(() => {
-        // Escapees that left the group (only possible without a PID namespace) still carry the mark.
-        killByEnv(CLI_SESSION_ENV, sessionId);
-        sandbox.dispose();
-        fs.rmSync(artifactDir, { recursive: true, force: true });
-        resolve(0);
-      });
+      void Promise.allSettled([jobs.dispose(), server.close()])
+        .then(() => processes.dispose())
+        .then(() => {
+          fs.rmSync(artifactDir, { recursive: true, force: true });
+          resolve(0);
+        });
     };
     process.stdin.once('end', end);
     process.stdin.once('close', end);

@@ -13,11 +13,8 @@ import { DEFAULT_INTERCEPTOR_RULES } from '../core/interceptor';
 import { BashPipeline } from '../core/pipeline';
 import { createShellAnalyzer } from '../core/policy/shellAnalysis';
 import { direnvStage } from '../exec/direnv';
-import { LocalShellExecutor } from '../exec/localExecutor';
-import { NodePtyExecutor } from '../exec/ptyExecutor';
-import { killByEnv, signalNumber } from '../exec/processTree';
-import { killOrphans, ownerMark, OWNER_ENV } from '../exec/sandbox/orphanSweep';
-import { SandboxRuntime } from '../exec/sandbox/sandboxRuntime';
+import { signalNumber } from '../exec/processTree';
+import { startCliProcesses } from './cliProcesses';
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxMode, type SandboxSettings } from '../exec/sandbox/sandboxPolicy';
 import { CLI_MESSAGES, parseCliArgs, readRulesFile, resolveCwdOption, UsageError } from './cliArgs';
 import { pruneRunArtifacts, runArtifactDir } from './runArtifacts';
@@ -26,7 +23,6 @@ import { TtyPtyExecutor } from './ttyPty';
 export const RUN_USAGE =
   'usage: agent-bash run [--rules FILE] [--cwd DIR] [--timeout S] [--pty] [--yes] [--sandbox auto|on|off] [--allow-write DIR]... [--allow-domain HOST]... -- COMMAND';
 /** The mark on every process a CLI run starts (the same variable as the extension's session mark). */
-export const CLI_SESSION_ENV = 'AGENT_BASH_SESSION';
 
 /** Every message `run` writes to stderr. Tests assert these. */
 export const RUN_MESSAGES = {
@@ -131,22 +127,13 @@ export async function runMain(args: string[]): Promise<number> {
     return EXIT_USAGE;
   }
 
-  // What earlier runs left behind when they were SIGKILLed where no PID namespace held them.
-  killOrphans();
   // Made only when an artifact is written; older runs' folders are pruned meanwhile, off the run's path.
   const artifactDir = runArtifactDir(os.tmpdir());
   const pruned = pruneRunArtifacts(os.tmpdir(), artifactDir).catch(() => []);
   const settings = cliSettings(rules);
   const sessionId = `cli-${process.pid}`;
-  const sandbox = new SandboxRuntime({
-    settings: () => parsed.sandbox,
-    workspaceRoots: () => [cwd],
-    onFallback: (message) => process.stderr.write(`agent-bash run: ${message}\n`),
-  });
-  // Marks for the sweep below and for `killOrphans` of a later run, should this one be SIGKILLed.
-  const baseEnv = { ...process.env, [CLI_SESSION_ENV]: sessionId, [OWNER_ENV]: ownerMark() };
-  const executor = new LocalShellExecutor({ baseEnv, sandbox });
-  const pty = new NodePtyExecutor({ baseEnv, sandbox });
+  const processes = startCliProcesses({ subcommand: 'run', sessionId, sandbox: parsed.sandbox, cwd });
+  const { sandbox, executor, pty } = processes;
   const controller = new AbortController();
   let caught: NodeJS.Signals | undefined;
 
@@ -154,7 +141,7 @@ export async function runMain(args: string[]): Promise<number> {
   // the cancelled result is still printed. A second one: kill everything now and leave.
   const onSignal = (signal: NodeJS.Signals): void => {
     if (caught) {
-      void Promise.allSettled([executor.dispose(), pty.dispose()]).then(() => process.exit(128 + (signalNumber(signal) ?? 1)));
+      void processes.dispose().then(() => process.exit(128 + (signalNumber(signal) ?? 1)));
       return;
     }
     caught = signal;
@@ -167,10 +154,7 @@ export async function runMain(args: string[]): Promise<number> {
   let tornDown: Promise<void> | undefined;
   const teardown = (): Promise<void> =>
     (tornDown ??= (async () => {
-      await Promise.allSettled([executor.dispose(), pty.dispose(), pruned]);
-      // Escapees that left the group (only possible without a PID namespace) still carry the mark.
-      killByEnv(CLI_SESSION_ENV, sessionId);
-      sandbox.dispose();
+      await Promise.allSettled([processes.dispose(), pruned]);
       removeIfEmpty(artifactDir);
     })());
 
