@@ -4,12 +4,11 @@
 // command that writes one could allow itself the next command, or run code the next time the user
 // runs git; so a write there asks whatever the rules say (like a critical pattern), and the OS
 // sandbox keeps them read-only (exec/sandbox/sandboxPolicy.ts).
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Segment } from './policyContracts';
 import { writesFile } from './redirectTargets';
 import { basename } from './shellNormalize';
-import { expandBraceWord, globPaths, GLOB, isInside, resolvePathWord } from './workspaceScope';
+import { expandBraceWord, globPaths, GLOB, isInside, realPath, resolvePathWord } from './workspaceScope';
 
 /** Relative to a workspace folder; a path is protected when it is one of these or inside one. */
 export const WORKSPACE_PROTECTED_PATHS = [
@@ -23,20 +22,10 @@ const WRITERS: ReadonlySet<string> = new Set([
 /** Programs that only read their sources and write the last operand (or the `-t`/`--target-directory` one). */
 const COPIERS: ReadonlySet<string> = new Set(['cp', 'install', 'rsync', 'ln', 'link']);
 
-function real(p: string): string {
-  try {
-    return fs.realpathSync.native(p);
-  } catch {
-    // Not there yet: the real path of its folder, and its name.
-    const parent = path.dirname(p);
-    return parent === p ? p : path.join(real(parent), path.basename(p));
-  }
-}
-
 /** The workspace-relative protected path `resolved` falls in, or undefined. */
 function protectedRel(resolved: string, roots: readonly string[]): string | undefined {
   for (const root of roots) {
-    for (const base of new Set([path.resolve(root), real(path.resolve(root))])) {
+    for (const base of new Set([path.resolve(root), realPath(path.resolve(root))])) {
       if (!isInside(resolved, [base])) continue;
       const rel = path.relative(base, resolved).split(path.sep).join('/');
       if (!rel.includes('/') && rel.endsWith('.code-workspace')) return rel;
@@ -90,7 +79,7 @@ export function findProtectedWrite(seg: Segment, cwd: string, roots: readonly st
       const candidates = GLOB.test(spelled) ? globPaths(spelled, cwd) ?? [] : [resolvePathWord(spelled, cwd)];
       for (const candidate of candidates) {
         if (candidate === undefined) continue;
-        const hit = protectedRel(candidate, roots) ?? protectedRel(real(candidate), roots);
+        const hit = protectedRel(candidate, roots) ?? protectedRel(realPath(candidate), roots);
         if (hit !== undefined) return hit;
       }
     }

@@ -52,10 +52,6 @@ const FOLLOWERS: Readonly<Record<string, FollowRule>> = {
   zip: { short: 'r' },
 };
 
-function own<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
-  return Object.prototype.hasOwnProperty.call(table, key) ? table[key] : undefined;
-}
-
 /** Whether `args` (before `--`) set one of the short letters or long options. */
 function hasOption(args: readonly string[], short: string | undefined, long: readonly string[] | undefined): boolean {
   for (const a of args) {
@@ -74,7 +70,7 @@ function hasOption(args: readonly string[], short: string | undefined, long: rea
 /** True when this segment's program walks directories and follows the links it meets. */
 export function followsLinks(seg: Segment): boolean {
   const program = basename(seg.argv[0] ?? '');
-  const rule = own(FOLLOWERS, program);
+  const rule = Object.hasOwn(FOLLOWERS, program) ? FOLLOWERS[program] : undefined;
   if (!rule) return false;
   const args = seg.argv.slice(1);
   if (rule.recursive && !hasOption(args, rule.recursive.short, rule.recursive.long)) return false;

@@ -130,6 +130,11 @@ function realResolve(p: string, memo: Map<string, string>): string {
   return real;
 }
 
+/** The real path of `p` as `realResolve` finds it (the existing part's symlinks resolved), cached briefly. */
+export function realPath(p: string): string {
+  return realResolve(p, new Map());
+}
+
 const MAX_BRACE_WORDS = 64;
 
 /** Bash's brace expansion of one word (`{a,b}` alternatives; `{1..3}` sequences are left whole). */
