@@ -30,6 +30,8 @@ export class SharedNetwork {
   private state: State = { kind: 'idle' };
   private holder: ChildProcess | undefined;
   private poll: NodeJS.Timeout | undefined;
+  /** `ready()` callers waiting for the start to end one way or the other. */
+  private waiters: Array<() => void> = [];
 
   constructor(
     private readonly tools: SharedNetworkTools,
@@ -54,8 +56,13 @@ export class SharedNetwork {
   /** Resolves once the namespace listens (true) or cannot (false). */
   async ready(): Promise<boolean> {
     this.enterArgv();
-    while (this.state.kind === 'starting') await new Promise((r) => setTimeout(r, POLL_MS));
+    if (this.state.kind === 'starting') await new Promise<void>((r) => this.waiters.push(r));
     return this.state.kind === 'ready';
+  }
+
+  private settle(state: Exclude<State, { kind: 'starting' }>): void {
+    this.state = state;
+    for (const wake of this.waiters.splice(0)) wake();
   }
 
   private start(): void {
@@ -78,7 +85,7 @@ export class SharedNetwork {
     const fail = (why: string): void => {
       if (this.state.kind === 'failed') return;
       this.stopPolling();
-      this.state = { kind: 'failed', why };
+      this.settle({ kind: 'failed', why });
       if (holder.exitCode === null && holder.signalCode === null) holder.kill('SIGKILL');
     };
     holder.on('error', (err) => fail(err.message));
@@ -97,7 +104,7 @@ export class SharedNetwork {
       this.stopPolling();
       this.holder = undefined;
       // A holder that dies after it served (killed from outside) is started again on the next call.
-      if (this.state.kind === 'ready') this.state = { kind: 'idle' };
+      if (this.state.kind === 'ready') this.settle({ kind: 'idle' });
       else fail(`the network holder exited (${signal ?? `exit ${code}`}): ${stderr.trim().split('\n')[0] ?? ''}`);
     });
     const deadline = Date.now() + READY_TIMEOUT_MS;
@@ -116,7 +123,7 @@ export class SharedNetwork {
       // Unprivileged, bubblewrap made a user namespace that owns the network one: enter it too.
       if (namespaceOf('self', 'user') !== namespaceOf(String(childPid), 'user')) enter.push('--user', '--preserve-credentials');
       enter.push('--net', '--');
-      this.state = { kind: 'ready', enter: [nsenter, ...enter] };
+      this.settle({ kind: 'ready', enter: [nsenter, ...enter] });
     }, POLL_MS);
     this.poll.unref();
   }
@@ -131,7 +138,7 @@ export class SharedNetwork {
     this.stopPolling();
     this.holder?.kill('SIGKILL');
     this.holder = undefined;
-    this.state = { kind: 'idle' };
+    this.settle({ kind: 'idle' });
   }
 }
 
