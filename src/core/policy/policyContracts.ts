@@ -10,6 +10,20 @@ export interface PolicyRule {
   allowRedirects?: boolean;
 }
 
+/**
+ * Where a rule comes from. Rules are read per layer (never VS Code's merged value): within a layer
+ * the first match wins; across layers deny beats prompt beats allow (docs/ARCHITECTURE.md, Policy).
+ */
+export type RuleLayerName = 'builtin' | 'managed' | 'user' | 'workspace' | 'folder' | 'file';
+
+/** One layer of rules in force, with where it was read from (a settings scope or a file path). */
+export interface RuleLayer {
+  layer: RuleLayerName;
+  /** What a person reads as the origin: `user settings`, a file path, `built-in read-only list`. */
+  source: string;
+  rules: PolicyRule[];
+}
+
 export interface Redirect {
   /** The operator as written: `>`, `>>`, `&>`, `&>>`, `>|`, `<`, `<<`, `<<<`, `>&`, … */
   op: string;
@@ -88,6 +102,10 @@ export interface PolicyDecision {
   decision: Verdict;
   /** The rule that fired, or null when no rule decided (default, uncertain, critical). */
   rule: PolicyRule | null;
+  /** The layer of `rule`, when a rule decided. */
+  layer?: RuleLayerName;
+  /** Where that layer was read from (`RuleLayer.source`). */
+  layerSource?: string;
   kind: DecisionKind;
   /** 1-based index of the segment that decided, when one did. */
   segmentIndex?: number;
