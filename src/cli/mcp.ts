@@ -19,11 +19,12 @@ import type { SandboxSettings } from '../exec/sandbox/sandboxPolicy';
 import { createBashMcpServer } from '../mcp/bashMcpServer';
 import { McpCallerSession } from '../mcp/mcpSession';
 import type { McpBackend } from '../mcp/mcpTools';
+import { DEFAULT_MCP_RESULT_CHARS } from '../mcp/resultCap';
 import { parseCliArgs, readRulesFile, resolveCwdOption, UsageError } from './cliArgs';
-import { startCliProcesses } from './cliProcesses';
+import { startCliProcesses, type CliProcesses } from './cliProcesses';
 import { cliSettings, EXIT_USAGE, SANDBOX_OPTIONS, SANDBOX_USAGE, sandboxSettingsOf } from './run';
 
-export const MCP_USAGE = `usage: agent-bash mcp [--rules FILE] [--cwd DIR] [--yes] ${SANDBOX_USAGE}`;
+export const MCP_USAGE = `usage: agent-bash mcp [--rules FILE] [--cwd DIR] [--yes] [--allow-unsandboxed] [--max-result-chars N] ${SANDBOX_USAGE}`;
 export const MCP_CLI_VERSION = '0.1.0';
 
 export function needsApprovalMessage(reason: string): string {
@@ -33,11 +34,26 @@ export function needsApprovalMessage(reason: string): string {
   );
 }
 
-/** Prompt-level commands: approved with `--yes`, otherwise refused with a message the model reads. */
+/** `sandbox: "off"` under `--yes` alone: leaving the sandbox takes its own flag. */
+export function unsandboxedRefusedMessage(reason: string): string {
+  return (
+    `Command not run: it asks to run outside the OS sandbox (${reason}), and this stdio MCP server has no approval dialog. ` +
+    '--yes approves prompt-level commands inside the sandbox only; the user can start the server with --allow-unsandboxed as well to allow `"sandbox": "off"`.'
+  );
+}
+
+/**
+ * Prompt-level commands: approved with `--yes`, otherwise refused with a message the model reads.
+ * A call that asks to leave the sandbox needs `--allow-unsandboxed` besides.
+ */
 class StdioApprover implements Approver {
-  constructor(private readonly yes: boolean) {}
+  constructor(
+    private readonly yes: boolean,
+    private readonly allowUnsandboxed: boolean,
+  ) {}
 
   async approve(req: ApprovalRequest): Promise<ApprovalAnswer> {
+    if (req.sandboxOff && !this.allowUnsandboxed) throw new ToolError(this.yes ? unsandboxedRefusedMessage(req.decision.reason) : needsApprovalMessage(req.decision.reason));
     if (this.yes) return { kind: 'allow' };
     throw new ToolError(needsApprovalMessage(req.decision.reason));
   }
@@ -47,11 +63,13 @@ export async function mcpMain(args: string[]): Promise<number> {
   let rules: PolicyRule[] = [];
   let cwd: string;
   let yes: boolean;
+  let allowUnsandboxed: boolean;
+  let maxResultChars: number;
   let sandboxSettings: SandboxSettings;
   try {
     const parsed = parseCliArgs(args, {
-      values: ['--rules', '--cwd', ...SANDBOX_OPTIONS],
-      flags: ['--yes'],
+      values: ['--rules', '--cwd', '--max-result-chars', ...SANDBOX_OPTIONS],
+      flags: ['--yes', '--allow-unsandboxed'],
       repeatable: ['--allow-write', '--allow-domain'],
       noCommand: true,
     });
@@ -60,6 +78,9 @@ export async function mcpMain(args: string[]): Promise<number> {
     const rulesFile = parsed.values.get('--rules')?.[0];
     if (rulesFile !== undefined) rules = readRulesFile(rulesFile);
     yes = parsed.flags.has('--yes');
+    allowUnsandboxed = parsed.flags.has('--allow-unsandboxed');
+    const chars = parsed.values.get('--max-result-chars')?.[0];
+    maxResultChars = chars === undefined ? DEFAULT_MCP_RESULT_CHARS : Number(chars);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     process.stderr.write(`agent-bash mcp: ${err.message}\n${MCP_USAGE}\n`);
@@ -69,29 +90,43 @@ export async function mcpMain(args: string[]): Promise<number> {
   const artifactDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bash-mcp-'));
   const settings = { ...cliSettings(rules), asyncEnabled: true };
   const sessionId = `mcp-stdio-${process.pid}`;
-  const processes = startCliProcesses({ subcommand: 'mcp', sessionId, sandbox: sandboxSettings, cwd });
-  const { sandbox, executor, pty } = processes;
   const jobs = new BashJobManager(() => settings.asyncMaxJobs);
   const artifacts = new FileArtifactStore(artifactDir);
-  const pipeline = new BashPipeline({
-    settings: () => settings,
-    analyzer: await createShellAnalyzer(),
-    approver: new StdioApprover(yes),
-    artifacts,
-    executor,
-    pty,
-    jobs,
-    sessionCwd: () => cwd,
-    workspaceRoots: () => [cwd],
-    sessionId,
-    environment: direnvStage(() => settings.direnv),
-    sandbox: { levelFor: (off) => sandbox.levelFor(off), autoApprove: () => false },
+  // `initialize` is answered before any warm-up: clients give a server a few seconds to start (Gemini
+  // CLI's health check: 5 s) and leave its tools out of the first turn when it is late (Codex). The
+  // parser, the orphan sweep and the sandbox's network start right after, and the first command
+  // waits for them only if they are not ready yet.
+  let processes: CliProcesses | undefined;
+  const ready = new Promise<BashPipeline>((resolve, reject) => {
+    setImmediate(() => {
+      void (async () => {
+        processes = startCliProcesses({ subcommand: 'mcp', sessionId, sandbox: sandboxSettings, cwd });
+        const { sandbox, executor, pty } = processes;
+        return new BashPipeline({
+          settings: () => settings,
+          analyzer: await createShellAnalyzer(),
+          approver: new StdioApprover(yes, allowUnsandboxed),
+          artifacts,
+          executor,
+          pty,
+          jobs,
+          sessionCwd: () => cwd,
+          workspaceRoots: () => [cwd],
+          sessionId,
+          environment: direnvStage(() => settings.direnv),
+          sandbox: { levelFor: (off) => sandbox.levelFor(off), autoApprove: () => false },
+        });
+      })().then(resolve, reject);
+    });
   });
+  // Said once on stderr; each call that needs the pipeline gets the same error as its result.
+  ready.catch((err: unknown) => process.stderr.write(`agent-bash mcp: ${err instanceof Error ? err.message : String(err)}\n`));
   const backend: McpBackend = {
-    run: (input, opts) => pipeline.run(input, opts),
+    run: async (input, opts) => (await ready).run(input, opts),
     jobs,
     artifacts,
     asyncEnabled: () => settings.asyncEnabled,
+    maxResultChars: () => maxResultChars,
   };
   const session = new McpCallerSession(sessionId, jobs);
   const server = createBashMcpServer(backend, session, MCP_CLI_VERSION);
@@ -102,8 +137,8 @@ export async function mcpMain(args: string[]): Promise<number> {
       if (ending) return;
       ending = true;
       session.close();
-      void Promise.allSettled([jobs.dispose(), server.close()])
-        .then(() => processes.dispose())
+      void Promise.allSettled([jobs.dispose(), server.close(), ready])
+        .then(() => processes?.dispose())
         .then(() => {
           fs.rmSync(artifactDir, { recursive: true, force: true });
           resolve(0);

@@ -211,6 +211,10 @@ export interface ApprovalRequest {
   decision: PolicyDecision;
   /** Who is asking; absent for an unnamed caller. */
   caller?: CallerInfo;
+  /** The caller's own words on what the command does (`description`), shown beside it. */
+  description?: string;
+  /** The call asked to run outside the OS sandbox (`sandbox: "off"`). */
+  sandboxOff?: boolean;
 }
 
 export type ApprovalAnswer =

@@ -10,6 +10,8 @@ export const ASYNC_DISABLED_MESSAGE =
   'Async bash execution is disabled. Enable async.enabled to use async mode.';
 export const VALIDATION_PREFIX = `Validation failed for tool "${TOOL_NAME}":`;
 export const EMPTY_COMMAND_MESSAGE = 'command must be a non-empty string';
+/** A `description` longer than this is refused (it is a label, not a document). */
+export const DESCRIPTION_MAX_CHARS = 500;
 /** Raw JSON in the bad-JSON message is cut here so a huge payload can't flood the reply. */
 export const RAW_JSON_PREVIEW_CHARS = 512;
 
@@ -30,6 +32,11 @@ export const bashInputSchema = z.strictObject({
     .default(DEFAULT_TIMEOUT_SEC)
     .describe('timeout in seconds; 0 disables the command deadline; nonzero values are clamped to 1-3600'),
   cwd: z.string().optional().describe('working directory'),
+  description: z
+    .string()
+    .max(DESCRIPTION_MAX_CHARS)
+    .optional()
+    .describe('a few words on what the command does, shown to the user beside the command'),
   pty: z.boolean().default(false).describe('run in pty mode'),
   async: z.boolean().default(false).describe('run in background'),
   sandbox: z
@@ -57,12 +64,22 @@ export function bashInputJsonSchema(opts: { asyncEnabled: boolean }): Record<str
 const NON_STRING_OPTIONALS = ['env', 'timeout', 'pty', 'async', 'sandbox'] as const;
 
 /**
+ * Claude Code's Bash tool calls background runs `run_in_background`; models trained on it send that
+ * key. It means `async` (which wins when both are given); it is accepted, not advertised.
+ */
+const ASYNC_ALIAS = 'run_in_background';
+
+/**
  * Models often send `null` for "not given", numbers as strings and booleans as strings. Undo those
  * before validating so a harmless slip isn't a failed call (pi-ai's validator does the same).
  */
 function normalize(raw: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...raw };
-  for (const key of ['env', 'timeout', 'cwd', 'pty', 'async', 'sandbox']) {
+  if (Object.hasOwn(out, ASYNC_ALIAS)) {
+    if (!Object.hasOwn(out, 'async') || out.async === null) out.async = out[ASYNC_ALIAS];
+    delete out[ASYNC_ALIAS];
+  }
+  for (const key of ['env', 'timeout', 'cwd', 'pty', 'async', 'sandbox', 'description']) {
     if (out[key] === null) delete out[key];
   }
   for (const key of NON_STRING_OPTIONALS) {

@@ -206,6 +206,7 @@ export class BashPipeline {
           cwd: this.policyCwd(input.cwd),
           ...(input.env ? { env: input.env } : {}),
           ...(opts.caller ? { caller: opts.caller } : {}),
+          ...(input.description ? { description: input.description } : {}),
           ...(box.gate ? { sandbox: box.gate } : {}),
           sandboxOff,
         },

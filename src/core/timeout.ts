@@ -8,12 +8,14 @@ export const MAX_TIMEOUT_SEC = 3600;
 
 /** Notice when a positive global ceiling below the hard maximum is what bounded the value. */
 export function timeoutCeilingNotice(effective: number, requested: number, ceiling: number): string {
-  return `Timeout clamped to ${effective}s (requested ${requested}s; global tools.maxTimeout ceiling ${ceiling}s).`;
+  return `Timeout clamped to ${effective}s (requested ${requested}s; global agentBash.maxTimeout ceiling ${ceiling}s).`;
 }
 
 /** Notice when the fixed 1-3600 range is what bounded the value. */
 export function timeoutRangeNotice(effective: number, requested: number): string {
-  return `Timeout clamped to ${effective}s (requested ${requested}s; allowed range ${MIN_TIMEOUT_SEC}-${MAX_TIMEOUT_SEC}s).`;
+  // A model used to Claude Code's Bash tool sends milliseconds (120000): say which unit this is.
+  const unit = requested > MAX_TIMEOUT_SEC ? '; `timeout` is in seconds, not milliseconds' : '';
+  return `Timeout clamped to ${effective}s (requested ${requested}s; allowed range ${MIN_TIMEOUT_SEC}-${MAX_TIMEOUT_SEC}s${unit}).`;
 }
 
 /**

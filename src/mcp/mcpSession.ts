@@ -42,6 +42,11 @@ export class McpCallerSession {
     if (artifact) this.artifactIds.add(artifact);
   }
 
+  /** Lets this session read an artifact the MCP layer itself saved for it (a capped result's whole text). */
+  ownArtifact(id: string): void {
+    this.artifactIds.add(id);
+  }
+
   /**
    * A signal for one tool call: aborted by the request's own signal (the client's cancel) or by
    * closing the session. `end()` must be called when the call settles.

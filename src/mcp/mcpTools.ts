@@ -7,6 +7,7 @@ import type { ArtifactStore, CallerInfo, JobInfo, JobManager, ToolResult, Update
 import { bashInputJsonSchema } from '../core/input';
 import type { McpCallerSession } from './mcpSession';
 import { SESSION_CLOSED_MESSAGE } from './mcpSession';
+import { capResultText, DEFAULT_MCP_RESULT_CHARS } from './resultCap';
 
 export const MCP_TOOL_NAMES = { bash: 'bash', output: 'bash_output', kill: 'bash_kill', artifact: 'read_artifact' } as const;
 /** `bash_output` waits at most this long (a client that wants longer calls again). */
@@ -38,6 +39,8 @@ export interface McpBackend {
   jobs?: JobManager;
   artifacts: ArtifactStore;
   asyncEnabled(): boolean;
+  /** Characters a result's text may have at most (default DEFAULT_MCP_RESULT_CHARS). */
+  maxResultChars?(): number;
 }
 
 export interface McpToolCall {
@@ -69,18 +72,25 @@ const outputSchema = z.strictObject({
     .describe(`wait up to this many seconds for the job to end (0: answer at once; at most ${MAX_WAIT_SECONDS})`),
 });
 const killSchema = z.strictObject({ job_id: jobIdShape });
+/** `artifact://12` (as results and this schema show it) or `12`. */
+export const ARTIFACT_ID_INPUT = z.preprocess(
+  (v) => (typeof v === 'string' ? v.trim().replace(/^artifact:\/\//, '') : v),
+  z.string().min(1),
+);
+
 const artifactSchema = z.strictObject({
-  id: z.string().min(1).describe('the artifact id, as in artifact://<id>'),
+  id: ARTIFACT_ID_INPUT.describe('the artifact to read: `artifact://<id>` as a result named it, or just `<id>`'),
   offset: z.number().int().min(0).default(0).describe('first byte to read'),
   limit: z.number().int().min(1).max(ARTIFACT_MAX_LIMIT).default(ARTIFACT_DEFAULT_LIMIT).describe('bytes to read at most'),
 });
 
 const BASH_DESCRIPTION =
   'Runs one bash command line through Agent Bash and returns its output, wall time and exit code; the user watches it in a VS Code terminal (or the local shell of the stdio server). ' +
-  'Set `cwd` instead of `cd`, pass multi-line or quote-heavy values through `env`. The command times out after `timeout` seconds (default 300, clamped to 1-3600; 0 disables the deadline). ' +
-  'Inline output is at most 50 KiB (head and tail kept, long lines cut); a footer naming `artifact://<id>` means the full output can be read with read_artifact. ' +
+  'Set `cwd` instead of `cd`, pass multi-line or quote-heavy values through `env`. The command times out after `timeout` SECONDS, not milliseconds (default 300, clamped to 1-3600; 0 disables the deadline). ' +
+  'A result is at most about 40,000 characters (head and tail kept, long lines cut); a footer naming `artifact://<id>` means the full output can be read with read_artifact. ' +
+  '`description` (optional) says in a few words what the command does; the user sees it in the approval dialog, the terminal and the history. ' +
   "Every command is checked against the user's allow/prompt/deny rules; a denied command does not run and returns an error naming the rule; a prompted one waits for the user's answer. " +
-  '`async: true` runs it as a background job and returns its id at once: read it with bash_output, stop it with bash_kill.';
+  '`async: true` (or `run_in_background: true`) runs it as a background job and returns its id at once: read it with bash_output, stop it with bash_kill.';
 
 function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
   return z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
@@ -120,6 +130,14 @@ function text(value: string, isError = false): McpToolResult {
 
 function fromToolResult(result: ToolResult): McpToolResult {
   return { content: result.content.map((c) => ({ type: 'text', text: c.text })), isError: result.isError === true };
+}
+
+/** The result with its text under the client's cap (resultCap.ts). */
+async function capped(backend: McpBackend, session: McpCallerSession, result: McpToolResult): Promise<McpToolResult> {
+  const cap = backend.maxResultChars?.() ?? DEFAULT_MCP_RESULT_CHARS;
+  const parts = result.content.map((c) => c.text);
+  const texts = await capResultText(parts, cap, backend.artifacts, (id) => session.ownsArtifact(id), (id) => session.ownArtifact(id));
+  return texts === parts ? result : { ...result, content: texts.map((t) => ({ type: 'text', text: t })) };
 }
 
 function parse<T extends z.ZodType>(tool: string, schema: T, args: unknown): z.output<T> {
@@ -165,7 +183,7 @@ async function runBash(backend: McpBackend, call: McpToolCall): Promise<McpToolR
   // The pipeline's "delivered automatically" holds for the LM tool; here the client asks for it.
   const job = result.details.async;
   if (job?.state === 'running') out.content.push({ type: 'text', text: MCP_MESSAGES.readJobWith(job.jobId) });
-  return out;
+  return capped(backend, call.session, out);
 }
 
 function ownedJob(backend: McpBackend, session: McpCallerSession, id: string): { jobs: JobManager; job: JobInfo } {
@@ -187,13 +205,13 @@ async function jobOutput(backend: McpBackend, call: McpToolCall): Promise<McpToo
   if (job.state === 'running') {
     const seconds = Math.round((Date.now() - job.startedAt) / 1000);
     const head = MCP_MESSAGES.stillRunning(job.id, seconds);
-    return text(job.tail ? `${head}\n\nLatest output:\n${job.tail}` : head);
+    return capped(backend, call.session, text(job.tail ? `${head}\n\nLatest output:\n${job.tail}` : head));
   }
   if (job.result) {
     call.session.track(job.result);
     const result = fromToolResult(job.result);
     if (job.state === 'cancelled') result.content.push({ type: 'text', text: MCP_MESSAGES.cancelled(job.id) });
-    return { ...result, isError: result.isError || job.state !== 'completed' };
+    return capped(backend, call.session, { ...result, isError: result.isError || job.state !== 'completed' });
   }
   return text(MCP_MESSAGES.alreadyEnded(job.id, job.state), job.state !== 'completed');
 }
@@ -223,7 +241,16 @@ async function readArtifact(backend: McpBackend, call: McpToolCall): Promise<Mcp
     const buffer = Buffer.alloc(Math.min(args.limit, total - from));
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, from);
     const body = buffer.subarray(0, bytesRead).toString('utf8');
-    return text(`${body}${body.endsWith('\n') || body === '' ? '' : '\n'}${MCP_MESSAGES.artifactFooter(args.id, from, from + bytesRead, total)}`);
+    // A slice is cut to what the client takes, with the footer saying where to continue.
+    const cap = backend.maxResultChars?.() ?? DEFAULT_MCP_RESULT_CHARS;
+    const footer = (to: number): string => MCP_MESSAGES.artifactFooter(args.id, from, to, total);
+    let shown = body;
+    let to = from + bytesRead;
+    if (shown.length + footer(to).length + 1 > cap) {
+      shown = shown.slice(0, Math.max(0, cap - footer(total).length - 1));
+      to = from + Buffer.byteLength(shown, 'utf8');
+    }
+    return text(`${shown}${shown.endsWith('\n') || shown === '' ? '' : '\n'}${footer(to)}`);
   } finally {
     await handle.close();
   }

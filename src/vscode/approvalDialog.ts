@@ -29,7 +29,12 @@ export function isApprovalQuestion(q: { buttons: string[] }): boolean {
 }
 
 export function approvalDetail(req: ApprovalRequest): string {
-  return [`Command: ${elide(req.command, 2000)}`, `Working directory: ${req.cwd}`, `Why you are asked: ${whyAsked(req.command, req.decision)}`].join('\n');
+  return [
+    ...(req.description ? [`What it does (the caller's words): ${elide(req.description, 500)}`] : []),
+    `Command: ${elide(req.command, 2000)}`,
+    `Working directory: ${req.cwd}`,
+    `Why you are asked: ${whyAsked(req.command, req.decision)}`,
+  ].join('\n');
 }
 
 export function rulesFor(req: ApprovalRequest): PolicyRule[] {

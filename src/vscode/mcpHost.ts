@@ -25,7 +25,13 @@ export const MCP_HOST_MESSAGES = {
   copied: (port: number) => `Agent Bash MCP configuration (port ${port}, with its token) copied to the clipboard.`,
   rotated: 'Agent Bash MCP token rotated: clients using the old one get 401 until you copy the configuration again.',
   startFailed: (port: number, why: string) => `Agent Bash MCP server could not listen on 127.0.0.1:${port}: ${why}`,
+  moved: (from: number, to: number) =>
+    `The Agent Bash MCP port ${from} was taken, so the server now listens on ${to}: copy the MCP configuration again for your clients.`,
+  copyConfig: 'Copy MCP Configuration',
 } as const;
+
+/** Where the port chosen for `agentBash.mcp.port` 0 is kept, so clients keep working across reloads. */
+export const MCP_PORT_STATE_KEY = 'agentBash.mcp.port';
 
 export interface McpHostDeps {
   context: vscode.ExtensionContext;
@@ -61,7 +67,13 @@ export class McpHost implements vscode.Disposable {
   private readonly backend: McpBackend;
 
   constructor(private readonly deps: McpHostDeps) {
-    this.backend = { run: (input, opts) => deps.run(input, opts), jobs: deps.jobs, artifacts: deps.artifacts, asyncEnabled: () => deps.asyncEnabled() };
+    this.backend = {
+      run: (input, opts) => deps.run(input, opts),
+      jobs: deps.jobs,
+      artifacts: deps.artifacts,
+      asyncEnabled: () => deps.asyncEnabled(),
+      maxResultChars: () => deps.settings().maxResultChars,
+    };
     this.status.command = COPY_MCP_CONFIG_COMMAND;
     this.disposables.push(
       this.status,
@@ -144,17 +156,21 @@ export class McpHost implements vscode.Disposable {
     }
     const { version: given } = this.deps.context.extension.packageJSON as { version?: unknown };
     const version = typeof given === 'string' ? given : '0.0.0';
-    const server = new McpHttpServer({
-      port: wanted,
-      token: () => this.token,
-      createSession: (id) => {
-        const session = new McpCallerSession(id, this.deps.jobs);
-        return { server: createBashMcpServer(this.backend, session, version), session };
-      },
-      log: (message) => this.deps.log.info(message),
-    });
+    // Port 0 means "any free port, chosen once": the one chosen before is tried first, so a reload
+    // or a restart keeps every configured client working; it moves only when something else took it.
+    const remembered = wanted === 0 ? this.deps.context.globalState.get<number>(MCP_PORT_STATE_KEY) : undefined;
+    let server = this.newServer(remembered ?? wanted, version);
+    let moved: number | undefined;
     try {
-      await server.start();
+      try {
+        await server.start();
+      } catch (err) {
+        if (remembered === undefined) throw err;
+        await server.close().catch(() => undefined);
+        moved = remembered;
+        server = this.newServer(0, version);
+        await server.start();
+      }
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
       this.deps.log.error(MCP_HOST_MESSAGES.startFailed(wanted, why));
@@ -162,12 +178,31 @@ export class McpHost implements vscode.Disposable {
       await server.close().catch(() => undefined);
       return;
     }
+    if (wanted === 0) await this.deps.context.globalState.update(MCP_PORT_STATE_KEY, server.port);
+    if (moved !== undefined) {
+      this.deps.log.warn(MCP_HOST_MESSAGES.moved(moved, server.port));
+      void vscode.window.showWarningMessage(MCP_HOST_MESSAGES.moved(moved, server.port), MCP_HOST_MESSAGES.copyConfig).then((pick) => {
+        if (pick) void this.copyConfig();
+      });
+    }
     this.server = server;
     this.status.text = `$(plug) MCP ${server.port}`;
     this.status.tooltip = `Agent Bash MCP server listening on ${mcpUrl(server.port)}. Click to copy the client configuration.`;
     this.status.show();
     this.changed.fire();
     this.deps.log.info(`MCP server listening on ${mcpUrl(server.port)}`);
+  }
+
+  private newServer(port: number, version: string): McpHttpServer {
+    return new McpHttpServer({
+      port,
+      token: () => this.token,
+      createSession: (id) => {
+        const session = new McpCallerSession(id, this.deps.jobs);
+        return { server: createBashMcpServer(this.backend, session, version), session };
+      },
+      log: (message) => this.deps.log.info(message),
+    });
   }
 
   private registerProvider(): void {

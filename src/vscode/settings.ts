@@ -2,6 +2,7 @@
 // BashSettings object; changes take effect without a reload: callers ask `current()` per command. The
 // editor-only settings (terminals, ACP agents) are read at each use.
 import * as vscode from 'vscode';
+import { DEFAULT_MCP_RESULT_CHARS, MIN_MCP_RESULT_CHARS } from '../mcp/resultCap';
 import { readAgentConfigs, type AcpAgentConfig } from '../acp/agentConfig';
 import type { BashSettings, InterceptorRule, PolicyRule } from '../core/contracts';
 import { parsePolicyRules, RULE_MESSAGES } from '../core/policy/policyRulesSchema';
@@ -77,12 +78,16 @@ export function readSettings(
 export interface McpSettings {
   enabled: boolean;
   port: number;
+  /** `agentBash.mcp.maxResultCharacters`: a result's text at most (resultCap.ts). */
+  maxResultChars: number;
 }
 
 export function readMcpSettings(config: Pick<vscode.WorkspaceConfiguration, 'get'> = vscode.workspace.getConfiguration(SECTION)): McpSettings {
   const port = config.get<unknown>('mcp.port');
   const valid = typeof port === 'number' && Number.isInteger(port) && port >= 0 && port <= 65535;
-  return { enabled: config.get<boolean>('mcp.enabled') === true, port: valid ? port : 0 };
+  const chars = config.get<unknown>('mcp.maxResultCharacters');
+  const maxResultChars = typeof chars === 'number' && Number.isInteger(chars) && chars >= MIN_MCP_RESULT_CHARS ? chars : DEFAULT_MCP_RESULT_CHARS;
+  return { enabled: config.get<boolean>('mcp.enabled') === true, port: valid ? port : 0, maxResultChars };
 }
 
 function stringList(value: unknown): string[] {

@@ -61,6 +61,8 @@ export interface GateRequest {
   /** Variables the command gets on top of the inherited ones. */
   env?: Record<string, string>;
   caller?: CallerInfo;
+  /** The caller's description of the command, for the person asked. */
+  description?: string;
   /** A prompt is answered without asking when the command runs in an active sandbox that may auto-approve. */
   sandbox?: { active: boolean; autoApprove: boolean };
   /** The caller asked to run outside the OS sandbox: at least prompt, never auto-approved. */
@@ -98,7 +100,10 @@ export async function passPolicyGate(deps: GateDeps, req: GateRequest, signal?: 
   if (signal?.aborted) return { kind: 'aborted', decision };
 
   const answer = await untilAborted(
-    deps.approver.approve({ command: req.command, cwd: req.cwd, decision, ...(req.caller ? { caller: req.caller } : {}) }, signal),
+    deps.approver.approve(
+      { command: req.command, cwd: req.cwd, decision, ...(req.caller ? { caller: req.caller } : {}), ...(req.description ? { description: req.description } : {}), ...(req.sandboxOff ? { sandboxOff: true } : {}) },
+      signal,
+    ),
     signal,
   );
   if (answer === undefined) return { kind: 'aborted', decision };

@@ -136,7 +136,7 @@ describe('core/bridgeRoute', () => {
     bridge.handle.output = 'tail of it';
     bridge.handle.truncated = true;
     bridge.handle.exit.resolve({ exitCode: 0, signal: null });
-    const result = await runBridgeCommand(req(bridge, { notices: ['Timeout clamped to 3600s (requested 5000s; allowed range 1-3600s).'] }));
+    const result = await runBridgeCommand(req(bridge, { notices: ['Timeout clamped to 3600s (requested 5000s; allowed range 1-3600s; `timeout` is in seconds, not milliseconds).'] }));
     const text = textOf(result);
     assert.ok(text.indexOf('(output truncated)') > 0);
     assert.ok(text.indexOf('Timeout clamped') > text.indexOf('(output truncated)'));

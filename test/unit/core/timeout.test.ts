@@ -20,7 +20,7 @@ describe('core/timeout clampTimeout', () => {
     const t = clampTimeout(5000, 0);
     assert.equal(t.timeoutSec, MAX_TIMEOUT_SEC);
     assert.equal(t.timeoutMs, 3_600_000);
-    assert.equal(t.notice, 'Timeout clamped to 3600s (requested 5000s; allowed range 1-3600s).');
+    assert.equal(t.notice, 'Timeout clamped to 3600s (requested 5000s; allowed range 1-3600s; `timeout` is in seconds, not milliseconds).');
   });
 
   it('clamps below the minimum with the range notice', () => {
@@ -34,13 +34,13 @@ describe('core/timeout clampTimeout', () => {
     const t = clampTimeout(undefined, 120);
     assert.equal(t.timeoutSec, 120);
     assert.equal(t.timeoutMs, 120_000);
-    assert.equal(t.notice, 'Timeout clamped to 120s (requested 300s; global tools.maxTimeout ceiling 120s).');
+    assert.equal(t.notice, 'Timeout clamped to 120s (requested 300s; global agentBash.maxTimeout ceiling 120s).');
   });
 
   it('a positive maxTimeout caps an explicit value', () => {
     assert.equal(
       clampTimeout(1000, 600).notice,
-      'Timeout clamped to 600s (requested 1000s; global tools.maxTimeout ceiling 600s).',
+      'Timeout clamped to 600s (requested 1000s; global agentBash.maxTimeout ceiling 600s).',
     );
   });
 
@@ -56,8 +56,8 @@ describe('core/timeout clampTimeout', () => {
   });
 
   it('a ceiling at or above 3600 reports the range, not the ceiling', () => {
-    assert.equal(clampTimeout(9000, 5000).notice, 'Timeout clamped to 3600s (requested 9000s; allowed range 1-3600s).');
-    assert.equal(clampTimeout(9000, 3600).notice, 'Timeout clamped to 3600s (requested 9000s; allowed range 1-3600s).');
+    assert.equal(clampTimeout(9000, 5000).notice, 'Timeout clamped to 3600s (requested 9000s; allowed range 1-3600s; `timeout` is in seconds, not milliseconds).');
+    assert.equal(clampTimeout(9000, 3600).notice, 'Timeout clamped to 3600s (requested 9000s; allowed range 1-3600s; `timeout` is in seconds, not milliseconds).');
   });
 
   it('the minimum is still enforced when the ceiling is below it', () => {

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { bashInputJsonSchema } from '../../../src/core/input';
-import { MCP_USAGE, needsApprovalMessage } from '../../../src/cli/mcp';
+import { MCP_USAGE, needsApprovalMessage, unsandboxedRefusedMessage } from '../../../src/cli/mcp';
+import { SANDBOX_OFF_REASON } from '../../../src/core/policy/policyGate';
 import { probeSandbox } from '../../../src/exec/sandbox/sandboxProbe';
 import { alive, escapeRegExp, processesWithArg, waitFor } from '../exec/helpers';
 
@@ -193,6 +194,54 @@ describe('mcp: stdio server', function () {
     } finally {
       await own.client.close();
       rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('takes the inputs agents send: `description`, `run_in_background`, and read_artifact ids as `artifact://N`', async () => {
+    const described = await call(client, 'bash', { command: 'echo described', description: 'Print a word' });
+    assert.equal(described.isError, false);
+    assert.match(textOf(described), /^described\n/);
+    const bg = await call(client, 'bash', { command: 'echo from-background', run_in_background: true });
+    const jobId = /job-\d+/.exec(textOf(bg))?.[0];
+    assert.ok(jobId, textOf(bg));
+    const out = await call(client, 'bash_output', { job_id: jobId, wait_seconds: 30 });
+    assert.match(textOf(out), /^from-background\n/);
+    const long = await call(client, 'bash', { command: 'seq 1 30000' });
+    const id = /Read artifact:\/\/(\d+) for full output/.exec(textOf(long))?.[1];
+    assert.ok(id, textOf(long).slice(-300));
+    const read = await call(client, 'read_artifact', { id: `artifact://${id}`, limit: 4 });
+    assert.equal(read.isError, false);
+    assert.match(textOf(read), new RegExp(`^1\n2\n\\[artifact://${id}: bytes 0-4 of \\d+; continue with offset 4\\]$`));
+  });
+
+  it('keeps a 2 MB result under the client cap, with its tail and the artifact footer', async () => {
+    // 2 MB of output: 2,048 lines of a number and a thousand `x` (cut to 768 bytes a line inline).
+    const r = await call(client, 'bash', { command: `seq -f '%04g ${'x'.repeat(1000)}' 1 2048` });
+    const text = textOf(r);
+    assert.ok(text.length <= 40_000, `${text.length} characters`);
+    assert.match(text, /^0001 x/);
+    assert.match(text, /\n2048 x+…\n/);
+    assert.match(text, /Read artifact:\/\/\d+ for full output/);
+  });
+
+  it('refuses `"sandbox": "off"` under --yes unless --allow-unsandboxed is given too', async () => {
+    const marker = path.join(tmp, 'unsandboxed-ran');
+    const yes = await connect(['--yes', '--cwd', tmp], tmp, 'yes-client');
+    try {
+      const refused = await call(yes.client, 'bash', { command: `echo x > ${marker}`, sandbox: 'off' });
+      assert.equal(refused.isError, true);
+      assert.equal(existsSync(marker), false);
+      assert.match(textOf(refused), new RegExp(escapeRegExp(unsandboxedRefusedMessage(SANDBOX_OFF_REASON).split(SANDBOX_OFF_REASON)[1])));
+    } finally {
+      await yes.client.close();
+    }
+    const both = await connect(['--yes', '--allow-unsandboxed', '--cwd', tmp], tmp, 'unsandboxed-client');
+    try {
+      const ran = await call(both.client, 'bash', { command: `echo x > ${marker}`, sandbox: 'off' });
+      assert.equal(ran.isError, false, textOf(ran));
+      assert.equal(readFileSync(marker, 'utf8'), 'x\n');
+    } finally {
+      await both.client.close();
     }
   });
 

@@ -16,7 +16,7 @@ import {
 } from '../../../../src/core/output/results';
 
 const T300: TimeoutInfo = { requested: 300, timeoutSec: 300, timeoutMs: 300000 };
-const CLAMP = 'Timeout clamped to 3600s (requested 5000s; allowed range 1-3600s).';
+const CLAMP = 'Timeout clamped to 3600s (requested 5000s; allowed range 1-3600s; `timeout` is in seconds, not milliseconds).';
 
 function summary(output: string, extra: Partial<OutputSummary> = {}): OutputSummary {
   const bytes = Buffer.byteLength(output);
