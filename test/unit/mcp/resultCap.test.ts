@@ -1,6 +1,6 @@
 // An MCP result's text under the client's cap: head, a line naming the cut and the artifact, tail.
 import assert from 'node:assert/strict';
-import { capResultText, capText, cutNotice, namedArtifact } from '../../../src/mcp/resultCap';
+import { capResultText, capText, namedArtifact } from '../../../src/mcp/resultCap';
 import type { ArtifactStore } from '../../../src/core/contracts';
 
 function lines(n: number, width = 20): string {
