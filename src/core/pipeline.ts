@@ -139,6 +139,12 @@ export interface BashRunOptions {
   approver?: Approver;
   /** Who runs the command (approval dialogs, terminal, history). */
   caller?: CallerInfo;
+  /**
+   * A caller that cannot wait longer (an MCP client that sent no progress token times the request out
+   * at 60 s): a foreground run still going after this long becomes a background job and the call
+   * answers with its id. Client-terminal runs stay in their terminal.
+   */
+  backgroundAfterMs?: number;
 }
 
 interface Prepared {
@@ -270,9 +276,10 @@ export class BashPipeline {
     if (async) return this.startJob(p, raw);
     const useBridge = !!(bridge?.capabilities.terminal && bridge.createTerminal && !pty);
     const auto = deps.settings().autoBackground;
+    const thresholdMs = auto.enabled ? Math.min(auto.thresholdMs, opts.backgroundAfterMs ?? Infinity) : opts.backgroundAfterMs;
     // The bridge wins over auto-background: the client shows the live terminal instead.
-    if (auto.enabled && !pty && !useBridge && deps.jobs?.waitFor && !deps.jobs.atCapacity()) {
-      return this.autoBackground(deps.jobs, p, raw, opts);
+    if (thresholdMs !== undefined && !pty && !useBridge && deps.jobs?.waitFor && !deps.jobs.atCapacity()) {
+      return this.autoBackground(deps.jobs, p, raw, opts, thresholdMs);
     }
     p = await this.withEnvironment(p, opts.signal);
     if (opts.signal?.aborted) throw new ToolAbortError(COMMAND_ABORTED);
@@ -377,7 +384,7 @@ export class BashPipeline {
    * the wait its result comes back inline, otherwise the call returns a background-start result with
    * the latest output and the completion is delivered later.
    */
-  private async autoBackground(jobs: JobManager, p: Prepared, raw: string, opts: BashRunOptions): Promise<ToolResult> {
+  private async autoBackground(jobs: JobManager, p: Prepared, raw: string, opts: BashRunOptions, thresholdMs: number): Promise<ToolResult> {
     // eslint-disable-next-line @typescript-eslint/unbound-method -- taken only to check they exist; called with `.call(jobs)` below.
     const { waitFor, resumeDelivery, consumeResult } = jobs;
     if (!waitFor || !resumeDelivery || !consumeResult) throw new Error('auto-background needs waitFor, resumeDelivery and consumeResult');
@@ -387,7 +394,7 @@ export class BashPipeline {
       latest = tail;
       if (forwarding) opts.onUpdate?.({ content: [{ type: 'text', text: tail }], details: {} });
     });
-    const waitMs = autoBackgroundWaitMs(this.deps.settings().autoBackground.thresholdMs, p.timeout.timeoutMs);
+    const waitMs = autoBackgroundWaitMs(thresholdMs, p.timeout.timeoutMs);
     const outcome = waitMs === 0 ? 'timer' : await waitFor.call(jobs, info.id, waitMs, opts.signal);
     forwarding = false;
     if (outcome === 'done') {

@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import { z } from 'zod';
 import type { ArtifactStore, CallerInfo, JobInfo, JobManager, ToolResult, UpdateListener } from '../core/contracts';
 import { bashInputJsonSchema } from '../core/input';
+import { backgroundedLine } from '../core/output/results';
 import type { McpCallerSession } from './mcpSession';
 import { SESSION_CLOSED_MESSAGE } from './mcpSession';
 import { capResultText, DEFAULT_MCP_RESULT_CHARS } from './resultCap';
@@ -14,6 +15,11 @@ export const MCP_TOOL_NAMES = { bash: 'bash', output: 'bash_output', kill: 'bash
 export const MAX_WAIT_SECONDS = 600;
 export const ARTIFACT_DEFAULT_LIMIT = 64 * 1024;
 export const ARTIFACT_MAX_LIMIT = 1024 * 1024;
+/**
+ * A `bash` call whose client sent no progress token is answered by then, as a background job if it
+ * still runs: such clients time a request out at 60 s (the SDK's default) and would lose the result.
+ */
+export const NO_PROGRESS_ANSWER_MS = 45_000;
 /** `bash_kill` waits this long for the job's processes to be gone before answering. */
 const KILL_SETTLE_MS = 5000;
 
@@ -25,6 +31,7 @@ export const MCP_MESSAGES = {
   killed: (id: string) => `Job ${id} killed.`,
   alreadyEnded: (id: string, state: string) => `Job ${id} already ended (${state}).`,
   cancelled: (id: string) => `Job ${id} was killed.`,
+  backgrounded: (id: string) => `Backgrounded as job ${id}.`,
   readJobWith: (id: string) => `Read its output with bash_output {"job_id": "${id}"} (wait_seconds to wait for the end); stop it with bash_kill.`,
   invalid: (tool: string, issues: string) => `Validation failed for tool "${tool}":\n${issues}`,
   artifactFooter: (id: string, from: number, to: number, total: number) =>
@@ -35,7 +42,7 @@ export const MCP_MESSAGES = {
 
 /** What the tools run on: the extension's pipeline and stores, or the CLI's. */
 export interface McpBackend {
-  run(input: unknown, opts: { signal: AbortSignal; onUpdate?: UpdateListener; caller: CallerInfo }): Promise<ToolResult>;
+  run(input: unknown, opts: { signal: AbortSignal; onUpdate?: UpdateListener; caller: CallerInfo; backgroundAfterMs?: number }): Promise<ToolResult>;
   jobs?: JobManager;
   artifacts: ArtifactStore;
   asyncEnabled(): boolean;
@@ -176,13 +183,17 @@ async function runBash(backend: McpBackend, call: McpToolCall): Promise<McpToolR
   const result = await backend.run(call.args, {
     signal: call.signal,
     caller: call.caller,
-    ...(onProgress ? { onUpdate: (u: ToolResult) => onProgress(u.content.map((c) => c.text).join('\n')) } : {}),
+    ...(onProgress ? { onUpdate: (u: ToolResult) => onProgress(u.content.map((c) => c.text).join('\n')) } : { backgroundAfterMs: NO_PROGRESS_ANSWER_MS }),
   });
   call.session.track(result);
   const out = fromToolResult(result);
   // The pipeline's "delivered automatically" holds for the LM tool; here the client asks for it.
   const job = result.details.async;
-  if (job?.state === 'running') out.content.push({ type: 'text', text: MCP_MESSAGES.readJobWith(job.jobId) });
+  if (job?.state === 'running') {
+    const delivered = backgroundedLine(job.jobId);
+    for (const c of out.content) c.text = c.text.split(delivered).join(MCP_MESSAGES.backgrounded(job.jobId));
+    out.content.push({ type: 'text', text: MCP_MESSAGES.readJobWith(job.jobId) });
+  }
   return capped(backend, call.session, out);
 }
 

@@ -6,6 +6,15 @@
 /** Each notification carries at most this much of the end of the output. */
 export const PROGRESS_MESSAGE_CHARS = 4096;
 export const PROGRESS_INTERVAL_MS = 200;
+/**
+ * With nothing new to say (a silent command, an approval dialog left open), a notification still goes
+ * out this often: clients time a request out after 60 s unless progress arrives (the SDK's default).
+ */
+export const KEEP_ALIVE_MS = 10_000;
+
+export function keepAliveMessage(seconds: number): string {
+  return `Still running after ${seconds} s (waiting for output or for the user's approval).`;
+}
 
 export interface ProgressSend {
   (progress: number, message: string): Promise<void>;
@@ -17,11 +26,17 @@ export class ProgressReporter {
   private pending: string | undefined;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private readonly started = Date.now();
+  private readonly keepAlive: NodeJS.Timeout;
 
   constructor(
     private readonly send: ProgressSend,
     private readonly intervalMs = PROGRESS_INTERVAL_MS,
-  ) {}
+    private readonly keepAliveMs = KEEP_ALIVE_MS,
+  ) {
+    this.keepAlive = setInterval(() => this.beat(), Math.max(1, Math.floor(keepAliveMs / 2)));
+    this.keepAlive.unref();
+  }
 
   update(tail: string): void {
     // The bridge's first update only names the terminal: nothing to show yet.
@@ -35,8 +50,15 @@ export class ProgressReporter {
   /** No more notifications after the result (a late one would confuse the client). */
   stop(): void {
     this.stopped = true;
+    clearInterval(this.keepAlive);
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+  }
+
+  private beat(): void {
+    if (this.stopped || Date.now() - Math.max(this.lastSent, this.started) < this.keepAliveMs) return;
+    this.pending ??= keepAliveMessage(Math.round((Date.now() - this.started) / 1000));
+    this.flush();
   }
 
   private flush(): void {

@@ -35,7 +35,7 @@ export const MCP_PORT_STATE_KEY = 'agentBash.mcp.port';
 
 export interface McpHostDeps {
   context: vscode.ExtensionContext;
-  run(input: unknown, opts: { signal: AbortSignal; onUpdate?: UpdateListener; caller: CallerInfo }): Promise<ToolResult>;
+  run(input: unknown, opts: { signal: AbortSignal; onUpdate?: UpdateListener; caller: CallerInfo; backgroundAfterMs?: number }): Promise<ToolResult>;
   jobs: JobManager;
   artifacts: ArtifactStore;
   asyncEnabled(): boolean;

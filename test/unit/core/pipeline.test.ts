@@ -631,6 +631,18 @@ describe('core/pipeline BashPipeline', () => {
         await jobs.dispose();
       });
 
+      it("a caller's backgroundAfterMs backgrounds a run with auto-background off (an MCP client without progress)", async () => {
+        settings.autoBackground = { enabled: false, thresholdMs: 60_000 };
+        const jobs = new BashJobManager(10);
+        const delivered = new Promise<JobInfo>((res) => jobs.onDidComplete(res));
+        const r = await make({ jobs, executor: new SlowExecutor(400) }).run({ command: 'make all' }, { backgroundAfterMs: 50 });
+        assert.match(textOf(r), /^first line\n\nBackgrounded as job job-1; result will be delivered automatically\.$/);
+        assert.equal((await delivered).state, 'completed');
+        const quick = await make({ jobs, executor: new SlowExecutor(1) }).run({ command: 'make all' }, { backgroundAfterMs: 5_000 });
+        assert.equal(quick.details.async, undefined);
+        await jobs.dispose();
+      });
+
       it('a zero threshold backgrounds at once; the bridge wins over auto-background', async () => {
         auto(0);
         const jobs = new BashJobManager(10);
