@@ -53,6 +53,8 @@ export interface AgentConnectionDeps {
   processEnv?(): NodeJS.ProcessEnv;
   /** The OS sandbox `terminal/create` composes with the policy. */
   sandbox?: TerminalHostDeps['sandbox'];
+  /** Reads what the sandbox refused from a command's output (see TerminalHostDeps). */
+  sandboxRefusal?: TerminalHostDeps['sandboxRefusal'];
 }
 
 export interface PromptResult {
@@ -105,6 +107,9 @@ export class AcpAgentConnection {
       defaultCwd: () => deps.workspaceCwd(),
       log: (m) => deps.log.info(`[${this.id}] ${m}`),
       ...(deps.sandbox ? { sandbox: deps.sandbox } : {}),
+      ...(deps.sandboxRefusal ? { sandboxRefusal: deps.sandboxRefusal } : {}),
+      // Called later, once the permission host (built just below) exists.
+      alreadyAllowed: (line) => this.permissions.takeAllowedCommand(line),
       onCreated: (terminalId, handle, commandLine) => {
         for (const l of this.terminalListeners) l({ terminalId, handle, commandLine });
       },

@@ -47,9 +47,27 @@ export function buttonLabels(options: PermissionOptionLike[]): string[] {
   });
 }
 
+/**
+ * How long a command the user allowed in the agent's own permission question stays approved for the
+ * `terminal/create` that follows it (the agent asks, then runs; it does not wait minutes between).
+ */
+export const ALLOWED_COMMAND_TTL_MS = 120_000;
+
+/** The command line a tool call will run, when its input says (`rawInput.command`). */
+export function toolCallCommand(toolCall: PermissionToolCall): string | undefined {
+  const input = toolCall.rawInput;
+  if (typeof input !== 'object' || input === null) return undefined;
+  const command = (input as { command?: unknown }).command;
+  if (typeof command === 'string' && command.trim() !== '') return command.trim();
+  if (Array.isArray(command) && command.every((w) => typeof w === 'string')) return (command as string[]).join(' ').trim() || undefined;
+  return undefined;
+}
+
 export class PermissionHost {
   /** Remembered "always" answers of this agent: tool-call key → the kind chosen. */
   private readonly remembered = new Map<string, 'allow_always' | 'reject_always'>();
+  /** Commands the user just allowed in a permission question: command line → until when. */
+  private readonly allowedCommands = new Map<string, number>();
 
   constructor(
     private readonly agentName: string,
@@ -86,7 +104,23 @@ export class PermissionHost {
     const chosen = ordered.find((_, k) => labels[k] === answer);
     if (!chosen) return { outcome: 'cancelled' };
     if (chosen.kind === 'allow_always' || chosen.kind === 'reject_always') this.remembered.set(key, chosen.kind);
+    const command = toolCallCommand(toolCall);
+    if (command !== undefined && (chosen.kind === 'allow_once' || chosen.kind === 'allow_always')) {
+      this.allowedCommands.set(command, Date.now() + ALLOWED_COMMAND_TTL_MS);
+    }
     return { outcome: 'selected', optionId: chosen.optionId };
+  }
+
+  /**
+   * True (once) when the person just allowed exactly this command line in the agent's own permission
+   * question: the terminal it creates for it is not asked about a second time. Deny rules are
+   * checked before this is ever consulted.
+   */
+  takeAllowedCommand(commandLine: string): boolean {
+    const until = this.allowedCommands.get(commandLine.trim());
+    if (until === undefined) return false;
+    this.allowedCommands.delete(commandLine.trim());
+    return until >= Date.now();
   }
 }
 

@@ -64,11 +64,21 @@ export interface TerminalHostDeps {
   onCreated?(terminalId: string, handle: TerminalHandle, commandLine: string): void;
   /** The OS sandbox: composes with the policy as in the pipeline (deny stays deny). */
   sandbox?: PipelineSandbox;
+  /** True (once) when the person just allowed this command in the agent's own permission question. */
+  alreadyAllowed?(commandLine: string): boolean;
+  /** What the sandbox refused, read from a sandboxed command's output, as one notice (or undefined). */
+  sandboxRefusal?(output: string): string | undefined;
 }
+
+/** How an ACP agent retries outside the sandbox (`sandbox: "off"` is the tools' word for it). */
+export const ACP_SANDBOX_RETRY =
+  'To run it outside the sandbox, create the terminal again with _meta {"agentBash": {"sandbox": "off"}} (the user is asked to approve it).';
 
 export class AcpTerminalHost {
   private readonly live = new Map<string, TerminalHandle>();
   private readonly released = new Set<string>();
+  /** Terminals whose command runs in the OS sandbox: their refusals are named in their output. */
+  private readonly sandboxed = new Set<string>();
 
   constructor(private readonly deps: TerminalHostDeps) {}
 
@@ -82,8 +92,14 @@ export class AcpTerminalHost {
     // on but cannot start refuses (after a denial has said why).
     const off = sandboxOffRequested(req);
     const box = sandboxForGate(this.deps.sandbox, off);
+    // A prompt the person already answered in the agent's own permission question (same command
+    // line) is not asked again; deny rules never reach the approver.
+    const approver: Approver = {
+      approve: (request, sig) =>
+        !off && this.deps.alreadyAllowed?.(line) === true ? Promise.resolve({ kind: 'allow' }) : this.deps.approver.approve(request, sig),
+    };
     const verdict = await passPolicyGate(
-      { decide: (command, at) => this.deps.decide(command, at) ?? noPolicyDecision(), approver: this.deps.approver },
+      { decide: (command, at) => this.deps.decide(command, at) ?? noPolicyDecision(), approver },
       {
         command: line,
         cwd,
@@ -116,12 +132,21 @@ export class AcpTerminalHost {
       throwIfAborted(signal);
     }
     this.live.set(handle.terminalId, handle);
+    if (box.level === 'sandboxed') this.sandboxed.add(handle.terminalId);
     this.deps.onCreated?.(handle.terminalId, handle, line);
     return { terminalId: handle.terminalId };
   }
 
-  output(terminalId: string): Promise<TerminalOutput> {
-    return this.lookup(terminalId).currentOutput();
+  /**
+   * The terminal's output; once a sandboxed command has exited, with a last line naming what the
+   * sandbox refused and how to retry (a bare `Read-only file system` says nothing of the sandbox).
+   */
+  async output(terminalId: string): Promise<TerminalOutput> {
+    const out = await this.lookup(terminalId).currentOutput();
+    if (!out.exitStatus || !this.sandboxed.has(terminalId)) return out;
+    const notice = this.deps.sandboxRefusal?.(out.output);
+    if (notice === undefined) return out;
+    return { ...out, output: `${out.output}${out.output.endsWith('\n') || out.output === '' ? '' : '\n'}[${notice} ${ACP_SANDBOX_RETRY}]\n` };
   }
 
   async waitForExit(terminalId: string, signal: AbortSignal): Promise<TerminalExitStatus> {
@@ -137,6 +162,7 @@ export class AcpTerminalHost {
     const handle = this.live.get(terminalId);
     if (!handle) return;
     this.live.delete(terminalId);
+    this.sandboxed.delete(terminalId);
     this.released.add(terminalId);
     await handle.release();
   }
@@ -145,6 +171,7 @@ export class AcpTerminalHost {
   async releaseAll(): Promise<void> {
     const handles = [...this.live.entries()];
     this.live.clear();
+    this.sandboxed.clear();
     for (const [id] of handles) this.released.add(id);
     await Promise.allSettled(handles.map(([, h]) => h.release()));
     await this.deps.bridge.releaseOwner(this.deps.owner);

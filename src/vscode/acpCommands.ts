@@ -4,6 +4,7 @@
 // Each connection is one caller session: its approvals name the agent, go to its panel while that is
 // visible, and its terminals appear in the history.
 import * as vscode from 'vscode';
+import { findViolations, refusalNotice } from '../exec/sandbox/violations';
 import { AcpAgentConnection, type AgentConnectionDeps } from '../acp/agentConnection';
 import { parseAgentConfig, type AcpAgentConfig } from '../acp/agentConfig';
 import { AcpFsHost } from '../acp/fsHost';
@@ -68,6 +69,7 @@ export function registerAcp(context: vscode.ExtensionContext, services: AgentBas
     log: services.log,
     workspaceCwd: () => services.workspaceCwd(),
     ...(services.sandbox ? { sandbox: services.sandbox } : {}),
+    sandboxRefusal: (output: string) => refusalNotice(findViolations(output)),
     processEnv: () => services.processEnv(),
   };
   const findTerminal = (terminalId: string) => services.bridge.list().find((t) => t.terminalId === terminalId)?.terminal;

@@ -36,9 +36,15 @@ export const SANDBOX_RETRY_HINT =
 
 /** The notice for a sandboxed run's result, or undefined when nothing was refused. */
 export function violationNotice(v: Violations): string | undefined {
+  const refused = refusalNotice(v);
+  return refused === undefined ? undefined : `${refused} ${SANDBOX_RETRY_HINT}`;
+}
+
+/** What the sandbox refused, without the retry (each caller says how it retries). */
+export function refusalNotice(v: Violations): string | undefined {
   const parts: string[] = [];
   if (v.paths.length) parts.push(`writing ${v.paths.join(', ')} (writable: the workspace folders, $TMPDIR, package caches, agentBash.sandbox.filesystem.allowWrite)`);
   if (v.hosts.length) parts.push(`network access to ${v.hosts.join(', ')} (allowed: agentBash.sandbox.network.allowedDomains)`);
   if (!parts.length) return undefined;
-  return `The OS sandbox refused ${parts.join('; and ')}. ${SANDBOX_RETRY_HINT}`;
+  return `The OS sandbox refused ${parts.join('; and ')}.`;
 }

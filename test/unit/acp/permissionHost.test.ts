@@ -67,4 +67,13 @@ describe('acp PermissionHost', () => {
       ['Yes', 'Yes (allow_always)', 'reject_once'],
     );
   });
+
+  it('remembers a command the person allowed (once), not one they rejected', async () => {
+    const host = new PermissionHost('omp', asker(['Allow', 'Reject']));
+    await host.request(CALL, OPTIONS, new AbortController().signal);
+    assert.equal(host.takeAllowedCommand('npm test'), true);
+    assert.equal(host.takeAllowedCommand('npm test'), false);
+    await host.request({ ...CALL, toolCallId: 't2', rawInput: { command: 'rm -rf x' } }, OPTIONS, new AbortController().signal);
+    assert.equal(host.takeAllowedCommand('rm -rf x'), false);
+  });
 });

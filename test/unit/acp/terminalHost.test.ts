@@ -12,7 +12,7 @@ import type {
   PolicyRule,
   ShellAnalyzer,
 } from '../../../src/core/contracts';
-import { AcpTerminalHost, COMMAND_DENIED_CODE, NO_POLICY_REASON, type TerminalBridgeLike } from '../../../src/acp/terminalHost';
+import { ACP_SANDBOX_RETRY, AcpTerminalHost, COMMAND_DENIED_CODE, NO_POLICY_REASON, type TerminalBridgeLike } from '../../../src/acp/terminalHost';
 import { decide } from '../../../src/core/policy/policy';
 import { createShellAnalyzer } from '../../../src/core/policy/shellAnalysis';
 import { FakeTerminalHandle } from '../core/bridgeFakes';
@@ -30,9 +30,12 @@ const CALLER: CallerInfo = { kind: 'acp', name: 'Agent X', sessionId: 'acp:Agent
 
 class FakeBridge implements TerminalBridgeLike {
   created: CreateTerminalParams[] = [];
+  handles: FakeTerminalHandle[] = [];
   async createTerminal(params: CreateTerminalParams): Promise<FakeTerminalHandle> {
     this.created.push(params);
-    return new FakeTerminalHandle(`term-${this.created.length}`);
+    const handle = new FakeTerminalHandle(`term-${this.created.length}`);
+    this.handles.push(handle);
+    return handle;
   }
   async releaseOwner(): Promise<void> {}
 }
@@ -136,4 +139,48 @@ describe('acp AcpTerminalHost (policy gate)', () => {
     assert.equal(err.code, -32800);
     assert.equal(bridge.created.length, 0);
   });
+
+  it('a command the person just allowed in the agent\'s own permission question is not asked again; deny still denies', async () => {
+    const allowed = new Set(['npm i', 'rm -rf x']);
+    const h = new AcpTerminalHost({
+      bridge,
+      decide: (command, cwd) => decide(analyzer.analyze(command), RULES, { cwd, workspaceRoots: [WS] }),
+      approver: { approve: async (req) => (requests.push(req), answer) },
+      owner: 'acp:x',
+      defaultCwd: () => WS,
+      log: () => undefined,
+      alreadyAllowed: (line) => allowed.delete(line),
+    });
+    assert.deepEqual(await h.create({ command: 'npm', args: ['i'] }, signal()), { terminalId: 'term-1' });
+    assert.equal(requests.length, 0);
+    // Once: the same line again asks.
+    await h.create({ command: 'npm', args: ['i'] }, signal());
+    assert.equal(requests.length, 1);
+    const err = await rejection(h.create({ command: 'bash', args: ['-c', 'rm -rf x'] }, signal()));
+    assert.equal(err.code, COMMAND_DENIED_CODE);
+    assert.equal(bridge.created.length, 2);
+  });
+
+  it("a sandboxed command's output names what the sandbox refused and how to retry, once it has exited", async () => {
+    const h = new AcpTerminalHost({
+      bridge,
+      decide: (command, cwd) => decide(analyzer.analyze(command), RULES, { cwd, workspaceRoots: [WS] }),
+      approver: { approve: async () => answer },
+      owner: 'acp:x',
+      defaultCwd: () => WS,
+      log: () => undefined,
+      sandbox: { levelFor: () => 'sandboxed', autoApprove: () => false },
+      sandboxRefusal: (output) => (output.includes('Read-only file system') ? 'The OS sandbox refused writing /etc/x.' : undefined),
+    });
+    const { terminalId } = await h.create({ command: 'echo', args: ['hi'] }, signal());
+    const handle = bridge.handles[0];
+    handle.output = 'bash: /etc/x: Read-only file system';
+    assert.equal((await h.output(terminalId)).output, 'bash: /etc/x: Read-only file system');
+    handle.currentOutputBehaviour = () => Promise.resolve({ output: handle.output, truncated: false, exitStatus: { exitCode: 1, signal: null } });
+    assert.equal(
+      (await h.output(terminalId)).output,
+      `bash: /etc/x: Read-only file system\n[The OS sandbox refused writing /etc/x. ${ACP_SANDBOX_RETRY}]\n`,
+    );
+  });
 });
+
