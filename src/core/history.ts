@@ -182,6 +182,11 @@ export function decisionLabel(d: HistoryDecision): string {
   }
 }
 
+/** Who cancelled: the person from the palette, or the caller that cancelled its own call. */
+function cancelledLabel(e: HistoryEntry): string {
+  return e.caller.kind === 'palette' ? human.youCancelled(e.durationMs) : human.cancelledBy(e.caller.name, e.durationMs);
+}
+
 /** How it ended, in plain words. */
 export function endLabel(e: HistoryEntry): string {
   switch (e.end) {
@@ -194,7 +199,7 @@ export function endLabel(e: HistoryEntry): string {
     case 'timeout':
       return human.ranOutOfTime(e.durationMs);
     case 'cancelled':
-      return e.durationMs === undefined ? human.youCancelled(undefined) : human.youCancelled(e.durationMs);
+      return cancelledLabel(e);
     case 'background':
       return 'Running as a background job';
     case 'not-run':
@@ -301,7 +306,7 @@ export function toastMessage(e: HistoryEntry): string {
   if (e.decision.outcome === 'denied') {
     return `Agent Bash: ${e.decision.decidedBy === 'rule' ? human.ruleDenied(e.command, e.decision.rule) : human.youDenied(e.command)}`;
   }
-  if (e.decision.outcome === 'cancelled' || e.end === 'cancelled') return `Agent Bash: ${what}: ${human.youCancelled(e.durationMs)}`;
+  if (e.decision.outcome === 'cancelled' || e.end === 'cancelled') return `Agent Bash: ${what}: ${cancelledLabel(e)}`;
   if (e.end === 'not-run' || e.end === 'failed') return `Agent Bash: ${what} did not run: ${e.note ?? 'it failed'}`;
   const took = e.durationMs !== undefined && e.end !== 'timeout' ? ` in ${human.duration(e.durationMs)}` : '';
   const cut = human.outputCut(e.shownBytes, e.outputBytes);

@@ -69,6 +69,11 @@ export function youCancelled(ms: number | undefined): string {
   return ms === undefined ? 'Stopped: you cancelled it.' : `Stopped after ${duration(ms)}: you cancelled it.`;
 }
 
+/** A caller other than the person (an MCP client, an agent) cancelled its own call: name it. */
+export function cancelledBy(who: string, ms: number | undefined): string {
+  return ms === undefined ? `Stopped: cancelled by ${who}.` : `Stopped after ${duration(ms)}: cancelled by ${who}.`;
+}
+
 export function ranOutOfTime(ms: number | undefined): string {
   return ms === undefined ? 'Stopped: it ran out of time' : `Stopped after ${duration(ms)}: it ran out of time`;
 }

@@ -14,6 +14,7 @@ const TEXT_KEY = 'agentBash.commandHistoryText';
 /** Stored result text per entry; the artifact has the rest. */
 export const STORED_TEXT_BYTES = 8 * 1024;
 const STORED_TEXTS = 100;
+const ENDED_EARLY_KEPT = 100;
 
 /** Who ran it when the caller adapter did not name it (the command log's `source` names it). */
 export function callerFromSource(source: string): CallerInfo {
@@ -36,6 +37,11 @@ export class HistoryStore implements vscode.Disposable {
   private readonly list: HistoryList;
   private texts: Record<string, string>;
   private readonly byResult = new WeakMap<ToolResult, string>();
+  /**
+   * Jobs that ended before their entry was recorded (a quick job ends while its start result is still
+   * on its way to the command log): applied when the entry arrives, so none stays "Running" forever.
+   */
+  private readonly endedEarly = new Map<string, JobInfo>();
   private readonly emitter = new vscode.EventEmitter<void>();
   readonly onDidChange = this.emitter.event;
 
@@ -84,6 +90,11 @@ export class HistoryStore implements vscode.Disposable {
   /** An entry built elsewhere (an ACP terminal); `text` is what its output document shows. */
   add(entry: HistoryEntry, text?: string): void {
     this.list.add(entry);
+    const early = entry.jobId !== undefined ? this.endedEarly.get(entry.jobId) : undefined;
+    if (early) {
+      this.endedEarly.delete(early.id);
+      this.completeJob(early);
+    }
     if (text !== undefined) this.texts[entry.id] = cut(text);
     const kept = new Set(this.list.entries.slice(0, STORED_TEXTS).map((e) => e.id));
     for (const id of Object.keys(this.texts)) if (!kept.has(id)) delete this.texts[id];
@@ -99,7 +110,12 @@ export class HistoryStore implements vscode.Disposable {
   /** A background job ended: its entry gets the job's exit status, duration and output. */
   completeJob(job: JobInfo): void {
     const entry = this.list.findByJob(job.id);
-    if (!entry) return;
+    if (!entry) {
+      this.endedEarly.set(job.id, job);
+      // Bounded: a job whose entry never comes (a caller that is not recorded) is forgotten.
+      if (this.endedEarly.size > ENDED_EARLY_KEPT) this.endedEarly.delete(this.endedEarly.keys().next().value as string);
+      return;
+    }
     const done = completeJobEntry(entry, job.result, job.state === 'cancelled', (job.endedAt ?? Date.now()) - job.startedAt);
     this.list.replace(done);
     this.update(done, job.result?.content.map((c) => c.text).join('\n'));

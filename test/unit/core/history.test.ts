@@ -134,9 +134,12 @@ describe('core/history', () => {
     answer = 'abort';
     const { entry, result } = await run('ls -la');
     assert.deepEqual(entry.decision, { outcome: 'cancelled' });
-    assert.equal(toastMessage(entry), 'Agent Bash: `ls -la`: Stopped after 20 s: you cancelled it.');
+    // The caller that cancelled its own call is named; "you" only for the palette.
+    assert.equal(toastMessage(entry), 'Agent Bash: `ls -la`: Stopped after 20 s: cancelled by Demo agent.');
     assert.equal(result.content[0]?.text, 'Command aborted', 'the agent keeps the spec string');
     assert.equal(executor.ran.length, 0);
+    const palette = { ...entry, caller: { kind: 'palette' as const, name: 'You (Run Agent Bash)', sessionId: 'palette' } };
+    assert.equal(toastMessage(palette), 'Agent Bash: `ls -la`: Stopped after 20 s: you cancelled it.');
   });
 
   it('a signal is named with the exit code the agent got; cut output says how much', async () => {
