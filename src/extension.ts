@@ -37,7 +37,7 @@ import { vscodeToolAvailable } from './vscode/toolAvailability';
 import type { AgentBashServices } from './vscode/services';
 import { SessionCwd } from './vscode/sessionCwd';
 import { SessionCwdStatus } from './vscode/sessionCwdStatus';
-import { readMcpSettings, SettingsStore } from './vscode/settings';
+import { readMcpSettings, readUserRules, SettingsStore } from './vscode/settings';
 import { resolveShell } from './vscode/shellSettings';
 import { VsCodeClientBridge } from './vscode/clientBridge';
 
@@ -176,6 +176,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     settings: () => readMcpSettings(),
     log,
     cliPath: path.join(context.extensionPath, 'dist', 'cli.js'),
+    userRules: () => readUserRules(),
   });
   context.subscriptions.push(mcp);
   void mcp.apply();

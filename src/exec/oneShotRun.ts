@@ -7,6 +7,7 @@ import { cancelledBeforeStart, drainStreams, effectiveDeadlineMs, RunGuard } fro
 import { wrapSpawn, type SandboxRuntime, type WrappedSpawn } from './sandbox/sandboxRuntime';
 import { refusalLine } from './sandbox/violations';
 import { shellKind, withPrefix } from './shellConfig';
+import { StartTokenFilter } from './startTokenFilter';
 
 export const SPAWN_FAILED = (msg: string): string => `Failed to start shell: ${msg}`;
 
@@ -30,19 +31,29 @@ export interface OneShotOptions {
  * Merging stderr into stdout inside the shell (rather than reading two pipes) keeps the two in the
  * exact order the command wrote them. Shells that cannot `exec 2>&1` still have both pipes read.
  */
-export function oneShotScript(command: string, shell: string, prefix?: string): string {
+export function oneShotScript(command: string, shell: string, prefix?: string, startMarker?: string): string {
   const line = withPrefix(command, prefix);
+  return mergesStderr(shell) ? `exec 2>&1; ${startMarker ? `${startMarker}; ` : ''}${line}` : line;
+}
+
+function mergesStderr(shell: string): boolean {
   const kind = shellKind(shell);
-  return kind === 'bash' || kind === 'zsh' || kind === 'sh' ? `exec 2>&1; ${line}` : line;
+  return kind === 'bash' || kind === 'zsh' || kind === 'sh';
 }
 
 type Ended = { code: number | null; signal: NodeJS.Signals | null } | { error: Error };
 
 export async function runOneShot(req: ExecRequest, options: OneShotOptions): Promise<ExecResult> {
   if (req.signal?.aborted) return cancelledBeforeStart(req.sink);
-  const script = oneShotScript(req.command, options.shell, options.prefix);
-
   let accepting = true;
+  // Profile output (before the start token) belongs to no command: see startTokenFilter.ts.
+  const filter = mergesStderr(options.shell)
+    ? new StartTokenFilter((chunk) => {
+        if (accepting) req.sink.push(chunk);
+      })
+    : undefined;
+  const script = oneShotScript(req.command, options.shell, options.prefix, filter?.marker);
+
   let child: ChildProcess;
   let wrapped: WrappedSpawn;
   try {
@@ -75,8 +86,10 @@ export async function runOneShot(req: ExecRequest, options: OneShotOptions): Pro
   };
   const stdout = child.stdout as NonNullable<ChildProcess['stdout']>;
   const stderr = child.stderr as NonNullable<ChildProcess['stderr']>;
-  stdout.on('data', onData);
-  stderr.on('data', onData);
+  const onStdout = filter ? (chunk: Buffer): void => filter.stdout(chunk) : onData;
+  const onStderr = filter ? (chunk: Buffer): void => filter.stderr(chunk) : onData;
+  stdout.on('data', onStdout);
+  stderr.on('data', onStderr);
 
   const ended = new Promise<Ended>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
@@ -100,8 +113,9 @@ export async function runOneShot(req: ExecRequest, options: OneShotOptions): Pro
     await drainStreams([stdout, stderr]);
   }
   if (killing) await killing;
-  stdout.off('data', onData);
-  stderr.off('data', onData);
+  filter?.end();
+  stdout.off('data', onStdout);
+  stderr.off('data', onStderr);
   stdout.destroy();
   stderr.destroy();
 

@@ -11,8 +11,8 @@ export function mcpUrl(port: number): string {
 export interface ClientConfigInput {
   port: number;
   token: string;
-  /** Absolute path of dist/cli.js, for the stdio form. */
-  cliPath: string;
+  /** The stdio launcher (stdioLauncher.ts): stable across updates, with the user's rules. */
+  launcher: string;
 }
 
 export function claudeCodeCommand(port: number, token: string): string {
@@ -29,7 +29,7 @@ export function genericJson(port: number, token: string): string {
 }
 
 export function mcpClientConfig(input: ClientConfigInput): string {
-  const { port, token, cliPath } = input;
+  const { port, token, launcher } = input;
   return [
     `# Agent Bash MCP server: ${mcpUrl(port)} (the token is secret; rotate it with "Agent Bash: Rotate MCP Token")`,
     '',
@@ -42,8 +42,10 @@ export function mcpClientConfig(input: ClientConfigInput): string {
     '# Cline, Roo, Continue, Gemini CLI and other clients (JSON "mcpServers"):',
     genericJson(port, token),
     '',
-    '# Clients that only spawn processes (stdio, no VS Code dialogs; prompt-level commands are refused without --yes):',
-    `node ${JSON.stringify(cliPath)} mcp --cwd "$PWD"`,
+    '# Clients that only spawn processes (stdio, no VS Code dialogs; your user rules and the built-in list apply,',
+    '# other prompt-level commands are refused unless you add --yes; "sandbox": "off" also needs --allow-unsandboxed):',
+    `${JSON.stringify(launcher)} --cwd "$PWD"`,
+    JSON.stringify({ mcpServers: { [MCP_SERVER_KEY]: { command: launcher, args: ['--cwd', '.'] } } }, null, 2),
     '',
   ].join('\n');
 }

@@ -5,9 +5,10 @@
 // feature-detected and typed locally).
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { ArtifactStore, CallerInfo, JobManager, ToolResult, UpdateListener } from '../core/contracts';
+import type { ArtifactStore, CallerInfo, JobManager, PolicyRule, ToolResult, UpdateListener } from '../core/contracts';
 import { createBashMcpServer } from '../mcp/bashMcpServer';
 import { mcpClientConfig, mcpUrl } from '../mcp/clientConfig';
+import { writeStdioLauncher } from '../mcp/stdioLauncher';
 import { McpHttpServer } from '../mcp/httpServer';
 import { McpCallerSession } from '../mcp/mcpSession';
 import type { McpBackend } from '../mcp/mcpTools';
@@ -42,6 +43,8 @@ export interface McpHostDeps {
   settings(): McpSettings;
   log: vscode.LogOutputChannel;
   cliPath: string;
+  /** The user-level rules, exported for the stdio launcher. */
+  userRules(): PolicyRule[];
 }
 
 /** The part of VS Code's MCP API (1.101+) used here. */
@@ -82,9 +85,20 @@ export class McpHost implements vscode.Disposable {
       vscode.commands.registerCommand(ROTATE_MCP_TOKEN_COMMAND, () => this.rotateToken()),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('agentBash.mcp')) void this.apply();
+        if (e.affectsConfiguration('agentBash.patterns')) this.refreshLauncher();
       }),
     );
     this.registerProvider();
+    this.refreshLauncher();
+  }
+
+  /** Keeps a launcher a client already uses pointing at this version with today's rules. */
+  private refreshLauncher(): void {
+    try {
+      this.writeLauncher();
+    } catch (err) {
+      this.deps.log.warn(`MCP stdio launcher not written: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   /** The port it listens on, or undefined when off. */
@@ -115,8 +129,16 @@ export class McpHost implements vscode.Disposable {
       if (pick) await vscode.commands.executeCommand('workbench.action.openSettings', 'agentBash.mcp.enabled');
       return;
     }
-    await vscode.env.clipboard.writeText(mcpClientConfig({ port, token: this.token, cliPath: this.deps.cliPath }));
+    await vscode.env.clipboard.writeText(mcpClientConfig({ port, token: this.token, launcher: this.writeLauncher() }));
     void vscode.window.showInformationMessage(MCP_HOST_MESSAGES.copied(port));
+  }
+
+  /**
+   * The stdio launcher in global storage, rewritten for this version and the current user rules (at
+   * activation, when the rules change, and before the configuration is copied).
+   */
+  writeLauncher(): string {
+    return writeStdioLauncher({ dir: this.deps.context.globalStorageUri.fsPath, cliPath: this.deps.cliPath, userRules: this.deps.userRules() });
   }
 
   async rotateToken(): Promise<void> {

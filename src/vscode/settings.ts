@@ -75,6 +75,11 @@ export function readSettings(
 }
 
 /** The MCP server's settings (`agentBash.mcp.*`); port 0 means any free port. */
+/** The user-level rules alone (what the stdio launcher exports: it has no workspace). */
+export function readUserRules(config: Pick<vscode.WorkspaceConfiguration, 'inspect'> = vscode.workspace.getConfiguration(SECTION)): PolicyRule[] {
+  return readRules(config.inspect<unknown>('patterns')?.globalValue ?? []);
+}
+
 export interface McpSettings {
   enabled: boolean;
   port: number;
