@@ -132,6 +132,51 @@ describe('mcp: server over HTTP inside VS Code', function () {
     }
   });
 
+  it('port 0 is chosen once and kept when the server starts again; when another program took it, it moves', async () => {
+    const config = vscode.workspace.getConfiguration('agentBash');
+    const t = await testing();
+    const restart = async (): Promise<number> => {
+      await config.update('mcp.enabled', false, vscode.ConfigurationTarget.Workspace);
+      await waitUntil(() => t.mcp?.port === undefined, 10_000, 'the MCP server to stop');
+      await config.update('mcp.enabled', true, vscode.ConfigurationTarget.Workspace);
+      await waitUntil(() => t.mcp?.port !== undefined, 10_000, 'the MCP server to listen again');
+      return t.mcp?.port as number;
+    };
+    const first = port;
+    assert.equal(await restart(), first);
+    // A client configured before the restart still works.
+    const { client } = await connect('mcp-it-after-restart');
+    assert.equal((await bash(client, { command: 'echo still-here' })).isError, false);
+
+    await config.update('mcp.enabled', false, vscode.ConfigurationTarget.Workspace);
+    await waitUntil(() => t.mcp?.port === undefined, 10_000, 'the MCP server to stop');
+    const blocker = http.createServer();
+    await new Promise<void>((resolve) => blocker.listen(first, '127.0.0.1', resolve));
+    try {
+      await config.update('mcp.enabled', true, vscode.ConfigurationTarget.Workspace);
+      await waitUntil(() => t.mcp?.port !== undefined, 10_000, 'the MCP server to listen on another port');
+      port = t.mcp?.port as number;
+      assert.notEqual(port, first);
+    } finally {
+      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    }
+    // The new port is the one kept from now on.
+    assert.equal(await restart(), port);
+  });
+
+  it('a silent command outlives the client timeout: keep-alive progress resets it', async function () {
+    this.timeout(90_000);
+    const { client } = await connect('mcp-it-silent');
+    // 25 s of silence against a 15 s request timeout that progress resets (the SDK's option).
+    const r = (await client.callTool({ name: 'bash', arguments: { command: 'sleep 25; echo woke' } }, undefined, {
+      timeout: 15_000,
+      resetTimeoutOnProgress: true,
+      onprogress: () => undefined,
+    })) as TextResult;
+    assert.equal(r.isError, false, textOf(r));
+    assert.match(textOf(r), /^woke\n/);
+  });
+
   it('a prompt-level command shows the approval dialog and runs only when allowed', async () => {
     const { client } = await connect('mcp-it-client');
     const marker = path.join(dir(), 'mcp-approved.txt');
