@@ -1,7 +1,7 @@
 // Starts the pinned code-server on 127.0.0.1 in its own process group with fresh dirs, and stops the
 // whole group. Shared by the integration runner, the UI tests and `npm start`.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, openSync, writeFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openSync, writeFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -47,7 +47,7 @@ async function waitHealthy(url, child, timeoutMs) {
 
 /**
  * @param {{ workspace: string, smokeTestDriver?: boolean, env?: Record<string,string>, extensionsDir?: string,
- *           userSettings?: Record<string, unknown>, runDir?: string, port?: number }} opts
+ *           userSettings?: Record<string, unknown>, runDir?: string, port?: number, keepUserSettings?: boolean }} opts
  */
 export async function startCodeServer(opts) {
   const runDir = opts.runDir ?? mkdtempSync(path.join(os.tmpdir(), 'agent-bash-cs-'));
@@ -55,10 +55,11 @@ export async function startCodeServer(opts) {
   const extensionsDir = opts.extensionsDir ?? path.join(runDir, 'extensions');
   mkdirSync(path.join(userDataDir, 'User'), { recursive: true });
   mkdirSync(extensionsDir, { recursive: true });
-  writeFileSync(
-    path.join(userDataDir, 'User', 'settings.json'),
-    JSON.stringify({ ...TEST_SETTINGS, ...opts.userSettings }, null, 2),
-  );
+  // `npm start` keeps the person's settings (rules saved while trying it) across starts.
+  const settingsFile = path.join(userDataDir, 'User', 'settings.json');
+  if (!opts.keepUserSettings || !existsSync(settingsFile)) {
+    writeFileSync(settingsFile, JSON.stringify({ ...TEST_SETTINGS, ...opts.userSettings }, null, 2));
+  }
   const port = opts.port ?? (await freePort());
   const args = [
     CODE_SERVER_ENTRY,
