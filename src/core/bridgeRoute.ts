@@ -17,6 +17,7 @@ import type {
   UpdateListener,
 } from './contracts';
 import { ToolAbortError, ToolError } from './errors';
+import { STOPPED } from './humanMessages';
 import { CLIENT_OUTPUT_BYTE_LIMIT, DEFAULT_CHUNK_THROTTLE_MS, TAIL_PREVIEW_BYTES } from './output/outputLimits';
 import { buildCompletedResult, OUTPUT_TRUNCATED_NOTICE, summaryFromClientOutput } from './output/results';
 import { TailBuffer } from './output/tailBuffer';
@@ -141,15 +142,16 @@ export async function runBridgeCommand(req: BridgeRunRequest): Promise<ToolResul
 
   let handle: TerminalHandle | undefined;
   let killP: Promise<void> | undefined;
-  const fireKill = (): Promise<void> => {
+  const fireKill = (why: string): Promise<void> => {
     if (!handle) return Promise.resolve();
     // At most one kill per run; a failing kill is not the caller's problem.
-    killP ??= handle.kill().catch(noop);
+    killP ??= handle.kill(why).catch(noop);
     return killP;
   };
+  const cancelled = STOPPED.cancelledBy(req.caller?.name || 'the caller');
   const onAbort = (): void => {
     latch({ kind: 'abort' });
-    void fireKill();
+    void fireKill(cancelled);
   };
 
   let timeoutTimer: NodeJS.Timeout | undefined;
@@ -185,7 +187,7 @@ export async function runBridgeCommand(req: BridgeRunRequest): Promise<ToolResul
     const terminalId = handle.terminalId;
     // First, so the host can embed the live terminal before any output arrives.
     onUpdate?.({ content: [], details: { terminalId } });
-    if (outcome?.kind === 'abort') void fireKill();
+    if (outcome?.kind === 'abort') void fireKill(cancelled);
 
     if (handle.pipeTo && req.createSink) {
       sink = req.createSink();
@@ -259,13 +261,13 @@ export async function runBridgeCommand(req: BridgeRunRequest): Promise<ToolResul
     const o = outcome as Outcome;
     switch (o.kind) {
       case 'abort':
-        await bounded(fireKill(), killGraceMs);
+        await bounded(fireKill(cancelled), killGraceMs);
         throw new ToolAbortError(COMMAND_ABORTED);
       case 'failed':
         throw o.error;
       case 'timeout': {
         // Kill first: output read before the kill could miss what the process printed while dying.
-        await bounded(fireKill(), killGraceMs);
+        await bounded(fireKill(STOPPED.timedOut(timeout.timeoutSec)), killGraceMs);
         const { summary, truncated } = await summarize();
         return await finish(summary, undefined, truncated, terminalId);
       }

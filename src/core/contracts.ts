@@ -125,7 +125,8 @@ export interface TerminalHandle {
   terminalId: string;
   currentOutput(): Promise<TerminalOutput>;
   waitForExit(): Promise<TerminalExitStatus>;
-  kill(): Promise<void>;
+  /** `why`: the words for the person (`timed out after 2 s`, `cancelled by Copilot`), when known. */
+  kill(why?: string): Promise<void>;
   release(): Promise<void>;
   /** In-process bridges push output as it arrives; returns an unsubscribe function. */
   onOutput?(listener: (chunk: string) => void): () => void;

@@ -96,3 +96,10 @@ export function outputCut(shownBytes: number | undefined, totalBytes: number | u
 export function agentCommandsNowRunIn(dir: string): string {
   return `Agent commands now run in ${dir}.`;
 }
+
+/** Why a terminal's command was stopped, as its status line says it. */
+export const STOPPED = {
+  timedOut: (seconds: number | undefined) => (seconds === undefined ? 'timed out' : `timed out after ${seconds} s`),
+  cancelledBy: (who: string) => `cancelled by ${who}`,
+  ctrlC: 'stopped with Ctrl+C',
+} as const;

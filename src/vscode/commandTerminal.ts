@@ -4,6 +4,7 @@
 // the truth for the exit status: shell integration and `Terminal.exitStatus` lose signals and early
 // exits (docs/ARCHITECTURE.md, Process model).
 import type * as vscode from 'vscode';
+import { STOPPED } from '../core/humanMessages';
 import { policyCommandLine } from '../core/policy/terminalCommandLine';
 import { BridgeProcess } from '../exec/bridgeProcess';
 import type { SandboxRuntime } from '../exec/sandbox/sandboxRuntime';
@@ -45,6 +46,8 @@ export class CommandTerminal implements TerminalHandle {
   private readonly region: Region;
   private readonly owner: RegionOwner;
   private released = false;
+  /** Why it was stopped, for the status line (a signal alone does not say). */
+  private stoppedBecause: string | undefined;
 
   constructor(opts: CommandTerminalOptions, private readonly onReleased: (term: CommandTerminal) => void) {
     this.terminalId = opts.id;
@@ -52,7 +55,7 @@ export class CommandTerminal implements TerminalHandle {
     const { params } = opts;
     const cwd = params.cwd ?? opts.defaultCwd;
     this.owner = {
-      interrupt: () => void this.kill(),
+      interrupt: () => void this.kill(STOPPED.ctrlC),
       // The user closed the terminal: nothing it started may keep running.
       closed: () => void this.release(),
     };
@@ -74,7 +77,9 @@ export class CommandTerminal implements TerminalHandle {
       opts.host.forget(this.owner);
       throw err;
     }
-    void this.process.exited.then((status) => this.region.end(exitWords(status), status.exitCode === 0));
+    void this.process.exited.then((status) =>
+      this.region.end(status.signal && this.stoppedBecause ? this.stoppedBecause : exitWords(status), status.exitCode === 0),
+    );
   }
 
   /** The VS Code terminal it is drawn in (shared with the caller's other commands). */
@@ -112,7 +117,8 @@ export class CommandTerminal implements TerminalHandle {
     this.process.pipeTo(sink);
   }
 
-  kill(): Promise<void> {
+  kill(why?: string): Promise<void> {
+    this.stoppedBecause ??= why;
     return this.process.kill();
   }
 

@@ -70,8 +70,11 @@ export class FakeTerminalHandle implements TerminalHandle {
     this.log.push('waitForExit');
     return this.exit.promise;
   }
-  kill(): Promise<void> {
+  /** The reason each kill was given (the status-line words), in order. */
+  killReasons: Array<string | undefined> = [];
+  kill(why?: string): Promise<void> {
     this.log.push('kill');
+    this.killReasons.push(why);
     this.killCount++;
     return this.killBehaviour();
   }

@@ -160,7 +160,20 @@ describe('core/bridgeRoute', () => {
     assert.ok(text.startsWith('working...\ndying'));
     assert.equal(text.split('[Command timed out after 1 seconds]').length - 1, 1);
     assert.equal(bridge.handle.killCount, 1);
+    // The terminal's status line says why: a timeout, not a bare signal.
+    assert.deepEqual(bridge.handle.killReasons, ['timed out after 1 s']);
     assert.equal(bridge.handle.releaseCount, 1);
+  });
+
+  it("a cancel kills with the caller's name as the reason", async () => {
+    const bridge = new FakeClientBridge();
+    const ac = new AbortController();
+    const run = runBridgeCommand(req(bridge, { signal: ac.signal, caller: { kind: 'mcp', name: 'claude-code', sessionId: 's' } }));
+    // Cancelled once the command runs (it waits for the exit then).
+    while (!bridge.handle.log.includes('waitForExit')) await new Promise((r) => setImmediate(r));
+    ac.abort();
+    await assert.rejects(run, { name: 'ToolAbortError' });
+    assert.deepEqual(bridge.handle.killReasons, ['cancelled by claude-code']);
   });
 
   it('a hung poll-tick currentOutput still times out', async () => {
