@@ -15,6 +15,8 @@ export interface HistoryDecision {
   decidedBy?: DecidedBy;
   /** The rule that decided, when one did. */
   rule?: string;
+  /** Your own bang command: no policy judged it (you are its author). */
+  own?: true;
 }
 
 /** What the pipeline knows about its policy step (BashToolDetails.decision). */
@@ -163,6 +165,7 @@ export function completeJobEntry(entry: HistoryEntry, result: ToolResult | undef
 
 /** "rule `git status*`", "you, once", "you, for this session", "you, always", "sandbox", "denied by you"… */
 export function decisionLabel(d: HistoryDecision): string {
+  if (d.own) return 'your own command (no approval)';
   if (d.outcome === 'cancelled') return 'cancelled before it ran';
   if (d.outcome === 'invalid') return 'refused: not a valid call';
   if (d.outcome === 'denied') return d.decidedBy === 'rule' ? (d.rule ? `denied by rule \`${d.rule}\`` : 'denied by the policy') : 'denied by you';

@@ -1,9 +1,10 @@
 // The command palette: Run Agent Bash, Run Bang Command, Show Jobs, Open Artifact, Explain Policy
 // Decision. Each command also takes an argument so scripts and tests can drive it without UI.
+import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { ArtifactStore, CallerInfo, JobManager, PolicyDecision, ToolResult } from '../core/contracts';
 import { bangMessageText, runBang, type BangResult } from '../exec/bang';
-import { toastMessage } from '../core/history';
+import { entryFromResult, toastMessage } from '../core/history';
 import { agentCommandsNowRunIn } from '../core/humanMessages';
 import { openArtifact } from './artifactProvider';
 import type { HistoryStore } from './historyStore';
@@ -96,6 +97,7 @@ async function runBangCommand(deps: CommandDeps, arg: unknown): Promise<BangResu
   const write = (text: string) => region.write(Buffer.from(text, 'utf8'));
   const settings = deps.settings();
   let result: BangResult | undefined;
+  const started = Date.now();
   try {
     result = await runBang(command, {
       cwd: cwdBefore,
@@ -117,9 +119,33 @@ async function runBangCommand(deps: CommandDeps, arg: unknown): Promise<BangResu
     host.forget(owner);
     terminals.release(host);
   }
+  recordBang(deps, result, cwdBefore, Date.now() - started);
   deps.log.info(`! ${oneLine(command)} · exit=${result.exitCode ?? '-'} · cwd=${deps.cwd.get()}${result.cancelled ? ' · cancelled' : ''}`);
   deps.log.debug(bangMessageText(result));
   return result;
+}
+
+/** Your bang command in History (caller "You"), with the move of the agents' directory when it made one. */
+function recordBang(deps: CommandDeps, bang: BangResult, cwd: string, ms: number): void {
+  const text = bangMessageText(bang);
+  const result: ToolResult = {
+    content: [{ type: 'text', text }],
+    details: { ...(bang.exitCode !== undefined ? { exitCode: bang.exitCode } : {}), ...(bang.timedOut ? { timedOut: true } : {}), ...(bang.cancelled ? {} : { wallTimeMs: ms }) },
+    ...(bang.exitCode === 0 && !bang.timedOut && !bang.cancelled ? {} : { isError: true }),
+  };
+  const entry = entryFromResult({
+    id: randomUUID(),
+    at: Date.now(),
+    command: bang.command,
+    cwd,
+    caller: BANG_CALLER,
+    result,
+    cancelled: bang.cancelled,
+    elapsedMs: ms,
+    decision: { outcome: 'allowed', own: true },
+  });
+  if (bang.newCwd !== undefined && bang.newCwd !== cwd) entry.note = agentCommandsNowRunIn(bang.newCwd);
+  deps.history.add(entry, text);
 }
 
 /** The last line of a bang command's terminal, in plain words. */

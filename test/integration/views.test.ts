@@ -135,6 +135,13 @@ describe('views: history, approvals, output documents, session directory, demo a
     const tmp = realpathSync('/tmp');
     await api.runBang('cd /tmp');
     assert.equal(t.cwd.get(), tmp);
+    // Your bang commands are in History too, as "You", with the move they made.
+    const bang = t.history?.entries[0];
+    assert.equal(bang?.command, 'cd /tmp');
+    assert.equal(bang.caller.name, 'You');
+    assert.equal(decisionLabel(bang.decision), 'your own command (no approval)');
+    assert.equal(endLabel(bang), 'Finished (exit 0)');
+    assert.equal(bang.note, `Agent commands now run in ${tmp}.`);
     assert.equal(status.shown, true);
     assert.equal(status.item.text, `$(folder-opened) Agent Bash: ${tmp}`);
     assert.equal(status.item.command, 'agentBash.resetSessionDirectory');
