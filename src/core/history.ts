@@ -76,6 +76,8 @@ export interface HistoryEntry {
   jobId?: string;
   /** The first line of the result text for refusals and failures (what the agent read). */
   note?: string;
+  /** What the OS sandbox refused the command, when it refused something. */
+  sandboxRefused?: { paths: string[]; hosts: string[] };
 }
 
 export interface RecordInput {
@@ -112,6 +114,8 @@ export function entryFromResult(input: RecordInput): HistoryEntry {
   else if (input.elapsedMs !== undefined && input.cancelled) entry.durationMs = input.elapsedMs;
   if (d.artifactId !== undefined) entry.artifactId = d.artifactId;
   if (d.terminalId !== undefined) entry.terminalId = d.terminalId;
+  const refused = d.sandbox?.refused;
+  if (refused && (refused.paths.length > 0 || refused.hosts.length > 0)) entry.sandboxRefused = refused;
   const truncation = (d.meta as { truncation?: { totalBytes: number; outputBytes: number } } | undefined)?.truncation;
   if (decision.outcome !== 'allowed') {
     entry.end = 'not-run';
@@ -212,9 +216,19 @@ export function endLabel(e: HistoryEntry): string {
   }
 }
 
+/** The history row's sandbox mark: what the sandbox refused, in a few words. */
+export function sandboxMark(e: HistoryEntry): string | undefined {
+  const r = e.sandboxRefused;
+  if (!r) return undefined;
+  const what = [...r.paths.map((p) => `writing ${p}`), ...r.hosts.map((h) => `reaching ${h}`)];
+  return `sandbox refused ${what.join(', ')}`;
+}
+
 /** The one-line description beside the command in the view. */
 export function entryDescription(e: HistoryEntry): string {
   const parts = [e.caller.name, decisionLabel(e.decision), endLabel(e)];
+  const mark = sandboxMark(e);
+  if (mark) parts.push(`⛨ ${mark}`);
   if (e.durationMs !== undefined) parts.push(human.duration(e.durationMs));
   if (e.outputBytes !== undefined) parts.push(human.byteSize(e.outputBytes));
   return parts.join(' · ');

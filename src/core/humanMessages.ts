@@ -103,3 +103,11 @@ export const STOPPED = {
   cancelledBy: (who: string) => `cancelled by ${who}`,
   ctrlC: 'stopped with Ctrl+C',
 } as const;
+
+/** One line for the person: what the sandbox kept the command from doing. */
+export function refusalSentence(refused: { paths: string[]; hosts: string[] }): string {
+  const parts: string[] = [];
+  if (refused.paths.length) parts.push(`writing ${refused.paths.join(', ')}`);
+  if (refused.hosts.length) parts.push(`reaching ${refused.hosts.join(', ')}`);
+  return `The sandbox kept this command from ${parts.join(' and from ')}.`;
+}

@@ -9,6 +9,7 @@ import { agentCommandsNowRunIn } from '../core/humanMessages';
 import { openArtifact } from './artifactProvider';
 import type { HistoryStore } from './historyStore';
 import { openHistoryOutput } from './historyView';
+import { offerRefusalActions } from './sandboxRefusalActions';
 import type { CommandLog } from './commandLog';
 import type { ExecutorHolder } from './executorHolder';
 import { showJobsPick } from './jobsView';
@@ -74,7 +75,14 @@ async function runAgentBash(context: vscode.ExtensionContext, deps: CommandDeps,
   // The history has this run (the command log recorded it); its row keeps Show Output reachable.
   const id = deps.history.idOf(result);
   const entry = id === undefined ? undefined : deps.history.get(id);
-  if (entry) {
+  const refusedShown =
+    entry !== undefined &&
+    offerRefusalActions(result, typeof input.cwd === 'string' ? input.cwd : deps.cwd.get(), {
+      // The same call outside the sandbox: the policy gate asks first, as for an agent's retry.
+      runOutside: () => void runAgentBash(context, deps, { ...input, sandbox: 'off' }),
+      showOutput: { label: SHOW_OUTPUT_BUTTON, run: () => void openHistoryOutput(entry.id) },
+    });
+  if (entry && !refusedShown) {
     const show = result.isError ? vscode.window.showErrorMessage : vscode.window.showInformationMessage;
     void show(toastMessage(entry), SHOW_OUTPUT_BUTTON).then(async (choice) => {
       if (choice === SHOW_OUTPUT_BUTTON) await openHistoryOutput(entry.id);

@@ -8,9 +8,11 @@ import {
   decidedBy,
   decisionLabel,
   endLabel,
+  entryDescription,
   entryFromResult,
   HistoryList,
   outputHeader,
+  sandboxMark,
   toastMessage,
   type HistoryEntry,
 } from '../../../src/core/history';
@@ -128,6 +130,14 @@ describe('core/history', () => {
     assert.equal(decisionLabel(entry.decision), 'denied by you');
     assert.equal(toastMessage(entry), 'Agent Bash: You denied `ls -la`.');
     assert.equal(executor.ran.length, 3, 'the denied command did not run');
+  });
+
+  it('a result the sandbox refused part of carries the sandbox mark in its row', () => {
+    const result = { content: [{ type: 'text' as const, text: 'x' }], details: { exitCode: 1, wallTimeMs: 5, decision: { decision: 'allow' as const, reason: 'r', rule: 'echo *' }, sandbox: { level: 'sandboxed' as const, refused: { paths: ['/etc/x'], hosts: ['example.org'] } } }, isError: true };
+    const entry = entryFromResult({ id: 's', at: 1, command: 'echo x > /etc/x', caller: CALLER, result, cancelled: false });
+    assert.deepEqual(entry.sandboxRefused, { paths: ['/etc/x'], hosts: ['example.org'] });
+    assert.equal(sandboxMark(entry), 'sandbox refused writing /etc/x, reaching example.org');
+    assert.equal(entryDescription(entry), 'Demo agent · allowed by rule `echo *` · Failed with exit 1 · ⛨ sandbox refused writing /etc/x, reaching example.org · 5 ms · 1 B');
   });
 
   it('cancelling while the dialog is open is a cancel, not a Deny', async () => {

@@ -63,4 +63,16 @@ describe('core/humanMessages', () => {
     assert.equal(human.outputCut(100, 100), undefined);
     assert.equal(human.outputCut(undefined, 100), undefined);
   });
+
+  it('says what the sandbox kept a command from doing, in one line', () => {
+    assert.equal(human.refusalSentence({ paths: ['/tmp/x'], hosts: [] }), 'The sandbox kept this command from writing /tmp/x.');
+    assert.equal(
+      human.refusalSentence({ paths: ['/etc/a', '/etc/b'], hosts: ['example.org'] }),
+      'The sandbox kept this command from writing /etc/a, /etc/b and from reaching example.org.',
+    );
+    assert.equal(human.STOPPED.timedOut(2), 'timed out after 2 s');
+    assert.equal(human.STOPPED.cancelledBy('Copilot'), 'cancelled by Copilot');
+    assert.equal(human.STOPPED.ctrlC, 'stopped with Ctrl+C');
+    assert.equal(human.cancelledBy('claude-code', undefined), 'Stopped: cancelled by claude-code.');
+  });
 });
