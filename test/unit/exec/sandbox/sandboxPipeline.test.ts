@@ -180,7 +180,7 @@ describe('exec/sandbox: sandboxed runs through the pipeline', function () {
       assert.match(textOf(refused), /CONNECT tunnel failed, response 403/);
       assert.ok(textOf(refused).includes('network access to 127.0.0.1, made-up-host.invalid (allowed: agentBash.sandbox.network.allowedDomains)'));
 
-      sandboxSettings.allowedDomains = ['127.0.0.1'];
+      sandboxSettings.allowedDomains = [`127.0.0.1:${port}`];
       const allowed = await make().run({ command: `curl -sS http://127.0.0.1:${port}/` });
       assert.equal(textOf(allowed).split('\n')[0], 'hello from the host');
       assert.equal(allowed.details.sandbox?.refused, undefined);
