@@ -138,8 +138,9 @@ export class NetworkProxy {
     const request = parsed.value;
     const to = request.to;
     const shown = displayHost(to.host, to.kind);
-    this.decide(to).then(
-      (decision) => {
+    // Whatever fails from here on ends this client only (no rejection is left unhandled).
+    this.decide(to)
+      .then((decision) => {
         if (client.destroyed) return;
         if (!decision.ok) {
           const refusal: Refusal = { host: shown, port: to.port, reason: decision.reason };
@@ -148,9 +149,8 @@ export class NetworkProxy {
           return this.reply(client, decision.status, status, refusedBody(refusal));
         }
         this.dial(client, decision.addresses, to.port, request, rest);
-      },
-      () => client.destroy(),
-    );
+      })
+      .catch(() => client.destroy());
   }
 
   /** The allow list, then the addresses: what may be dialled, or why nothing may. */
@@ -176,7 +176,8 @@ export class NetworkProxy {
       const shownAddress = printable(r.address, 64);
       return { ok: false, status: 403, reason: `resolves to ${why ?? 'not an IP address'} (${shownAddress}); allow it by listing the address itself`, report: true };
     }
-    return { ok: true, addresses: resolved.slice(0, MAX_ADDRESSES_TRIED) };
+    // The family from the address itself (a resolver's word is not needed to dial a literal).
+    return { ok: true, addresses: resolved.slice(0, MAX_ADDRESSES_TRIED).map((r) => ({ address: r.address, family: net.isIPv6(r.address) ? 6 : 4 })) };
   }
 
   /** Connects to the checked addresses in turn (never to the name), then relays both ways. */

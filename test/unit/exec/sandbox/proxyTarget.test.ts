@@ -2,6 +2,8 @@
 // canonical hosts, allow entries with ports, request heads (Host must match, hop-by-hop headers
 // stripped), and the address classifier.
 import * as assert from 'node:assert/strict';
+import { UsageError } from '../../../../src/cli/cliArgs';
+import { sandboxSettingsOf } from '../../../../src/cli/run';
 import { classifyAddress } from '../../../../src/exec/sandbox/addressClass';
 import { parseProxyRequest } from '../../../../src/exec/sandbox/proxyRequest';
 import {
@@ -122,6 +124,16 @@ describe('exec/sandbox: proxy target parser', () => {
     assert.equal(t('127.0.0.2', 8080, 'ipv4'), 'allowed');
     assert.equal(t('127.0.0.2', 8080, 'name'), 'not in agentBash.sandbox.network.allowedDomains');
     assert.equal(t('sub.example.com', 443), 'not in agentBash.sandbox.network.allowedDomains');
+  });
+
+  it('the CLI refuses an --allow-domain entry that would open nothing, and says why', () => {
+    assert.deepEqual(sandboxSettingsOf(new Map([['--allow-domain', ['*.example.com:8443', '[::1]:3000']]])).allowedDomains, ['*.example.com:8443', '[::1]:3000']);
+    const usage = (message: string) => (err: unknown) => err instanceof UsageError && err.message === message;
+    assert.throws(
+      () => sandboxSettingsOf(new Map([['--allow-domain', ['example.com', 'example.com:99999']]])),
+      usage('--allow-domain example.com:99999: bad port "99999" (1-65535, no leading zero)'),
+    );
+    assert.throws(() => sandboxSettingsOf(new Map([['--allow-domain', ['ex ample.com']]])), usage('--allow-domain ex ample.com: control byte or space in host "ex\\x20ample.com"'));
   });
 
   it('request heads: strict lines, Host must match the target, hop-by-hop headers go', () => {
