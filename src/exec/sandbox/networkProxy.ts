@@ -89,7 +89,9 @@ export class NetworkProxy {
     options: ProxyOptions = {},
   ) {
     this.lookup = options.lookup ?? systemLookup;
-    this.server = net.createServer((client) => {
+    // Half-open: a client that shuts down its sending side after the request (`printf … | nc -N`)
+    // still gets the answer; one that does so before a whole request head is cut off.
+    this.server = net.createServer({ allowHalfOpen: true }, (client) => {
       try {
         this.handle(client);
       } catch {
@@ -105,6 +107,10 @@ export class NetworkProxy {
     this.track(client);
     client.setTimeout(HEAD_TIMEOUT_MS, () => client.destroy());
     let head = Buffer.alloc(0);
+    let routed = false;
+    client.once('end', () => {
+      if (!routed) client.destroy();
+    });
     const onData = (chunk: Buffer): void => {
       try {
         head = Buffer.concat([head, chunk]);
@@ -119,6 +125,7 @@ export class NetworkProxy {
         client.off('data', onData);
         client.pause();
         client.setTimeout(0);
+        routed = true;
         this.route(client, head.subarray(0, end + 4).toString('latin1'), head.subarray(end + 4));
       } catch {
         client.destroy();
@@ -217,8 +224,9 @@ export class NetworkProxy {
       if (others.length) return this.dial(client, others, port, request, rest);
       this.reply(client, 502, 'Bad Gateway', `Agent Bash sandbox: cannot connect: ${err.message}\n`);
     });
-    upstream.once('close', () => {
-      if (connected) client.destroy();
+    // A clean end reaches the client through the pipe (its pending writes still go out); a reset cuts it.
+    upstream.once('close', (hadError) => {
+      if (connected && hadError) client.destroy();
     });
   }
 

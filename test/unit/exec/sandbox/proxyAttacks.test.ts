@@ -89,7 +89,9 @@ describe('exec/sandbox: the proxy against an attacker', function () {
     goodSeen = [];
     good = http.createServer((req, res) => {
       goodSeen.push(`${req.method} ${req.url} host=${req.headers.host} connection=${req.headers.connection}`);
-      res.end('good service\n');
+      // A body far larger than any socket buffer: the proxy must hand all of it on before it closes.
+      if (req.url === '/big') res.end(Buffer.alloc(8 * 1024 * 1024, 'b'));
+      else res.end('good service\n');
     });
     pb = await listen(good, '127.0.0.2');
     Object.assign(names, {
@@ -125,6 +127,8 @@ describe('exec/sandbox: the proxy against an attacker', function () {
     const plain = await viaProxy(proxy.socketPath, `GET http://GOOD.example.com.:${pb}/p?q HTTP/1.1\r\nHost: good.example.com:${pb}\r\nProxy-Connection: keep-alive\r\nConnection: keep-alive\r\n\r\n`);
     assert.equal(statusOf(plain), 'HTTP/1.1 200 OK');
     assert.deepEqual(goodSeen.slice(-2), ['GET /t host=good connection=close', `GET /p?q host=good.example.com:${pb} connection=close`]);
+    const big = await viaProxy(proxy.socketPath, `CONNECT good.example.com:${pb} HTTP/1.1\r\n\r\nGET /big HTTP/1.1\r\nHost: good\r\nConnection: close\r\n\r\n`);
+    assert.equal(bodyOf(bodyOf(big)).length, 8 * 1024 * 1024);
     assert.deepEqual(canaryHits, []);
   });
 
@@ -274,6 +278,12 @@ describe('exec/sandbox: the proxy against an attacker', function () {
       release?.();
       const half = await viaProxy(proxy.socketPath, 'CONNECT evil.exam', (s) => s.end());
       assert.equal(half, '');
+      // A whole request, then the client shuts its sending side: it still gets its answer.
+      const shut = await viaProxy(proxy.socketPath, `GET http://127.0.0.2:${pb}/shut HTTP/1.1\r\nHost: 127.0.0.2:${pb}\r\n\r\n`, (s) => s.end());
+      assert.equal(statusOf(shut), 'HTTP/1.1 200 OK');
+      assert.ok(shut.endsWith('good service\n'));
+      const refusedShut = await viaProxy(proxy.socketPath, `CONNECT 127.0.0.1:${pa} HTTP/1.1\r\n\r\n`, (s) => s.end());
+      assert.equal(statusOf(refusedShut), 'HTTP/1.1 403 Forbidden');
       const ok = await viaProxy(proxy.socketPath, `GET http://127.0.0.2:${pb}/ HTTP/1.1\r\nHost: 127.0.0.2:${pb}\r\n\r\n`);
       assert.equal(statusOf(ok), 'HTTP/1.1 200 OK');
     } finally {
