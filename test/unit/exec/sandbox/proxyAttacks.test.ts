@@ -10,7 +10,10 @@ import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { NetworkProxy, type Lookup, type Refusal } from '../../../../src/exec/sandbox/networkProxy';
+import { probeSandbox } from '../../../../src/exec/sandbox/sandboxProbe';
 
 /** One raw request (bytes) through the proxy's unix socket; resolves with all it answered. */
 function viaProxy(socketPath: string, request: string | Buffer, then?: (sock: net.Socket) => void): Promise<string> {
@@ -290,5 +293,42 @@ describe('exec/sandbox: the proxy against an attacker', function () {
       slowProxy.close();
     }
     assert.deepEqual(canaryHits, []);
+  });
+
+  it('through the CLI: a sandboxed command sends what used to kill the host process; the CLI lives, reports each, and exits with the command', async function () {
+    if (!probeSandbox().sandbox) this.skip();
+    // Raw requests to the sandbox's proxy port, one connection each, then a word from the survivor.
+    writeFileSync(
+      path.join(dir, 'probe.js'),
+      [
+        "const net = require('net');",
+        'const requests = ["CONNECT evil.example.com:99999 HTTP/1.1\\r\\n\\r\\n", "CONNECT 127.0.0.1\\0.example.com:443 HTTP/1.1\\r\\n\\r\\n", "CONNECT [::1:443 HTTP/1.1\\r\\n\\r\\n"];',
+        'const one = (r) => new Promise((resolve) => {',
+        "  const s = net.connect(3128, '127.0.0.1', () => s.write(r));",
+        "  let out = '';",
+        "  s.on('data', (d) => (out += d));",
+        "  s.on('error', (e) => (out += 'error ' + e.code));",
+        "  s.on('close', () => resolve(out.split('\\r\\n')[0]));",
+        '});',
+        "(async () => { for (const r of requests) console.log(await one(r)); console.log('still here'); })();",
+      ].join('\n'),
+    );
+    const cli = path.resolve(__dirname, '../../../../src/cli.js');
+    const child = spawn(process.execPath, [cli, 'run', '--yes', '--sandbox', 'on', '--cwd', dir, '--', 'node probe.js'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
+    assert.equal(code, 0, out);
+    const lines = out.split('\n').filter((l) => l && !l.startsWith('Wall time') && !l.startsWith('full output'));
+    assert.deepEqual(lines, [
+      '[sandbox] a proxy request was refused: bad CONNECT target: bad port "99999" (1-65535, no leading zero)',
+      'HTTP/1.1 400 Bad Request',
+      '[sandbox] a proxy request was refused: control byte in request head: "CONNECT\\x20127.0.0.1\\x00.example.com:443\\x20HTTP/1.1"',
+      'HTTP/1.1 400 Bad Request',
+      '[sandbox] a proxy request was refused: bad CONNECT target: bad IPv6 literal in "[::1:443"',
+      'HTTP/1.1 400 Bad Request',
+      'still here',
+    ]);
   });
 });
