@@ -4,6 +4,7 @@
 import * as assert from 'node:assert/strict';
 import { UsageError } from '../../../../src/cli/cliArgs';
 import { sandboxSettingsOf } from '../../../../src/cli/run';
+import { findViolations, refusalLine } from '../../../../src/exec/sandbox/violations';
 import { classifyAddress } from '../../../../src/exec/sandbox/addressClass';
 import { parseProxyRequest } from '../../../../src/exec/sandbox/proxyRequest';
 import {
@@ -166,6 +167,14 @@ describe('exec/sandbox: proxy target parser', () => {
       ['GET http://example.com/ HTTP/1.1\r\nBad Header: x\r\n\r\n', 'no bad header line "Bad\\x20Header:\\x20x"'],
     ];
     for (const [input, want] of table) assert.equal(req(input), want, JSON.stringify(input));
+  });
+});
+
+describe('exec/sandbox: refusal lines', () => {
+  it('name IPv6 hosts in brackets and read them back whole', () => {
+    const line = refusalLine({ host: '[::1]', port: 443, reason: 'not in agentBash.sandbox.network.allowedDomains' });
+    assert.equal(line, '[sandbox] network access to [::1]:443 was refused: not in agentBash.sandbox.network.allowedDomains\n');
+    assert.deepEqual(findViolations(line), { paths: [], hosts: ['[::1]'] });
   });
 });
 

@@ -3,7 +3,7 @@
 // symbolic link; and the folders Agent Bash makes carry the mark.
 import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ownerMark } from '../../../../src/exec/sandbox/orphanSweep';
@@ -58,8 +58,14 @@ describe('exec/sandbox: stale temp folder sweep', function () {
     const link = path.join(root, `${ownedTempPrefix('mcp', dead)}LINK00`);
     symlinkSync(target, link);
 
+    // Another user's folder, dead owner or not, is theirs (root can make one to try).
+    const foreign = made(`${ownedTempPrefix('sandbox', dead)}FOREIG`);
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot) chownSync(foreign, 65534, 65534);
+
     const removed = await sweepStaleTempDirs(root);
-    assert.deepEqual(removed.sort(), [deadMcp, deadSandbox, reusedPid].sort());
+    assert.deepEqual(removed.sort(), [deadMcp, deadSandbox, reusedPid, ...(asRoot ? [] : [foreign])].sort());
+    if (asRoot) assert.equal(existsSync(foreign), true);
     for (const dir of removed) assert.equal(existsSync(dir), false, dir);
     for (const dir of [live, unmarkedRun, unmarkedOld, target, link, path.join(target, 'tmp', 'deep', 'f')]) assert.equal(existsSync(dir), true, dir);
     assert.deepEqual(await sweepStaleTempDirs(path.join(root, 'missing')), []);
