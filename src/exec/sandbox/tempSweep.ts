@@ -30,8 +30,8 @@ export function tempDirOwner(name: string): string | undefined {
 }
 
 function alive(mark: string): boolean {
-  if (process.platform === 'linux') return ownerAlive(mark);
-  // No /proc (no start times): a pid that answers counts as the owner.
+  if (process.platform === 'linux' && !mark.endsWith(':0')) return ownerAlive(mark);
+  // No start time (no /proc where it was made): a pid that answers counts as the owner.
   try {
     process.kill(Number(mark.split(':')[0]), 0);
     return true;

@@ -52,6 +52,9 @@ describe('exec/sandbox: stale temp folder sweep', function () {
     const deadMcp = made(`${ownedTempPrefix('mcp', dead)}BBBBBB`);
     const reusedPid = made(`${ownedTempPrefix('sandbox', reused)}CCCCCC`);
     const live = makeOwnedTempDir('sandbox', root);
+    // No start time known (made where /proc was missing): the pid alone decides.
+    const liveNoStart = made(`${ownedTempPrefix('mcp', `${pid}:0`)}EEEEEE`);
+    const deadNoStart = made(`${ownedTempPrefix('mcp', `${dead.split(':')[0]}:0`)}FFFFFF`);
     const unmarkedRun = made('agent-bash-run-123-abcd');
     const unmarkedOld = made('agent-bash-sandbox-XyZ123');
     const target = made('elsewhere');
@@ -64,10 +67,10 @@ describe('exec/sandbox: stale temp folder sweep', function () {
     if (asRoot) chownSync(foreign, 65534, 65534);
 
     const removed = await sweepStaleTempDirs(root);
-    assert.deepEqual(removed.sort(), [deadMcp, deadSandbox, reusedPid, ...(asRoot ? [] : [foreign])].sort());
+    assert.deepEqual(removed.sort(), [deadMcp, deadSandbox, reusedPid, deadNoStart, ...(asRoot ? [] : [foreign])].sort());
     if (asRoot) assert.equal(existsSync(foreign), true);
     for (const dir of removed) assert.equal(existsSync(dir), false, dir);
-    for (const dir of [live, unmarkedRun, unmarkedOld, target, link, path.join(target, 'tmp', 'deep', 'f')]) assert.equal(existsSync(dir), true, dir);
+    for (const dir of [live, liveNoStart, unmarkedRun, unmarkedOld, target, link, path.join(target, 'tmp', 'deep', 'f')]) assert.equal(existsSync(dir), true, dir);
     assert.deepEqual(await sweepStaleTempDirs(path.join(root, 'missing')), []);
   });
 
