@@ -12,6 +12,7 @@ import { BashJobManager } from './exec/jobManager';
 import { killByEnv } from './exec/processTree';
 import { NodePtyExecutor } from './exec/ptyExecutor';
 import { killOrphans, ownerMark, OWNER_ENV } from './exec/sandbox/orphanSweep';
+import { sweepStaleTempDirs } from './exec/sandbox/tempSweep';
 import { SandboxRuntime } from './exec/sandbox/sandboxRuntime';
 import { registerAcp } from './vscode/acpCommands';
 import { createApi, type AgentBashApi } from './vscode/api';
@@ -49,7 +50,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
   const sessionId = `vscode-${randomUUID().slice(0, 8)}`;
   // What an earlier extension host left when it was killed where no PID namespace held its processes
   // (a /proc scan): off the activation path.
-  const orphanSweep = setImmediate(killOrphans);
+  const orphanSweep = setImmediate(() => {
+    killOrphans();
+    void sweepStaleTempDirs();
+  });
   // Every process Agent Bash starts carries these marks (inherited by all its descendants, orphans
   // included), so what it started can be found and proven gone — by a later host too.
   const owner = ownerMark();

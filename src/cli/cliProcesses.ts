@@ -8,6 +8,7 @@ import { killByEnv } from '../exec/processTree';
 import { killOrphans, ownerMark, OWNER_ENV } from '../exec/sandbox/orphanSweep';
 import type { SandboxSettings } from '../exec/sandbox/sandboxPolicy';
 import { SandboxRuntime } from '../exec/sandbox/sandboxRuntime';
+import { sweepStaleTempDirs } from '../exec/sandbox/tempSweep';
 
 /** Marks every process a CLI starts with its session (the env-mark sweep's key). */
 export const CLI_SESSION_ENV = 'AGENT_BASH_SESSION';
@@ -23,6 +24,8 @@ export interface CliProcesses {
 export function startCliProcesses(opts: { subcommand: string; sessionId: string; sandbox: SandboxSettings; cwd: string }): CliProcesses {
   // What earlier CLI processes left when they were SIGKILLed where no PID namespace held them.
   killOrphans();
+  // And the temp folders they left (off the start path: nothing waits for it).
+  void sweepStaleTempDirs();
   const sandbox = new SandboxRuntime({
     settings: () => opts.sandbox,
     workspaceRoots: () => [opts.cwd],

@@ -5,8 +5,6 @@
 // process is one MCP session: when the client closes stdin or signals us, every command, job and
 // shell it started is killed and the artifacts are removed.
 import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { ApprovalAnswer, ApprovalRequest, Approver, PolicyRule } from '../core/contracts';
 import { ToolError } from '../core/errors';
@@ -16,6 +14,7 @@ import { createShellAnalyzer } from '../core/policy/shellAnalysis';
 import { direnvStage } from '../exec/direnv';
 import { BashJobManager } from '../exec/jobManager';
 import type { SandboxSettings } from '../exec/sandbox/sandboxPolicy';
+import { makeOwnedTempDir } from '../exec/sandbox/tempSweep';
 import { createBashMcpServer } from '../mcp/bashMcpServer';
 import { McpCallerSession } from '../mcp/mcpSession';
 import type { McpBackend } from '../mcp/mcpTools';
@@ -87,7 +86,7 @@ export async function mcpMain(args: string[]): Promise<number> {
     return EXIT_USAGE;
   }
 
-  const artifactDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bash-mcp-'));
+  const artifactDir = makeOwnedTempDir('mcp');
   const settings = { ...cliSettings(rules), asyncEnabled: true };
   const sessionId = `mcp-stdio-${process.pid}`;
   const jobs = new BashJobManager(() => settings.asyncMaxJobs);

@@ -16,6 +16,7 @@ import { direnvStage } from '../exec/direnv';
 import { signalNumber } from '../exec/processTree';
 import { startCliProcesses } from './cliProcesses';
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxMode, type SandboxSettings } from '../exec/sandbox/sandboxPolicy';
+import { parseAllowEntry } from '../exec/sandbox/proxyTarget';
 import { CLI_MESSAGES, parseCliArgs, readRulesFile, resolveCwdOption, UsageError } from './cliArgs';
 import { pruneRunArtifacts, runArtifactDir } from './runArtifacts';
 import { TtyPtyExecutor } from './ttyPty';
@@ -30,6 +31,7 @@ export const RUN_MESSAGES = {
   needsApproval: (reason: string) => `refused: this command needs approval (${reason}); rerun with --yes to approve it`,
   artifact: (file: string) => `full output: ${file}`,
   badSandbox: (value: string) => `--sandbox ${value} is not one of auto, on, off`,
+  badDomain: (value: string, why: string) => `--allow-domain ${value}: ${why}`,
 } as const;
 
 /** Exit status for a result without an exit code that is still an error (timeout, refusal, block). */
@@ -58,7 +60,11 @@ export function sandboxSettingsOf(values: ReadonlyMap<string, string[]>): Sandbo
     ...DEFAULT_SANDBOX_SETTINGS,
     enabled: mode as SandboxMode,
     allowWrite: (values.get('--allow-write') ?? []).map((dir) => path.resolve(dir)),
-    allowedDomains: values.get('--allow-domain') ?? [],
+    allowedDomains: (values.get('--allow-domain') ?? []).map((entry) => {
+      const parsed = parseAllowEntry(entry);
+      if (!parsed.ok) throw new UsageError(RUN_MESSAGES.badDomain(entry, parsed.why));
+      return entry;
+    }),
   };
 }
 

@@ -31,7 +31,7 @@ export interface BashToolDetails {
   artifactId?: string;
   signal?: string;
   /** How the command ran (OS sandbox, only a PID namespace, or plain) and what the sandbox refused. */
-  sandbox?: { level: 'sandboxed' | 'contained' | 'plain'; refused?: { paths: string[]; hosts: string[] } };
+  sandbox?: { level: 'sandboxed' | 'contained' | 'plain'; refused?: { paths: string[]; hosts: string[]; reasons?: Record<string, string> } };
 }
 
 export interface ToolResult {

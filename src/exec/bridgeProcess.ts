@@ -66,7 +66,7 @@ export class BridgeProcess {
     const wrapped = wrapSpawn(opts.sandbox, [file, ...args], {
       env: env as Record<string, string>,
       ...(opts.sandboxMode ? { sandbox: opts.sandboxMode } : {}),
-      onRefused: (r) => this.onData(Buffer.from(refusalLine(r.host, r.port))),
+      onRefused: (r) => this.onData(Buffer.from(refusalLine(r))),
     });
     this.child = spawnInGroup(wrapped.file, wrapped.args, { cwd: params.cwd ?? opts.defaultCwd, env: wrapped.env, stdio: ['ignore', 'pipe', 'pipe', ...(wrapped.passFds ?? [])] });
     this.child.once('exit', () => wrapped.dispose());

@@ -61,7 +61,7 @@ export async function runOneShot(req: ExecRequest, options: OneShotOptions): Pro
       env: options.env,
       ...(req.sandbox ? { sandbox: req.sandbox } : {}),
       onRefused: (r) => {
-        if (accepting) req.sink.push(refusalLine(r.host, r.port));
+        if (accepting) req.sink.push(refusalLine(r));
       },
     });
   } catch (err) {

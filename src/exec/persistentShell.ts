@@ -208,7 +208,7 @@ export class PersistentShell {
     this.wrapped = wrapSpawn(options.sandbox, [options.shell, ...interactiveFreeArgs(options.args)], {
       env: options.env,
       ...(options.sandboxMode ? { sandbox: options.sandboxMode } : {}),
-      onRefused: (r) => this.report?.(refusalLine(r.host, r.port)),
+      onRefused: (r) => this.report?.(refusalLine(r)),
       // fd 3 is the status pipe; what the sandbox passes goes after it.
       fdSlot: 4,
     });

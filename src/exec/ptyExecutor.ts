@@ -230,7 +230,7 @@ class PtyRun implements PtySession {
         fdSlot: 'none',
         ...(req.sandbox ? { sandbox: req.sandbox } : {}),
         onRefused: (r) => {
-          if (accepting) sink.push(refusalLine(r.host, r.port));
+          if (accepting) sink.push(refusalLine(r));
         },
       });
       let pty: NodePty.IPty;

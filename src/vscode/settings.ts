@@ -8,6 +8,7 @@ import type { BashSettings, InterceptorRule, PolicyRule } from '../core/contract
 import { parsePolicyRules, RULE_MESSAGES } from '../core/policy/policyRulesSchema';
 import { DEFAULT_INTERCEPTOR_RULES } from '../core/interceptor';
 import type { SandboxSettings } from '../exec/sandbox/sandboxPolicy';
+import { parseAllowEntry } from '../exec/sandbox/proxyTarget';
 import type { SavedRules } from './approvalDialog';
 
 const SECTION = 'agentBash';
@@ -100,15 +101,20 @@ function stringList(value: unknown): string[] {
 }
 
 /** `agentBash.sandbox.*`; in an untrusted workspace VS Code hands over only the user's values. */
-export function readSandboxSettings(config: vscode.WorkspaceConfiguration = vscode.workspace.getConfiguration(SECTION)): SandboxSettings {
+export function readSandboxSettings(config: vscode.WorkspaceConfiguration = vscode.workspace.getConfiguration(SECTION), report?: (problem: string) => void): SandboxSettings {
   const enabled = config.get<string>('sandbox.enabled');
+  const allowedDomains = stringList(config.get('sandbox.network.allowedDomains'));
+  for (const entry of allowedDomains) {
+    const parsed = parseAllowEntry(entry);
+    if (!parsed.ok) report?.(`agentBash.sandbox.network.allowedDomains: "${entry}" opens nothing: ${parsed.why}`);
+  }
   return {
     enabled: enabled === 'on' || enabled === 'off' ? enabled : 'auto',
     autoApprove: config.get<boolean>('sandbox.autoApprove') === true,
     allowWrite: stringList(config.get('sandbox.filesystem.allowWrite')),
     denyRead: stringList(config.get('sandbox.filesystem.denyRead')),
     denyWrite: stringList(config.get('sandbox.filesystem.denyWrite')),
-    allowedDomains: stringList(config.get('sandbox.network.allowedDomains')),
+    allowedDomains,
   };
 }
 
@@ -127,12 +133,12 @@ export class SettingsStore implements vscode.Disposable {
   /** `report` hears about settings that were left out because they are invalid. */
   constructor(private readonly report?: (problem: string) => void) {
     this.cached = readSettings(undefined, report);
-    this.cachedSandbox = readSandboxSettings();
+    this.cachedSandbox = readSandboxSettings(undefined, this.report);
   }
 
   private reload(): void {
     this.cached = readSettings(undefined, this.report);
-    this.cachedSandbox = readSandboxSettings();
+    this.cachedSandbox = readSandboxSettings(undefined, this.report);
   }
 
   current(): BashSettings {

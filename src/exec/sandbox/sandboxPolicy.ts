@@ -162,13 +162,3 @@ function workspaceProtected(roots: readonly string[]): Array<{ path: string; exi
   }
   return out;
 }
-
-/** True when `host` is listed: exactly, or under a `*.example.com` entry. Case-insensitive. */
-export function hostAllowed(host: string, allowed: readonly string[]): boolean {
-  const h = host.toLowerCase().replace(/\.$/, '');
-  return allowed.some((entry) => {
-    const e = entry.toLowerCase().trim();
-    if (e.startsWith('*.')) return h.endsWith(e.slice(1)) && h.length > e.length - 1;
-    return h === e;
-  });
-}

@@ -10,12 +10,13 @@
 // commands share one network namespace and proxy (sharedNetwork.ts) and tell the proxy who they are
 // by the user name of their proxy URL, so each hears only its own refusals; until that namespace
 // listens (or where it cannot start) a command gets a namespace, bridge and proxy of its own.
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { confineArgs, containArgs, PROXY_PORT, PROXY_URL } from './bwrapArgs';
 import { NetworkProxy, type Refusal } from './networkProxy';
 import { SharedNetwork } from './sharedNetwork';
+import { makeOwnedTempDir } from './tempSweep';
 import { writeUnixSocketFilter } from './unixSocketFilter';
 import { probeSandbox, type SandboxSupport } from './sandboxProbe';
 import { resolveFsPolicy, type SandboxSettings } from './sandboxPolicy';
@@ -224,7 +225,7 @@ export class SandboxRuntime {
 
   private baseDir(): string {
     if (!this.dir) {
-      this.dir = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-sandbox-'));
+      this.dir = makeOwnedTempDir('sandbox');
       mkdirSync(path.join(this.dir, 'tmp'));
       mkdirSync(path.join(this.dir, 'net'), { mode: 0o700 });
     }

@@ -1,26 +1,39 @@
 // What a sandboxed command was refused, read back from its output: the proxy's refusal lines name
-// hosts; `Read-only file system` errors (coreutils, bash redirects, Node's EROFS, Python's Errno 30)
-// name paths. The notice says what was refused and how to retry outside the sandbox; nothing retries
+// hosts and why each was refused; `Read-only file system` errors (coreutils, bash redirects, Node's
+// EROFS, Python's Errno 30) name paths. The notice says what was refused and how to retry outside the sandbox; nothing retries
 // on its own.
+import type { Refusal } from './networkProxy';
+
 export interface Violations {
   paths: string[];
   hosts: string[];
+  /** Why a host was refused, where it was not simply unlisted (`resolves to a loopback address…`). */
+  reasons?: Record<string, string>;
 }
 
-/** The line the executors write into a command's output when the proxy refuses a host. */
-export function refusalLine(host: string, port: number): string {
-  return `[sandbox] network access to ${host}:${port} refused (not in agentBash.sandbox.network.allowedDomains)\n`;
+/** The reason of a host that no allow entry names. */
+export const NOT_LISTED = 'not in agentBash.sandbox.network.allowedDomains';
+
+/** The line the executors write into a command's output when the proxy refuses a request. */
+export function refusalLine(r: Refusal): string {
+  if (r.malformed) return `[sandbox] a proxy request was refused: ${r.reason}\n`;
+  return `[sandbox] network access to ${r.host}:${r.port} was refused: ${r.reason}\n`;
 }
 
-const REFUSAL = /\[sandbox\] network access to (\S+?):\d+ refused/g;
-const PROXY_BODY = /Agent Bash sandbox: network access to (\S+) is not allowed/g;
+// The executors' line and the proxy's answer body (curl prints it for plain HTTP).
+const REFUSAL = /(?:\[sandbox\]|Agent Bash sandbox:) network access to (\S+?):\d+ was refused: ([^\n]*)/g;
 // Paths as the program printed them: absolute, or relative to wherever the command was then.
 const QUOTED_PATH = /['‘"`]([^'’"`\n]+)['’"`]/g;
 const BARE_PATH = /(?:^|\s)([^\s:'"‘’]+): [Rr]ead-only file system/g;
 
 export function findViolations(output: string): Violations {
   const hosts = new Set<string>();
-  for (const re of [REFUSAL, PROXY_BODY]) for (const m of output.matchAll(re)) hosts.add(m[1]);
+  const reasons = new Map<string, string>();
+  for (const m of output.matchAll(REFUSAL)) {
+    hosts.add(m[1]);
+    const reason = m[2].trim();
+    if (reason !== NOT_LISTED && !reasons.has(m[1])) reasons.set(m[1], reason);
+  }
   const paths = new Set<string>();
   for (const line of output.split('\n')) {
     if (!/read-only file system|EROFS/i.test(line)) continue;
@@ -28,7 +41,7 @@ export function findViolations(output: string): Violations {
     const found = quoted.length > 0 ? quoted : [...line.matchAll(BARE_PATH)].map((m) => m[1]);
     for (const p of found) paths.add(p);
   }
-  return { paths: [...paths], hosts: [...hosts] };
+  return { paths: [...paths], hosts: [...hosts], ...(reasons.size ? { reasons: Object.fromEntries(reasons) } : {}) };
 }
 
 export const SANDBOX_RETRY_HINT =
@@ -44,7 +57,10 @@ export function violationNotice(v: Violations): string | undefined {
 export function refusalNotice(v: Violations): string | undefined {
   const parts: string[] = [];
   if (v.paths.length) parts.push(`writing ${v.paths.join(', ')} (writable: the workspace folders, $TMPDIR, package caches, agentBash.sandbox.filesystem.allowWrite)`);
-  if (v.hosts.length) parts.push(`network access to ${v.hosts.join(', ')} (allowed: agentBash.sandbox.network.allowedDomains)`);
+  const reasonOf = (h: string): string | undefined => (v.reasons && Object.hasOwn(v.reasons, h) ? v.reasons[h] : undefined);
+  const unlisted = v.hosts.filter((h) => reasonOf(h) === undefined);
+  if (unlisted.length) parts.push(`network access to ${unlisted.join(', ')} (allowed: agentBash.sandbox.network.allowedDomains)`);
+  for (const h of v.hosts) if (reasonOf(h) !== undefined) parts.push(`network access to ${h}: ${reasonOf(h)}`);
   if (!parts.length) return undefined;
   return `The OS sandbox refused ${parts.join('; and ')}.`;
 }

@@ -1,4 +1,4 @@
-// The sandbox's pure parts: argv building (the command stays the argv tail), host matching, the
+// The sandbox's pure parts: argv building (the command stays the argv tail), the
 // proxy's answers over a real unix socket, violation parsing, the probe on a PATH without bwrap,
 // and the `sandbox` input parameter.
 import * as assert from 'node:assert/strict';
@@ -12,7 +12,7 @@ import { bashInputJsonSchema, parseBashInput } from '../../../../src/core/input'
 import { confineArgs, containArgs } from '../../../../src/exec/sandbox/bwrapArgs';
 import { NetworkProxy, refusedBody } from '../../../../src/exec/sandbox/networkProxy';
 import { INSTALL_HINT, probeSandbox } from '../../../../src/exec/sandbox/sandboxProbe';
-import { envFilesOutside, hostAllowed, resolveFsPolicy, DEFAULT_SANDBOX_SETTINGS } from '../../../../src/exec/sandbox/sandboxPolicy';
+import { envFilesOutside, resolveFsPolicy, DEFAULT_SANDBOX_SETTINGS } from '../../../../src/exec/sandbox/sandboxPolicy';
 import { findViolations, refusalLine, violationNotice } from '../../../../src/exec/sandbox/violations';
 
 /** One raw request through the proxy's unix socket; resolves with everything it answered. */
@@ -59,35 +59,36 @@ describe('exec/sandbox: parts', () => {
     assert.ok(envFilesOutside({ home, workspaceRoots: [ws], tmpDir: '' }).includes(path.join(home, '.env.local')));
   });
 
-  it('matches hosts exactly or under a *. entry, case-insensitively', () => {
-    assert.equal(hostAllowed('registry.npmjs.org', ['registry.npmjs.org']), true);
-    assert.equal(hostAllowed('REGISTRY.npmjs.org.', ['registry.npmjs.org']), true);
-    assert.equal(hostAllowed('evil-registry.npmjs.org', ['registry.npmjs.org']), false);
-    assert.equal(hostAllowed('a.b.example.com', ['*.example.com']), true);
-    assert.equal(hostAllowed('example.com', ['*.example.com']), false);
-    assert.equal(hostAllowed('notexample.com', ['*.example.com']), false);
-  });
-
   it('the proxy refuses unlisted hosts with 403 and reports them; forwards listed ones', async () => {
     const server = http.createServer((req, res) => res.end(`origin saw ${req.method} ${req.url} ${req.headers.connection}`));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as AddressInfo).port;
     const allowed: string[] = [];
     const heard: string[] = [];
-    const proxy = new NetworkProxy(path.join(dir, 'p.sock'), () => allowed, (r) => heard.push(`${r.host}:${r.port}`));
+    const heardReasons: string[] = [];
+    const proxy = new NetworkProxy(path.join(dir, 'p.sock'), () => allowed, (r) => {
+      heard.push(`${r.host}:${r.port}`);
+      heardReasons.push(r.reason);
+    });
     try {
       const refused = await viaProxy(proxy.socketPath, 'CONNECT made-up.invalid:443 HTTP/1.1\r\nHost: made-up.invalid:443\r\n\r\n');
       assert.match(refused, /^HTTP\/1\.1 403 Forbidden\r\n/);
-      assert.ok(refused.endsWith(refusedBody('made-up.invalid')));
-      const plain = await viaProxy(proxy.socketPath, `GET http://127.0.0.1:${port}/x?y=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+      assert.ok(refused.endsWith('\r\n\r\nAgent Bash sandbox: network access to made-up.invalid:443 was refused: not in agentBash.sandbox.network.allowedDomains\n'), refused);
+      const plain = await viaProxy(proxy.socketPath, `GET http://127.0.0.1:${port}/x?y=1 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
       assert.match(plain, /^HTTP\/1\.1 403 /);
       assert.deepEqual(heard, ['made-up.invalid:443', `127.0.0.1:${port}`]);
 
+      // Listed without a port: 80 and 443 only.
       allowed.push('127.0.0.1');
-      const ok = await viaProxy(proxy.socketPath, `GET http://127.0.0.1:${port}/x?y=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nProxy-Connection: keep-alive\r\n\r\n`);
+      const wrongPort = await viaProxy(proxy.socketPath, `GET http://127.0.0.1:${port}/x?y=1 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+      assert.match(wrongPort, /^HTTP\/1\.1 403 /);
+      assert.equal(heardReasons[2], `port ${port} is not allowed for this host (allowed: 80, 443; list it as host:${port})`);
+
+      allowed.push(`127.0.0.1:${port}`);
+      const ok = await viaProxy(proxy.socketPath, `GET http://127.0.0.1:${port}/x?y=1 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nProxy-Connection: keep-alive\r\n\r\n`);
       assert.match(ok, /^HTTP\/1\.1 200 OK\r\n/);
       assert.ok(ok.endsWith('origin saw GET /x?y=1 close'), ok);
-      assert.equal(proxy.refusals.length, 2);
+      assert.equal(proxy.refusals.length, 3);
     } finally {
       proxy.close();
       server.close();
@@ -103,11 +104,26 @@ describe('exec/sandbox: parts', () => {
       "Error: EROFS: read-only file system, open '/usr/z'",
       "OSError: [Errno 30] Read-only file system: '/srv/p'",
       "cat: /root/.ssh/id: No such file or directory",
-      refusalLine('evil.example', 443).trimEnd(),
-      refusedBody('other.example').trimEnd(),
+      refusalLine({ host: 'evil.example', port: 443, reason: 'not in agentBash.sandbox.network.allowedDomains' }).trimEnd(),
+      refusedBody({ host: 'other.example', port: 80, reason: 'not in agentBash.sandbox.network.allowedDomains' }).trimEnd(),
+      refusalLine({ host: 'inside.example', port: 443, reason: 'resolves to a loopback address (127.0.0.1); allow it by listing the address itself' }).trimEnd(),
+      refusalLine({ host: '', port: 0, reason: 'bad CONNECT target: bad port "99999" (1-65535, no leading zero)', malformed: true }).trimEnd(),
     ].join('\n');
     const v = findViolations(out);
-    assert.deepEqual(v, { paths: ['/root/x', '/etc/y', 'rel/out.txt', '/opt/d', '/usr/z', '/srv/p'], hosts: ['evil.example', 'other.example'] });
+    assert.deepEqual(v, {
+      paths: ['/root/x', '/etc/y', 'rel/out.txt', '/opt/d', '/usr/z', '/srv/p'],
+      hosts: ['evil.example', 'other.example', 'inside.example'],
+      reasons: { 'inside.example': 'resolves to a loopback address (127.0.0.1); allow it by listing the address itself' },
+    });
+    assert.equal(
+      violationNotice({ paths: [], hosts: v.hosts, reasons: v.reasons }),
+      'The OS sandbox refused network access to evil.example, other.example (allowed: agentBash.sandbox.network.allowedDomains); and network access to inside.example: resolves to a loopback address (127.0.0.1); allow it by listing the address itself. ' +
+        'To run it outside the sandbox, call the tool again with "sandbox": "off" (the user is asked to approve it).',
+    );
+    // A host the command printed is data, never a key that reaches a prototype.
+    const proto = findViolations('[sandbox] network access to __proto__:1 was refused: odd');
+    assert.equal(Object.getPrototypeOf(proto.reasons), Object.prototype);
+    assert.equal(Object.hasOwn(proto.reasons ?? {}, '__proto__'), true);
     assert.equal(violationNotice({ paths: [], hosts: [] }), undefined);
     assert.equal(
       violationNotice({ paths: ['/root/x'], hosts: [] }),

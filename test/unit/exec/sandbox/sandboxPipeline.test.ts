@@ -180,10 +180,17 @@ describe('exec/sandbox: sandboxed runs through the pipeline', function () {
       assert.match(textOf(refused), /CONNECT tunnel failed, response 403/);
       assert.ok(textOf(refused).includes('network access to 127.0.0.1, made-up-host.invalid (allowed: agentBash.sandbox.network.allowedDomains)'));
 
-      sandboxSettings.allowedDomains = ['127.0.0.1'];
+      sandboxSettings.allowedDomains = [`127.0.0.1:${port}`];
       const allowed = await make().run({ command: `curl -sS http://127.0.0.1:${port}/` });
       assert.equal(textOf(allowed).split('\n')[0], 'hello from the host');
       assert.equal(allowed.details.sandbox?.refused, undefined);
+
+      // A listed name that resolves to the host's loopback (/etc/hosts) is refused, and says why.
+      sandboxSettings.allowedDomains = [`localhost:${port}`];
+      const inside = await make().run({ command: `curl -sS http://localhost:${port}/` });
+      assert.doesNotMatch(textOf(inside), /hello from the host/);
+      assert.deepEqual(inside.details.sandbox?.refused?.hosts, ['localhost']);
+      assert.match(textOf(inside), /network access to localhost: resolves to a loopback address \((127\.0\.0\.1|::1)\); allow it by listing the address itself\./);
     } finally {
       server.close();
     }

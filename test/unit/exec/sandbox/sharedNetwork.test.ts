@@ -139,9 +139,9 @@ describe('exec/sandbox: one network namespace for sandboxed commands', function 
       run('curl -sS -m 5 http://first-host.invalid/ ; true'),
       run('curl -sS -m 5 -o /dev/null https://second-host.invalid/ ; true'),
     ]);
-    assert.match(a.text, /\[sandbox\] network access to first-host\.invalid:80 refused/);
+    assert.match(a.text, /\[sandbox\] network access to first-host\.invalid:80 was refused: not in agentBash\.sandbox\.network\.allowedDomains$/m);
     assert.doesNotMatch(a.text, /second-host/);
-    assert.match(b.text, /\[sandbox\] network access to second-host\.invalid:443 refused/);
+    assert.match(b.text, /\[sandbox\] network access to second-host\.invalid:443 was refused: not in agentBash\.sandbox\.network\.allowedDomains$/m);
     assert.doesNotMatch(b.text, /first-host/);
   });
 
@@ -175,7 +175,7 @@ describe('exec/sandbox: one network namespace for sandboxed commands', function 
       }
       const ns = texts.map((t) => t.split('\n')[0]);
       assert.notEqual(ns[0], ns[1]);
-      for (const t of texts) assert.match(t, /\[sandbox\] network access to own-host\.invalid:80 refused/);
+      for (const t of texts) assert.match(t, /\[sandbox\] network access to own-host\.invalid:80 was refused: not in agentBash\.sandbox\.network\.allowedDomains$/m);
     } finally {
       await ownExecutor.dispose();
       own.dispose();
