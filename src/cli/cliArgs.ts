@@ -2,8 +2,8 @@
 // after it, the rules file, and the exact messages of a usage error (exit 2).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { PolicyRule } from '../core/contracts';
-import { parsePolicyRules } from '../core/policy/policyRulesSchema';
+import type { PolicyRule, RuleLayer } from '../core/contracts';
+import { builtinLayer, managedRulesPath, readManagedLayer, readRulesFileText, RULES_FILE_MESSAGES } from '../core/policy/ruleLayers';
 
 /** Longest path the kernel takes (PATH_MAX minus its NUL), and longest single name in it. */
 export const PATH_MAX_BYTES = 4095;
@@ -22,9 +22,11 @@ export const CLI_MESSAGES = {
   pathTooLong: (opt: string, value: string) =>
     `${opt} is too long (${Buffer.byteLength(value)} bytes; a path may have ${PATH_MAX_BYTES} bytes and each name in it ${NAME_MAX_BYTES})`,
   unusablePath: (opt: string, value: string, why: string) => `${opt} ${shownValue(value)} cannot be used: ${why}`,
-  unreadableRules: (file: string, why: string) => `cannot read rules file ${file}: ${why}`,
-  rulesNotJson: (file: string, why: string) => `rules file ${file} is not valid JSON: ${why}`,
-  rulesInvalid: (file: string, why: string) => `rules file ${file}: ${why}`,
+  unreadableRules: RULES_FILE_MESSAGES.unreadable,
+  rulesNotJson: RULES_FILE_MESSAGES.notJson,
+  rulesInvalid: RULES_FILE_MESSAGES.invalid,
+  /** The warning (stderr) when the machine's managed rules file is there but unusable. */
+  managedWarning: (reason: string) => `warning: ${reason}`,
 } as const;
 
 /** How a value appears in a message: as typed, or JSON-quoted and shortened when that would mislead. */
@@ -71,6 +73,7 @@ const VALUE_CHECKS: Record<string, (opt: string, value: string) => string | unde
   '--timeout': (opt, value) => (SECONDS.test(value) ? undefined : CLI_MESSAGES.notSeconds(opt, value)),
   '--cwd': (opt, value) => pathLengthProblem(opt, value) ?? cwdProblem(opt, value),
   '--rules': pathLengthProblem,
+  '--managed-rules': pathLengthProblem,
   '--workspace': pathLengthProblem,
 };
 
@@ -133,22 +136,39 @@ export function resolveCwdOption(given: string | undefined): string {
 
 /** A JSON array of `{match, approval, allowRedirects?}` rules; every problem is a UsageError. */
 export function readRulesFile(file: string): PolicyRule[] {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    const why = err instanceof Error ? ((err as NodeJS.ErrnoException).code ?? err.message) : String(err);
-    throw new UsageError(CLI_MESSAGES.unreadableRules(file, why));
+  const read = readRulesFileText(file);
+  if (!read.ok) throw new UsageError(read.message);
+  return read.rules;
+}
+
+/** The options of the rule layers, for every command that decides (`run`, `mcp`, `explain`). */
+export const RULE_LAYER_VALUES = ['--rules', '--managed-rules'] as const;
+export const RULE_LAYER_FLAGS = ['--no-builtin-rules'] as const;
+export const RULE_LAYER_USAGE = '[--rules FILE]... [--managed-rules FILE] [--no-builtin-rules]';
+
+export interface CliRuleLayers {
+  layers: RuleLayer[];
+  /** Why every command asks, when the machine's managed file is there but unusable (told once, on stderr). */
+  warning?: string;
+}
+
+/**
+ * The layers of a CLI run: the built-in list (unless `--no-builtin-rules`), the managed file
+ * (`--managed-rules FILE`, else the machine's own; a missing one is no layer), then each `--rules
+ * FILE` as its own layer. A file named on the command line that cannot be used is a UsageError.
+ */
+export function readCliRuleLayers(parsed: Pick<ParsedArgs, 'values' | 'flags'>, managedPath: string = managedRulesPath()): CliRuleLayers {
+  const layers: RuleLayer[] = [];
+  if (!parsed.flags.has('--no-builtin-rules')) layers.push(builtinLayer());
+  const managedFile = parsed.values.get('--managed-rules')?.[0];
+  let warning: string | undefined;
+  if (managedFile !== undefined) {
+    layers.push({ layer: 'managed', source: managedFile, rules: readRulesFile(managedFile) });
+  } else {
+    const managed = readManagedLayer(managedPath);
+    if (managed) layers.push(managed);
+    if (managed?.problem !== undefined) warning = CLI_MESSAGES.managedWarning(managed.problem);
   }
-  // Editors on Windows save "UTF-8 with BOM"; the BOM is an encoding mark, not JSON text.
-  if (text.startsWith('\uFEFF')) text = text.slice(1);
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new UsageError(CLI_MESSAGES.rulesNotJson(file, err instanceof Error ? err.message : String(err)));
-  }
-  const parsed = parsePolicyRules(json);
-  if (!parsed.ok) throw new UsageError(CLI_MESSAGES.rulesInvalid(file, parsed.message));
-  return parsed.rules;
+  for (const file of parsed.values.get('--rules') ?? []) layers.push({ layer: 'file', source: file, rules: readRulesFile(file) });
+  return { layers, ...(warning !== undefined ? { warning } : {}) };
 }

@@ -1,4 +1,4 @@
-// `agent-bash mcp [--rules FILE] [--cwd DIR] [--yes] [--sandbox …]`: the MCP tools over stdio for
+// `agent-bash mcp [--rules FILE]... [--managed-rules FILE] [--no-builtin-rules] [--cwd DIR] [--yes] [--sandbox …]`: the MCP tools over stdio for
 // clients that only spawn processes (no VS Code: the local executor, the CLI's policy and the OS
 // sandbox as `run` has it). There is no dialog here, so a
 // prompt-level command is refused with a message saying so unless `--yes` approves them all. The
@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { ApprovalAnswer, ApprovalRequest, Approver, PolicyRule } from '../core/contracts';
+import type { ApprovalAnswer, ApprovalRequest, Approver, RuleLayer } from '../core/contracts';
 import { ToolError } from '../core/errors';
 import { FileArtifactStore } from '../core/output/artifacts';
 import { BashPipeline } from '../core/pipeline';
@@ -19,11 +19,11 @@ import type { SandboxSettings } from '../exec/sandbox/sandboxPolicy';
 import { createBashMcpServer } from '../mcp/bashMcpServer';
 import { McpCallerSession } from '../mcp/mcpSession';
 import type { McpBackend } from '../mcp/mcpTools';
-import { parseCliArgs, readRulesFile, resolveCwdOption, UsageError } from './cliArgs';
+import { parseCliArgs, readCliRuleLayers, resolveCwdOption, RULE_LAYER_FLAGS, RULE_LAYER_USAGE, RULE_LAYER_VALUES, UsageError } from './cliArgs';
 import { startCliProcesses } from './cliProcesses';
 import { cliSettings, EXIT_USAGE, SANDBOX_OPTIONS, SANDBOX_USAGE, sandboxSettingsOf } from './run';
 
-export const MCP_USAGE = `usage: agent-bash mcp [--rules FILE] [--cwd DIR] [--yes] ${SANDBOX_USAGE}`;
+export const MCP_USAGE = `usage: agent-bash mcp ${RULE_LAYER_USAGE} [--cwd DIR] [--yes] ${SANDBOX_USAGE}`;
 export const MCP_CLI_VERSION = '0.1.0';
 
 export function needsApprovalMessage(reason: string): string {
@@ -44,21 +44,22 @@ class StdioApprover implements Approver {
 }
 
 export async function mcpMain(args: string[]): Promise<number> {
-  let rules: PolicyRule[] = [];
+  let layers: RuleLayer[];
   let cwd: string;
   let yes: boolean;
   let sandboxSettings: SandboxSettings;
   try {
     const parsed = parseCliArgs(args, {
-      values: ['--rules', '--cwd', ...SANDBOX_OPTIONS],
-      flags: ['--yes'],
-      repeatable: ['--allow-write', '--allow-domain'],
+      values: [...RULE_LAYER_VALUES, '--cwd', ...SANDBOX_OPTIONS],
+      flags: ['--yes', ...RULE_LAYER_FLAGS],
+      repeatable: ['--allow-write', '--allow-domain', '--rules'],
       noCommand: true,
     });
     sandboxSettings = sandboxSettingsOf(parsed.values);
     cwd = resolveCwdOption(parsed.values.get('--cwd')?.[0]);
-    const rulesFile = parsed.values.get('--rules')?.[0];
-    if (rulesFile !== undefined) rules = readRulesFile(rulesFile);
+    const read = readCliRuleLayers(parsed);
+    layers = read.layers;
+    if (read.warning !== undefined) process.stderr.write(`agent-bash mcp: ${read.warning}\n`);
     yes = parsed.flags.has('--yes');
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
@@ -67,7 +68,7 @@ export async function mcpMain(args: string[]): Promise<number> {
   }
 
   const artifactDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bash-mcp-'));
-  const settings = { ...cliSettings(rules), asyncEnabled: true };
+  const settings = { ...cliSettings(layers), asyncEnabled: true };
   const sessionId = `mcp-stdio-${process.pid}`;
   const processes = startCliProcesses({ subcommand: 'mcp', sessionId, sandbox: sandboxSettings, cwd });
   const { sandbox, executor, pty } = processes;

@@ -4,7 +4,7 @@
 export type * from './policy/policyContracts';
 export type * from './output/outputContracts';
 import type { OutputSinkLike, OutputSummary } from './output/outputContracts';
-import type { DecisionKind, PolicyDecision, PolicyRule, Verdict } from './policy/policyContracts';
+import type { DecisionKind, PolicyDecision, PolicyRule, RuleLayer, Verdict } from './policy/policyContracts';
 import type { DecidedBy } from './policy/policyGate';
 
 // ---- Results ----
@@ -242,7 +242,11 @@ export interface InterceptorRule {
 }
 
 export interface BashSettings {
-  patterns: PolicyRule[];
+  /**
+   * The rules in force, one entry per layer (built-in list, managed file, user, workspace, folder
+   * settings; `--rules` files in the CLI). `decide` merges them: deny beats prompt beats allow.
+   */
+  ruleLayers: RuleLayer[];
   interceptor: { enabled: boolean; patterns: InterceptorRule[] };
   /** Global timeout ceiling in seconds; ≤ 0 = none. */
   maxTimeout: number;

@@ -46,6 +46,8 @@ function whyAskedByPolicy(command: string, what: string, decision: PolicyDecisio
       return `${code(command)} writes to a file, which its allow rule does not cover, so Agent Bash asks.`;
     case 'default':
       return `No rule matches ${what}, so Agent Bash asks.`;
+    case 'unreadable_rules':
+      return `Agent Bash asks before every command because ${decision.reason}.`;
   }
 }
 

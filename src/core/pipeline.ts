@@ -169,10 +169,10 @@ export class BashPipeline {
    * internal URLs: a rewrite that changes which commands run is decided again, the stricter verdict wins.
    */
   decide(command: string, cwd?: string): PolicyDecision {
-    const patterns = this.deps.settings().patterns;
+    const layers = this.deps.settings().ruleLayers;
     const ctx = { cwd: this.policyCwd(cwd), workspaceRoots: this.deps.workspaceRoots() };
     const analysis = this.deps.analyzer.analyze(command);
-    return guardRewrite(analysis, this.rewrittenAnalysis(command), decide(analysis, patterns, ctx), (a) => decide(a, patterns, ctx));
+    return guardRewrite(analysis, this.rewrittenAnalysis(command), decide(analysis, layers, ctx), (a) => decide(a, layers, ctx));
   }
 
   async run(rawInput: unknown, opts: BashRunOptions = {}): Promise<ToolResult> {

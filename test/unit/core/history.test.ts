@@ -51,10 +51,10 @@ describe('core/history', () => {
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
   const settings: BashSettings = {
-    patterns: [
+    ruleLayers: [{ layer: 'file', source: 'test rules', rules: [
       { match: 'rm *', approval: 'deny' },
       { match: 'git status*', approval: 'allow' },
-    ],
+    ] }],
     interceptor: { enabled: false, patterns: [] },
     maxTimeout: 0,
     asyncEnabled: true,
