@@ -362,7 +362,7 @@ function atomExample(a: Atom): string {
   if (typeof a === 'string') return a;
   if ('any' in a) return 'x';
   if (!a.negate) return a.set.startsWith('\u0000') ? a.set[1] : a.set[0];
-  return [...'x_0~'].find((ch) => !atomMatches(a, ch)) ?? '';
+  return [...'x_0~'].find((ch) => atomMatches(a, ch)) ?? '';
 }
 
 /**
