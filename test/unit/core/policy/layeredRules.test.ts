@@ -183,8 +183,9 @@ describe('core/policy: the managed rules file', () => {
     assert.equal(managed.current(), broken);
     fs.writeFileSync(file, JSON.stringify([{ match: 'rm *', approval: 'deny' }, { match: 'ls *', approval: 'allow' }]));
     const fixed = managed.current();
-    assert.deepEqual(fixed?.rules, [{ match: 'rm *', approval: 'deny' }, { match: 'ls *', approval: 'allow' }]);
-    assert.equal(fixed?.problem, undefined);
+    assert.ok(fixed);
+    assert.deepEqual(fixed.rules, [{ match: 'rm *', approval: 'deny' }, { match: 'ls *', approval: 'allow' }]);
+    assert.equal(fixed.problem, undefined);
     assert.equal(managed.current(), fixed);
     fs.rmSync(file);
     assert.equal(managed.current(), undefined);
