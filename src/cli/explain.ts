@@ -45,8 +45,8 @@ export function explainJson(d: PolicyDecision, sandboxed = false): object {
     decision: d.decision,
     rule: d.rule,
     // The layer of the deciding rule (`builtin`, `managed`, `user`, `workspace`, `folder`, `file`) and where it was read.
-    layer: d.layer ?? null,
-    layerSource: d.layerSource ?? null,
+    layer: (d.rule && d.layer) ?? null,
+    layerSource: (d.rule && d.layerSource) ?? null,
     reason: d.reason,
     segments: d.segments.map((s) => ({
       text: s.segment.text,
