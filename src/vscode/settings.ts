@@ -251,6 +251,16 @@ export class SettingsStore implements vscode.Disposable {
     };
   }
 
+  /**
+   * Writes the whole rule list of one scope (user, or the workspace when one is open), in order: for
+   * a view that adds, removes and moves rules. An empty list removes the setting.
+   */
+  async setRules(scope: 'workspace' | 'user', rules: PolicyRule[]): Promise<void> {
+    const { config, target } = this.rulesAt(scope);
+    await config.update('patterns', rules.length ? rules : undefined, target);
+    this.reload();
+  }
+
   /** Removes exactly the rules of one `addRules` (Undo). */
   async removeRules(saved: SavedRules): Promise<void> {
     const { config, target, existing } = this.rulesAt(saved.scope);

@@ -3,8 +3,9 @@
 //   says which rule and which layer), even when the decision asked for another reason;
 // - each proposed allow rule is tried against the examples every deny and prompt rule was written
 //   for: its own text with each `*` filled by a few representative strings (`echo secret*` →
-//   `echo secret`, `echo secret-a3`, …). A proposal that would allow one of them is narrowed to
-//   the exact command, and refused when even that would.
+//   `echo secret`, `echo secret-a3`, …) and by the words of the command being approved (`git *
+//   --force` approving `git push origin` → `git push --force`). A proposal that would allow one of
+//   them is narrowed to the exact command, and refused when even that would.
 // Saving appends at the end of a layer and deny beats allow across layers (layeredRules.ts), so a
 // saved rule cannot relax a deny today; this check keeps it from doing so once the deny is moved,
 // edited or lives in another scope, and keeps the saved rule as narrow as the user's intent.
@@ -70,10 +71,27 @@ export function findRestrictingRule(analysis: Pick<ShellAnalysis, 'command' | 's
   return found;
 }
 
+/** Most fills taken from the command being approved. */
+const MAX_COMMAND_FILLS = 48;
+
+/** Fills from the command being approved: each word, and the runs of words from its start and to its end. */
+function commandFills(segments: readonly Segment[]): string[] {
+  const out = new Set<string>();
+  for (const seg of segments) {
+    const words = seg.argv.filter((w) => w !== '');
+    for (let k = 0; k < words.length; k++) {
+      out.add(words[k]);
+      out.add(words.slice(0, k + 1).join(' '));
+      out.add(words.slice(k).join(' '));
+    }
+  }
+  return [...out].filter((f) => f.length <= 200).slice(0, MAX_COMMAND_FILLS);
+}
+
 /** The first example of a deny or prompt rule that `match` would allow, and that rule. */
-function firstViolation(match: string, restrictive: readonly LayeredMatch[]): { example: string; by: RestrictingRule } | undefined {
+function firstViolation(match: string, restrictive: readonly LayeredMatch[], fills: readonly string[]): { example: string; by: RestrictingRule } | undefined {
   for (const m of restrictive) {
-    for (const example of globExamples(m.rule.match, EXAMPLE_FILLS)) {
+    for (const example of globExamples(m.rule.match, fills)) {
       if (globMatches(match, example)) return { example, by: restricting(m, example) };
     }
   }
@@ -89,6 +107,7 @@ export function checkProposal(analysis: ShellAnalysis, layers: readonly RuleLaye
   const caughtBy = findRestrictingRule(analysis, layers);
   if (caughtBy) return { rules: [], caughtBy, notes: [PROPOSAL_NOTES.caught(caughtBy)] };
   const restrictive = new LayeredRules(layers).restrictive();
+  const fills = [...EXAMPLE_FILLS, ...commandFills(analysis.segments)];
   const rules: PolicyRule[] = [];
   const notes: string[] = [];
   const seen = new Set<string>();
@@ -100,13 +119,13 @@ export function checkProposal(analysis: ShellAnalysis, layers: readonly RuleLaye
   for (const seg of analysis.segments) {
     const proposed = proposalForSegment(seg);
     if (!proposed || seen.has(proposed.match)) continue;
-    const violation = firstViolation(proposed.match, restrictive);
+    const violation = firstViolation(proposed.match, restrictive, fills);
     if (!violation) {
       add(proposed.match);
       continue;
     }
     const exact = exactProposalFor(seg);
-    const exactViolation = exact === undefined || exact === proposed.match ? violation : firstViolation(exact, restrictive);
+    const exactViolation = exact === undefined || exact === proposed.match ? violation : firstViolation(exact, restrictive, fills);
     if (exact !== undefined && exactViolation === undefined) {
       notes.push(PROPOSAL_NOTES.narrowed(proposed.match, exact, violation.example, violation.by));
       add(exact);

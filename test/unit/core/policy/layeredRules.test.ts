@@ -8,6 +8,7 @@ import { runsWithoutAsking } from '../../../../src/core/policy/policyGate';
 import { decide } from '../../../../src/core/policy/policy';
 import { builtinLayer, ManagedRulesFile, managedRulesPath, readManagedLayer, RULES_FILE_MESSAGES } from '../../../../src/core/policy/ruleLayers';
 import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
+import { readCliRuleLayers } from '../../../../src/cli/cliArgs';
 
 const WS = '/work/project';
 const CTX = { cwd: WS, workspaceRoots: [WS] };
@@ -189,5 +190,44 @@ describe('core/policy: the managed rules file', () => {
     assert.equal(managed.current(), fixed);
     fs.rmSync(file);
     assert.equal(managed.current(), undefined);
+  });
+});
+
+describe('cli: the rule layers of a command line', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bash-clilayers-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const parsed = (values: Record<string, string[]>, flags: string[] = []) => ({ values: new Map(Object.entries(values)), flags: new Set(flags) });
+
+  it('built-in, then the machine\'s managed file (missing: no layer), then each --rules file in order', () => {
+    const a = path.join(dir, 'a.json');
+    const b = path.join(dir, 'b.json');
+    fs.writeFileSync(a, JSON.stringify([{ match: 'rm *', approval: 'deny' }]));
+    fs.writeFileSync(b, JSON.stringify([{ match: '*', approval: 'allow' }]));
+    const read = readCliRuleLayers(parsed({ '--rules': [a, b] }), path.join(dir, 'no-managed.json'));
+    assert.deepEqual(read, {
+      layers: [
+        builtinLayer(),
+        { layer: 'file', source: a, rules: [{ match: 'rm *', approval: 'deny' }] },
+        { layer: 'file', source: b, rules: [{ match: '*', approval: 'allow' }] },
+      ],
+    });
+    assert.deepEqual(readCliRuleLayers(parsed({}, ['--no-builtin-rules']), path.join(dir, 'no-managed.json')), { layers: [] });
+  });
+
+  it('an unusable managed file on the machine: a layer that makes every command ask, and one warning', () => {
+    const managed = path.join(dir, 'rules.json');
+    fs.writeFileSync(managed, '{"match": "rm *"}');
+    const read = readCliRuleLayers(parsed({}, ['--no-builtin-rules']), managed);
+    const problem = `the managed rules file cannot be used (rules file ${managed}: expected a JSON array of rules), so every command asks until it is fixed`;
+    assert.deepEqual(read, { layers: [{ layer: 'managed', source: managed, rules: [], problem }], warning: `warning: ${problem}` });
+    // --managed-rules stands for it: the machine's file is not read then.
+    const given = path.join(dir, 'given.json');
+    fs.writeFileSync(given, JSON.stringify([{ match: 'curl *', approval: 'deny' }]));
+    assert.deepEqual(readCliRuleLayers(parsed({ '--managed-rules': [given] }, ['--no-builtin-rules']), managed), {
+      layers: [{ layer: 'managed', source: given, rules: [{ match: 'curl *', approval: 'deny' }] }],
+    });
   });
 });

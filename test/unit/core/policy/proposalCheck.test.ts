@@ -95,6 +95,13 @@ describe('core/policy: checking rules before Always allow saves them', () => {
     assert.deepEqual(check('git status', []).rules, [{ match: 'git status *', approval: 'allow' }]);
   });
 
+  it('fills a deny rule\'s * with the words of the command being approved', () => {
+    // `git * --prune` was written for `git fetch --prune` too: `git fetch *` would allow it.
+    const f = check('git fetch origin', [layer('user', [{ match: 'git * --prune', approval: 'deny' }])]);
+    assert.deepEqual(f.rules, [{ match: 'git fetch origin', approval: 'allow' }]);
+    assert.deepEqual(f.notes, ['`git fetch *` would also allow `git fetch --prune`, which deny rule `git * --prune` (user settings) covers: saving `git fetch origin` instead']);
+  });
+
   it('offers nothing for an uncertain command', () => {
     assert.deepEqual(check('echo "unterminated', []), { rules: [], notes: [] });
   });
