@@ -5,7 +5,7 @@
 // deny over prompt over allow, whatever order the layers come in. Adding a layer, or an allow rule
 // at the end of one, can therefore never relax a deny or prompt that another rule already gives.
 import type { PolicyRule, RuleLayer, RuleLayerName, Verdict } from './policyContracts';
-import { compileRules, type MatchBudget } from './ruleGlob';
+import { compileRules, type CompiledRules, type MatchBudget } from './ruleGlob';
 
 /** A layer as the lookup takes it: a plain rule list (tests, old callers) is a layer without a name. */
 export interface LooseLayer extends Omit<RuleLayer, 'layer'> {
@@ -51,20 +51,23 @@ export function unreadableLayersReason(layers: readonly LooseLayer[]): string | 
 /** First-match per layer, most severe across layers. */
 export class LayeredRules {
   private readonly ordered: LooseLayer[];
+  /** Each layer's compiled rules (compiled once per decision; compileRules memoises per list). */
+  private readonly compiled: Array<CompiledRules<PolicyRule>>;
   private readonly origin = new Map<PolicyRule, LooseLayer>();
 
   constructor(layers: readonly LooseLayer[] | readonly PolicyRule[]) {
     const list = toLayers(layers);
     // A stable sort: layers of the same name (several `--rules` files) keep their order.
     this.ordered = list.map((layer, i) => ({ layer, i })).sort((a, b) => tieRank(a.layer) - tieRank(b.layer) || a.i - b.i).map((x) => x.layer);
+    this.compiled = this.ordered.map((layer) => compileRules(layer.rules));
   }
 
   /** The deciding rule for `text` and its layer, or null when no layer has a matching rule. */
   first(text: string, budget?: MatchBudget): LayeredMatch | null {
     let best: LayeredMatch | null = null;
-    for (const layer of this.ordered) {
+    for (const [i, layer] of this.ordered.entries()) {
       if (layer.rules.length === 0) continue;
-      const rule = compileRules(layer.rules).first(text, budget);
+      const rule = this.compiled[i].first(text, budget);
       if (!rule || (best && SEVERITY[rule.approval] <= SEVERITY[best.rule.approval])) continue;
       best = { rule, layer };
       if (rule.approval === 'deny') break;
