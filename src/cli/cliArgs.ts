@@ -154,21 +154,22 @@ export interface CliRuleLayers {
 
 /**
  * The layers of a CLI run: the built-in list (unless `--no-builtin-rules`), the managed file
- * (`--managed-rules FILE`, else the machine's own; a missing one is no layer), then each `--rules
- * FILE` as its own layer. A file named on the command line that cannot be used is a UsageError.
+ * (`--managed-rules FILE`, else the machine's own), then each `--rules FILE` as its own layer.
+ * `--managed-rules` stands for the managed file: one that cannot be read or is invalid makes every
+ * command ask, with a warning, exactly like the machine's; but a missing one is a UsageError (the
+ * machine's missing file is simply no layer). A `--rules` file that cannot be used is a UsageError.
  */
 export function readCliRuleLayers(parsed: Pick<ParsedArgs, 'values' | 'flags'>, managedPath: string = managedRulesPath()): CliRuleLayers {
   const layers: RuleLayer[] = [];
   if (!parsed.flags.has('--no-builtin-rules')) layers.push(builtinLayer());
   const managedFile = parsed.values.get('--managed-rules')?.[0];
-  let warning: string | undefined;
   if (managedFile !== undefined) {
-    layers.push({ layer: 'managed', source: managedFile, rules: readRulesFile(managedFile) });
-  } else {
-    const managed = readManagedLayer(managedPath);
-    if (managed) layers.push(managed);
-    if (managed?.problem !== undefined) warning = CLI_MESSAGES.managedWarning(managed.problem);
+    const read = readRulesFileText(managedFile);
+    if (!read.ok && read.missing) throw new UsageError(read.message);
   }
+  const managed = readManagedLayer(managedFile ?? managedPath);
+  if (managed) layers.push(managed);
+  const warning = managed?.problem !== undefined ? CLI_MESSAGES.managedWarning(managed.problem) : undefined;
   for (const file of parsed.values.get('--rules') ?? []) layers.push({ layer: 'file', source: file, rules: readRulesFile(file) });
   return { layers, ...(warning !== undefined ? { warning } : {}) };
 }
