@@ -47,7 +47,8 @@ function whyAskedByPolicy(command: string, what: string, decision: PolicyDecisio
     case 'default':
       return `No rule matches ${what}, so Agent Bash asks.`;
     case 'unreadable_rules':
-      return `Agent Bash asks before every command because ${decision.reason}.`;
+      // "The managed rules file cannot be used (…), so every command asks until it is fixed."
+      return `${decision.reason.charAt(0).toUpperCase()}${decision.reason.slice(1)}.`;
   }
 }
 
