@@ -210,7 +210,13 @@ function decideChecked(analysis: ShellAnalysis, layers: readonly LooseLayer[], c
 
   analysis.segments.forEach((seg, k) => {
     const { outcome, rule } = decideSegment(seg, k + 1, analysis.segments, usable, ctx);
-    segments.push({ segment: seg, decision: outcome.decision, rule });
+    const segment: SegmentDecision = { segment: seg, decision: outcome.decision, rule };
+    const origin = rule ? usable.layerOf(rule) : undefined;
+    if (origin?.layer !== undefined) {
+      segment.layer = origin.layer;
+      segment.layerSource = origin.source;
+    }
+    segments.push(segment);
     candidates.push(outcome);
     if (outcome.decision === 'allow' && rule && !allowMatches.includes(rule.match)) allowMatches.push(rule.match);
   });

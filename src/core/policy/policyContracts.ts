@@ -103,6 +103,9 @@ export interface SegmentDecision {
   segment: Segment;
   decision: Verdict;
   rule: PolicyRule | null;
+  /** The layer of `rule` and where it was read, when a rule matched. */
+  layer?: RuleLayerName;
+  layerSource?: string;
 }
 
 export interface PolicyDecision {

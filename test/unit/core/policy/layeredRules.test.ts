@@ -59,6 +59,12 @@ describe('core/policy: rule layers', () => {
     assert.equal(d.layer, 'managed');
     assert.equal(d.layerSource, '/etc/agent-bash/rules.json');
     assert.equal(d.segmentIndex, 2);
+    // Each segment names the layer of its own rule.
+    assert.deepEqual(d.segments.map((s) => [s.rule?.match, s.layer, s.layerSource]), [
+      ['*', 'user', 'user rules'],
+      ['curl *', 'managed', '/etc/agent-bash/rules.json'],
+      ['*', 'user', 'user rules'],
+    ]);
   });
 
   it('within one layer the first match wins: an exception written before a broader deny', () => {
