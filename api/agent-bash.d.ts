@@ -97,6 +97,10 @@ export interface SegmentExplanation {
 export interface PolicyExplanation {
   decision: Verdict;
   rule: { match: string; approval: Verdict; allowRedirects?: boolean } | null;
+  /** The layer of `rule`: `builtin`, `managed`, `user`, `workspace`, `folder` or `file`; null when no rule decided. */
+  layer: 'builtin' | 'managed' | 'user' | 'workspace' | 'folder' | 'file' | null;
+  /** Where that layer was read (`user settings`, the managed file's path, …); null when no rule decided. */
+  layerSource: string | null;
   reason: string;
   uncertain: boolean;
   segments: SegmentExplanation[];

@@ -46,7 +46,7 @@ function installVscodeStub(): void {
 }
 
 const SETTINGS: BashSettings = {
-  patterns: [{ match: '*', approval: 'allow', allowRedirects: true }],
+  ruleLayers: [{ layer: 'file', source: 'bench rules', rules: [{ match: '*', approval: 'allow', allowRedirects: true }] }],
   interceptor: { enabled: false, patterns: [] },
   maxTimeout: 0,
   asyncEnabled: true,

@@ -82,7 +82,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
   const prompter = new ModalPrompter();
   const approver = new DialogApprover(
     prompter,
-    { add: (rules, scope) => settings.addRules(rules, scope), remove: (saved) => settings.removeRules(saved) },
+    { add: (rules, scope) => settings.addRules(rules, scope), remove: (saved) => settings.removeRules(saved), layers: () => settings.ruleLayers() },
     announceSavedRules,
   );
   const artifactsRoot = path.join(context.globalStorageUri.fsPath, 'artifacts');

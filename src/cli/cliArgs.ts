@@ -3,8 +3,8 @@
 import * as fs from 'node:fs';
 import { MIN_MCP_RESULT_CHARS } from '../mcp/resultCap';
 import * as path from 'node:path';
-import type { PolicyRule } from '../core/contracts';
-import { parsePolicyRules } from '../core/policy/policyRulesSchema';
+import type { PolicyRule, RuleLayer } from '../core/contracts';
+import { builtinLayer, managedRulesPath, readManagedLayer, readRulesFileText, RULES_FILE_MESSAGES } from '../core/policy/ruleLayers';
 
 /** Longest path the kernel takes (PATH_MAX minus its NUL), and longest single name in it. */
 export const PATH_MAX_BYTES = 4095;
@@ -24,9 +24,11 @@ export const CLI_MESSAGES = {
   pathTooLong: (opt: string, value: string) =>
     `${opt} is too long (${Buffer.byteLength(value)} bytes; a path may have ${PATH_MAX_BYTES} bytes and each name in it ${NAME_MAX_BYTES})`,
   unusablePath: (opt: string, value: string, why: string) => `${opt} ${shownValue(value)} cannot be used: ${why}`,
-  unreadableRules: (file: string, why: string) => `cannot read rules file ${file}: ${why}`,
-  rulesNotJson: (file: string, why: string) => `rules file ${file} is not valid JSON: ${why}`,
-  rulesInvalid: (file: string, why: string) => `rules file ${file}: ${why}`,
+  unreadableRules: RULES_FILE_MESSAGES.unreadable,
+  rulesNotJson: RULES_FILE_MESSAGES.notJson,
+  rulesInvalid: RULES_FILE_MESSAGES.invalid,
+  /** The warning (stderr) when the machine's managed rules file is there but unusable. */
+  managedWarning: (reason: string) => `warning: ${reason}`,
 } as const;
 
 /** How a value appears in a message: as typed, or JSON-quoted and shortened when that would mislead. */
@@ -74,6 +76,7 @@ const VALUE_CHECKS: Record<string, (opt: string, value: string) => string | unde
   '--max-result-chars': (opt, value) => (/^\d+$/.test(value) && Number(value) >= MIN_MCP_RESULT_CHARS ? undefined : CLI_MESSAGES.notCharacterCount(opt, value)),
   '--cwd': (opt, value) => pathLengthProblem(opt, value) ?? cwdProblem(opt, value),
   '--rules': pathLengthProblem,
+  '--managed-rules': pathLengthProblem,
   '--workspace': pathLengthProblem,
 };
 
@@ -136,22 +139,40 @@ export function resolveCwdOption(given: string | undefined): string {
 
 /** A JSON array of `{match, approval, allowRedirects?}` rules; every problem is a UsageError. */
 export function readRulesFile(file: string): PolicyRule[] {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    const why = err instanceof Error ? ((err as NodeJS.ErrnoException).code ?? err.message) : String(err);
-    throw new UsageError(CLI_MESSAGES.unreadableRules(file, why));
+  const read = readRulesFileText(file);
+  if (!read.ok) throw new UsageError(read.message);
+  return read.rules;
+}
+
+/** The options of the rule layers, for every command that decides (`run`, `mcp`, `explain`). */
+export const RULE_LAYER_VALUES = ['--rules', '--managed-rules'] as const;
+export const RULE_LAYER_FLAGS = ['--no-builtin-rules'] as const;
+export const RULE_LAYER_USAGE = '[--rules FILE]... [--managed-rules FILE] [--no-builtin-rules]';
+
+export interface CliRuleLayers {
+  layers: RuleLayer[];
+  /** Why every command asks, when the machine's managed file is there but unusable (told once, on stderr). */
+  warning?: string;
+}
+
+/**
+ * The layers of a CLI run: the built-in list (unless `--no-builtin-rules`), the managed file
+ * (`--managed-rules FILE`, else the machine's own), then each `--rules FILE` as its own layer.
+ * `--managed-rules` stands for the managed file: one that cannot be read or is invalid makes every
+ * command ask, with a warning, exactly like the machine's; but a missing one is a UsageError (the
+ * machine's missing file is simply no layer). A `--rules` file that cannot be used is a UsageError.
+ */
+export function readCliRuleLayers(parsed: Pick<ParsedArgs, 'values' | 'flags'>, managedPath: string = managedRulesPath()): CliRuleLayers {
+  const layers: RuleLayer[] = [];
+  if (!parsed.flags.has('--no-builtin-rules')) layers.push(builtinLayer());
+  const managedFile = parsed.values.get('--managed-rules')?.[0];
+  if (managedFile !== undefined) {
+    const read = readRulesFileText(managedFile);
+    if (!read.ok && read.missing) throw new UsageError(read.message);
   }
-  // Editors on Windows save "UTF-8 with BOM"; the BOM is an encoding mark, not JSON text.
-  if (text.startsWith('\uFEFF')) text = text.slice(1);
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new UsageError(CLI_MESSAGES.rulesNotJson(file, err instanceof Error ? err.message : String(err)));
-  }
-  const parsed = parsePolicyRules(json);
-  if (!parsed.ok) throw new UsageError(CLI_MESSAGES.rulesInvalid(file, parsed.message));
-  return parsed.rules;
+  const managed = readManagedLayer(managedFile ?? managedPath);
+  if (managed) layers.push(managed);
+  const warning = managed?.problem !== undefined ? CLI_MESSAGES.managedWarning(managed.problem) : undefined;
+  for (const file of parsed.values.get('--rules') ?? []) layers.push({ layer: 'file', source: file, rules: readRulesFile(file) });
+  return { layers, ...(warning !== undefined ? { warning } : {}) };
 }

@@ -1,15 +1,15 @@
-// `agent-bash explain [--rules FILE] [--cwd DIR] [--workspace DIR] -- COMMAND`: prints the policy
+// `agent-bash explain [--rules FILE]... [--managed-rules FILE] [--no-builtin-rules] [--cwd DIR] [--workspace DIR] -- COMMAND`: prints the policy
 // decision for COMMAND as one JSON object, for scripts, CI and anyone debugging a rule list.
 // Exit 0 with a decision; exit 2 with a message on bad arguments or a bad rules file.
 import * as path from 'node:path';
 import type { PolicyDecision } from '../core/contracts';
 import { decide } from '../core/policy/policy';
-import type { PolicyRule } from '../core/contracts';
+import type { RuleLayer } from '../core/contracts';
 import { createShellAnalyzer } from '../core/policy/shellAnalysis';
 import { probeSandbox } from '../exec/sandbox/sandboxProbe';
-import { CLI_MESSAGES, parseCliArgs, readRulesFile, resolveCwdOption, UsageError } from './cliArgs';
+import { CLI_MESSAGES, parseCliArgs, readCliRuleLayers, resolveCwdOption, RULE_LAYER_FLAGS, RULE_LAYER_USAGE, RULE_LAYER_VALUES, UsageError, type ParsedArgs } from './cliArgs';
 
-export const EXPLAIN_USAGE = 'usage: agent-bash explain [--rules FILE] [--cwd DIR] [--workspace DIR]... [--sandbox auto|on|off] -- COMMAND';
+export const EXPLAIN_USAGE = `usage: agent-bash explain ${RULE_LAYER_USAGE} [--cwd DIR] [--workspace DIR]... [--sandbox auto|on|off] -- COMMAND`;
 
 /** Every message `explain` exits 2 with. Tests assert these. */
 export const EXPLAIN_ERRORS = {
@@ -18,7 +18,7 @@ export const EXPLAIN_ERRORS = {
 } as const;
 
 interface ExplainArgs {
-  rulesFile?: string;
+  parsed: ParsedArgs;
   cwd?: string;
   workspaces: string[];
   command: string;
@@ -26,13 +26,15 @@ interface ExplainArgs {
 }
 
 function parseArgs(args: string[]): ExplainArgs {
-  const parsed = parseCliArgs(args, { values: ['--rules', '--cwd', '--workspace', '--sandbox'], repeatable: ['--workspace'] });
+  const parsed = parseCliArgs(args, {
+    values: [...RULE_LAYER_VALUES, '--cwd', '--workspace', '--sandbox'],
+    flags: RULE_LAYER_FLAGS,
+    repeatable: ['--workspace', '--rules'],
+  });
   const sandbox = parsed.values.get('--sandbox')?.[0] ?? 'auto';
   if (!['auto', 'on', 'off'].includes(sandbox)) throw new UsageError(EXPLAIN_ERRORS.badSandbox(sandbox));
-  const out: ExplainArgs = { workspaces: parsed.values.get('--workspace') ?? [], command: parsed.command, sandbox };
-  const rules = parsed.values.get('--rules')?.[0];
+  const out: ExplainArgs = { parsed, workspaces: parsed.values.get('--workspace') ?? [], command: parsed.command, sandbox };
   const cwd = parsed.values.get('--cwd')?.[0];
-  if (rules !== undefined) out.rulesFile = rules;
   if (cwd !== undefined) out.cwd = cwd;
   return out;
 }
@@ -42,6 +44,9 @@ export function explainJson(d: PolicyDecision, sandboxed = false): object {
   return {
     decision: d.decision,
     rule: d.rule,
+    // The layer of the deciding rule (`builtin`, `managed`, `user`, `workspace`, `folder`, `file`) and where it was read.
+    layer: (d.rule && d.layer) ?? null,
+    layerSource: (d.rule && d.layerSource) ?? null,
     reason: d.reason,
     segments: d.segments.map((s) => ({
       text: s.segment.text,
@@ -57,12 +62,14 @@ export function explainJson(d: PolicyDecision, sandboxed = false): object {
 
 export async function explainMain(args: string[]): Promise<number> {
   let parsed: ExplainArgs;
-  let rules: PolicyRule[] = [];
+  let layers: RuleLayer[];
   let cwd: string;
   try {
     parsed = parseArgs(args);
     cwd = resolveCwdOption(parsed.cwd);
-    if (parsed.rulesFile !== undefined) rules = readRulesFile(parsed.rulesFile);
+    const read = readCliRuleLayers(parsed.parsed);
+    layers = read.layers;
+    if (read.warning !== undefined) process.stderr.write(`agent-bash explain: ${read.warning}\n`);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     process.stderr.write(`agent-bash explain: ${err.message}\n${EXPLAIN_USAGE}\n`);
@@ -70,7 +77,7 @@ export async function explainMain(args: string[]): Promise<number> {
   }
   const workspaceRoots = parsed.workspaces.length > 0 ? parsed.workspaces.map((w) => path.resolve(cwd, w)) : [cwd];
   const analyzer = await createShellAnalyzer();
-  const decision = decide(analyzer.analyze(parsed.command), rules, { cwd, workspaceRoots });
+  const decision = decide(analyzer.analyze(parsed.command), layers, { cwd, workspaceRoots });
   // `run` with the same --sandbox would sandbox it (`on` where it cannot start refuses instead).
   const sandboxed = parsed.sandbox !== 'off' && probeSandbox().sandbox;
   process.stdout.write(`${JSON.stringify(explainJson(decision, sandboxed), null, 2)}\n`);

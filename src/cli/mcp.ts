@@ -1,4 +1,4 @@
-// `agent-bash mcp [--rules FILE] [--cwd DIR] [--yes] [--sandbox …]`: the MCP tools over stdio for
+// `agent-bash mcp [--rules FILE]... [--managed-rules FILE] [--no-builtin-rules] [--cwd DIR] [--yes] [--sandbox …]`: the MCP tools over stdio for
 // clients that only spawn processes (no VS Code: the local executor, the CLI's policy and the OS
 // sandbox as `run` has it). There is no dialog here, so a
 // prompt-level command is refused with a message saying so unless `--yes` approves them all. The
@@ -6,7 +6,7 @@
 // shell it started is killed and the artifacts are removed.
 import * as fs from 'node:fs';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { ApprovalAnswer, ApprovalRequest, Approver, PolicyRule } from '../core/contracts';
+import type { ApprovalAnswer, ApprovalRequest, Approver, RuleLayer } from '../core/contracts';
 import { ToolError } from '../core/errors';
 import { FileArtifactStore } from '../core/output/artifacts';
 import { BashPipeline } from '../core/pipeline';
@@ -19,11 +19,11 @@ import { createBashMcpServer } from '../mcp/bashMcpServer';
 import { McpCallerSession } from '../mcp/mcpSession';
 import type { McpBackend } from '../mcp/mcpTools';
 import { DEFAULT_MCP_RESULT_CHARS } from '../mcp/resultCap';
-import { parseCliArgs, readRulesFile, resolveCwdOption, UsageError } from './cliArgs';
+import { parseCliArgs, readCliRuleLayers, resolveCwdOption, RULE_LAYER_FLAGS, RULE_LAYER_USAGE, RULE_LAYER_VALUES, UsageError } from './cliArgs';
 import { startCliProcesses, type CliProcesses } from './cliProcesses';
 import { cliSettings, EXIT_USAGE, SANDBOX_OPTIONS, SANDBOX_USAGE, sandboxSettingsOf } from './run';
 
-export const MCP_USAGE = `usage: agent-bash mcp [--rules FILE] [--cwd DIR] [--yes] [--allow-unsandboxed] [--max-result-chars N] ${SANDBOX_USAGE}`;
+export const MCP_USAGE = `usage: agent-bash mcp ${RULE_LAYER_USAGE} [--cwd DIR] [--yes] [--allow-unsandboxed] [--max-result-chars N] ${SANDBOX_USAGE}`;
 export const MCP_CLI_VERSION = '0.1.0';
 
 export function needsApprovalMessage(reason: string): string {
@@ -59,7 +59,7 @@ class StdioApprover implements Approver {
 }
 
 export async function mcpMain(args: string[]): Promise<number> {
-  let rules: PolicyRule[] = [];
+  let layers: RuleLayer[];
   let cwd: string;
   let yes: boolean;
   let allowUnsandboxed: boolean;
@@ -67,15 +67,16 @@ export async function mcpMain(args: string[]): Promise<number> {
   let sandboxSettings: SandboxSettings;
   try {
     const parsed = parseCliArgs(args, {
-      values: ['--rules', '--cwd', '--max-result-chars', ...SANDBOX_OPTIONS],
-      flags: ['--yes', '--allow-unsandboxed'],
-      repeatable: ['--allow-write', '--allow-domain'],
+      values: [...RULE_LAYER_VALUES, '--cwd', '--max-result-chars', ...SANDBOX_OPTIONS],
+      flags: ['--yes', '--allow-unsandboxed', ...RULE_LAYER_FLAGS],
+      repeatable: ['--allow-write', '--allow-domain', '--rules'],
       noCommand: true,
     });
     sandboxSettings = sandboxSettingsOf(parsed.values);
     cwd = resolveCwdOption(parsed.values.get('--cwd')?.[0]);
-    const rulesFile = parsed.values.get('--rules')?.[0];
-    if (rulesFile !== undefined) rules = readRulesFile(rulesFile);
+    const read = readCliRuleLayers(parsed);
+    layers = read.layers;
+    if (read.warning !== undefined) process.stderr.write(`agent-bash mcp: ${read.warning}\n`);
     yes = parsed.flags.has('--yes');
     allowUnsandboxed = parsed.flags.has('--allow-unsandboxed');
     const chars = parsed.values.get('--max-result-chars')?.[0];
@@ -87,7 +88,7 @@ export async function mcpMain(args: string[]): Promise<number> {
   }
 
   const artifactDir = makeOwnedTempDir('mcp');
-  const settings = { ...cliSettings(rules), asyncEnabled: true };
+  const settings = { ...cliSettings(layers), asyncEnabled: true };
   const sessionId = `mcp-stdio-${process.pid}`;
   const jobs = new BashJobManager(() => settings.asyncMaxJobs);
   const artifacts = new FileArtifactStore(artifactDir);

@@ -1,4 +1,4 @@
-// `agent-bash run [--rules FILE] [--cwd DIR] [--timeout S] [--pty] [--yes] [--sandbox …] -- COMMAND`: the whole
+// `agent-bash run [--rules FILE]... [--managed-rules FILE] [--no-builtin-rules] [--cwd DIR] [--timeout S] [--pty] [--yes] [--sandbox …] -- COMMAND`: the whole
 // pipeline (policy, cd rewrite, URLs, timeout, local or PTY execution, result text) outside VS Code.
 // stdout carries the result text exactly as the model would read it; the exit status is the
 // command's (137 for SIGKILL). A timeout prints its notice and exits 1, never 124, so scripts can
@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { ApprovalAnswer, ApprovalRequest, Approver, BashSettings, PolicyRule, ToolResult } from '../core/contracts';
+import type { ApprovalAnswer, ApprovalRequest, Approver, BashSettings, RuleLayer, ToolResult } from '../core/contracts';
 import { FileArtifactStore } from '../core/output/artifacts';
 import { DEFAULT_INTERCEPTOR_RULES } from '../core/interceptor';
 import { BashPipeline } from '../core/pipeline';
@@ -17,12 +17,12 @@ import { signalNumber } from '../exec/processTree';
 import { startCliProcesses } from './cliProcesses';
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxMode, type SandboxSettings } from '../exec/sandbox/sandboxPolicy';
 import { parseAllowEntry } from '../exec/sandbox/proxyTarget';
-import { CLI_MESSAGES, parseCliArgs, readRulesFile, resolveCwdOption, UsageError } from './cliArgs';
+import { CLI_MESSAGES, parseCliArgs, readCliRuleLayers, resolveCwdOption, RULE_LAYER_FLAGS, RULE_LAYER_USAGE, RULE_LAYER_VALUES, UsageError, type ParsedArgs } from './cliArgs';
 import { pruneRunArtifacts, runArtifactDir } from './runArtifacts';
 import { TtyPtyExecutor } from './ttyPty';
 
 export const RUN_USAGE =
-  'usage: agent-bash run [--rules FILE] [--cwd DIR] [--timeout S] [--pty] [--yes] [--sandbox auto|on|off] [--allow-write DIR]... [--allow-domain HOST]... -- COMMAND';
+  `usage: agent-bash run ${RULE_LAYER_USAGE} [--cwd DIR] [--timeout S] [--pty] [--yes] [--sandbox auto|on|off] [--allow-write DIR]... [--allow-domain HOST]... -- COMMAND`;
 /** The mark on every process a CLI run starts (the same variable as the extension's session mark). */
 
 /** Every message `run` writes to stderr. Tests assert these. */
@@ -39,7 +39,8 @@ export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
 interface RunArgs {
-  rulesFile?: string;
+  /** The parsed options, for the rule layers (readCliRuleLayers). */
+  parsed: ParsedArgs;
   cwd?: string;
   timeout?: number;
   pty: boolean;
@@ -70,26 +71,24 @@ export function sandboxSettingsOf(values: ReadonlyMap<string, string[]>): Sandbo
 
 export function parseRunArgs(args: string[]): RunArgs {
   const parsed = parseCliArgs(args, {
-    values: ['--rules', '--cwd', '--timeout', ...SANDBOX_OPTIONS],
-    flags: ['--pty', '--yes'],
-    repeatable: ['--allow-write', '--allow-domain'],
+    values: [...RULE_LAYER_VALUES, '--cwd', '--timeout', ...SANDBOX_OPTIONS],
+    flags: ['--pty', '--yes', ...RULE_LAYER_FLAGS],
+    repeatable: ['--allow-write', '--allow-domain', '--rules'],
   });
   const sandbox = sandboxSettingsOf(parsed.values);
-  const out: RunArgs = { pty: parsed.flags.has('--pty'), yes: parsed.flags.has('--yes'), command: parsed.command, sandbox };
-  const rules = parsed.values.get('--rules')?.[0];
+  const out: RunArgs = { parsed, pty: parsed.flags.has('--pty'), yes: parsed.flags.has('--yes'), command: parsed.command, sandbox };
   const cwd = parsed.values.get('--cwd')?.[0];
   const timeout = parsed.values.get('--timeout')?.[0];
-  if (rules !== undefined) out.rulesFile = rules;
   if (cwd !== undefined) out.cwd = cwd;
   // parseCliArgs accepted only decimal digits here.
   if (timeout !== undefined) out.timeout = Number(timeout);
   return out;
 }
 
-/** The settings of a command-line run: the extension's defaults, the given rules, no background jobs. */
-export function cliSettings(rules: PolicyRule[]): BashSettings {
+/** The settings of a command-line run: the extension's defaults, the given rule layers, no background jobs. */
+export function cliSettings(layers: RuleLayer[]): BashSettings {
   return {
-    patterns: rules,
+    ruleLayers: layers,
     interceptor: { enabled: false, patterns: [...DEFAULT_INTERCEPTOR_RULES] },
     maxTimeout: 0,
     asyncEnabled: false,
@@ -121,12 +120,14 @@ class CliApprover implements Approver {
 
 export async function runMain(args: string[]): Promise<number> {
   let parsed: RunArgs;
-  let rules: PolicyRule[] = [];
+  let layers: RuleLayer[];
   let cwd: string;
   try {
     parsed = parseRunArgs(args);
     cwd = resolveCwdOption(parsed.cwd);
-    if (parsed.rulesFile !== undefined) rules = readRulesFile(parsed.rulesFile);
+    const read = readCliRuleLayers(parsed.parsed);
+    layers = read.layers;
+    if (read.warning !== undefined) process.stderr.write(`agent-bash run: ${read.warning}\n`);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     process.stderr.write(`agent-bash run: ${err.message}\n${RUN_USAGE}\n`);
@@ -136,7 +137,7 @@ export async function runMain(args: string[]): Promise<number> {
   // Made only when an artifact is written; older runs' folders are pruned meanwhile, off the run's path.
   const artifactDir = runArtifactDir(os.tmpdir());
   const pruned = pruneRunArtifacts(os.tmpdir(), artifactDir).catch(() => []);
-  const settings = cliSettings(rules);
+  const settings = cliSettings(layers);
   const sessionId = `cli-${process.pid}`;
   const processes = startCliProcesses({ subcommand: 'run', sessionId, sandbox: parsed.sandbox, cwd });
   const { sandbox, executor, pty } = processes;

@@ -4,7 +4,7 @@
 export type * from './policy/policyContracts';
 export type * from './output/outputContracts';
 import type { OutputSinkLike, OutputSummary } from './output/outputContracts';
-import type { DecisionKind, PolicyDecision, PolicyRule, Verdict } from './policy/policyContracts';
+import type { DecisionKind, PolicyDecision, PolicyRule, RuleLayer, RuleLayerName, Verdict } from './policy/policyContracts';
 import type { DecidedBy } from './policy/policyGate';
 
 // ---- Results ----
@@ -27,7 +27,17 @@ export interface BashToolDetails {
   async?: AsyncDetails;
   meta?: Record<string, unknown>;
   /** Agent Bash extras: the policy decision (who let it run, the user's answer when asked) and the artifact of the full output. */
-  decision?: { decision: Verdict; reason: string; kind?: DecisionKind; rule?: string; answer?: ApprovalAnswer['kind']; decidedBy?: DecidedBy };
+  decision?: {
+    decision: Verdict;
+    reason: string;
+    kind?: DecisionKind;
+    rule?: string;
+    /** The layer of `rule` and where it was read (PolicyDecision.layer, layerSource). */
+    layer?: RuleLayerName;
+    layerSource?: string;
+    answer?: ApprovalAnswer['kind'];
+    decidedBy?: DecidedBy;
+  };
   artifactId?: string;
   signal?: string;
   /** How the command ran (OS sandbox, only a PID namespace, or plain) and what the sandbox refused. */
@@ -247,7 +257,11 @@ export interface InterceptorRule {
 }
 
 export interface BashSettings {
-  patterns: PolicyRule[];
+  /**
+   * The rules in force, one entry per layer (built-in list, managed file, user, workspace, folder
+   * settings; `--rules` files in the CLI). `decide` merges them: deny beats prompt beats allow.
+   */
+  ruleLayers: RuleLayer[];
   interceptor: { enabled: boolean; patterns: InterceptorRule[] };
   /** Global timeout ceiling in seconds; ≤ 0 = none. */
   maxTimeout: number;

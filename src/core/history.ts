@@ -1,7 +1,7 @@
 // The history of every command any caller ran (or tried to): one plain record per command, built
 // from its tool result, and a bounded newest-first list that persists as JSON. Pure; the view and the
 // workspaceState storage live in src/vscode/historyView.ts.
-import type { ApprovalAnswer, CallerInfo, DecisionKind, ToolResult, Verdict } from './contracts';
+import type { ApprovalAnswer, CallerInfo, DecisionKind, RuleLayerName, ToolResult, Verdict } from './contracts';
 import * as human from './humanMessages';
 import { NO_OUTPUT } from './output/results';
 
@@ -17,6 +17,9 @@ export interface HistoryDecision {
   rule?: string;
   /** Your own bang command: no policy judged it (you are its author). */
   own?: true;
+  /** That rule's layer (`builtin`, `managed`, `user`, `workspace`, `folder`, `file`) and where it was read. */
+  layer?: RuleLayerName;
+  layerSource?: string;
 }
 
 /** What the pipeline knows about its policy step (BashToolDetails.decision). */
@@ -24,6 +27,8 @@ export interface PolicyTrace {
   decision: Verdict;
   kind?: DecisionKind;
   rule?: string;
+  layer?: RuleLayerName;
+  layerSource?: string;
   answer?: ApprovalAnswer['kind'];
   /** Who let it run, as the policy gate said. */
   decidedBy?: DecidedBy;
@@ -35,7 +40,9 @@ export interface PolicyTrace {
  */
 export function decidedBy(trace: PolicyTrace | undefined, cancelled: boolean): HistoryDecision {
   if (!trace) return { outcome: cancelled ? 'cancelled' : 'invalid' };
-  const rule = trace.rule ? { rule: trace.rule } : {};
+  const rule = trace.rule
+    ? { rule: trace.rule, ...(trace.layer ? { layer: trace.layer } : {}), ...(trace.layerSource !== undefined ? { layerSource: trace.layerSource } : {}) }
+    : {};
   if (trace.decision === 'deny') return { outcome: 'denied', decidedBy: 'rule', ...rule };
   if (trace.decision === 'allow') return { outcome: 'allowed', decidedBy: 'rule', ...rule };
   if (trace.decidedBy === 'sandbox') return { outcome: 'allowed', decidedBy: 'sandbox' };

@@ -46,6 +46,9 @@ function whyAskedByPolicy(command: string, what: string, decision: PolicyDecisio
       return `${code(command)} writes to a file, which its allow rule does not cover, so Agent Bash asks.`;
     case 'default':
       return `No rule matches ${what}, so Agent Bash asks.`;
+    case 'unreadable_rules':
+      // "The managed rules file cannot be used (…), so every command asks until it is fixed."
+      return `${decision.reason.charAt(0).toUpperCase()}${decision.reason.slice(1)}.`;
   }
 }
 

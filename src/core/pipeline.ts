@@ -91,6 +91,8 @@ function verdictDetails(gate: GateVerdict): NonNullable<ToolResult['details']['d
   const d = gate.decision;
   const out: NonNullable<ToolResult['details']['decision']> = { decision: d.decision, reason: d.reason, kind: d.kind };
   if (d.rule) out.rule = d.rule.match;
+  if (d.rule && d.layer) out.layer = d.layer;
+  if (d.rule && d.layerSource !== undefined) out.layerSource = d.layerSource;
   if (gate.kind === 'run') {
     out.decidedBy = gate.decidedBy;
     // A rule or the sandbox let it run: no answer.
@@ -175,10 +177,10 @@ export class BashPipeline {
    * internal URLs: a rewrite that changes which commands run is decided again, the stricter verdict wins.
    */
   decide(command: string, cwd?: string): PolicyDecision {
-    const patterns = this.deps.settings().patterns;
+    const layers = this.deps.settings().ruleLayers;
     const ctx = { cwd: this.policyCwd(cwd), workspaceRoots: this.deps.workspaceRoots() };
     const analysis = this.deps.analyzer.analyze(command);
-    return guardRewrite(analysis, this.rewrittenAnalysis(command), decide(analysis, patterns, ctx), (a) => decide(a, patterns, ctx));
+    return guardRewrite(analysis, this.rewrittenAnalysis(command), decide(analysis, layers, ctx), (a) => decide(a, layers, ctx));
   }
 
   async run(rawInput: unknown, opts: BashRunOptions = {}): Promise<ToolResult> {

@@ -1,9 +1,9 @@
 // "Add Allow Rule" from the history: the same rules "Always allow…" would propose for the command
 // (one per segment, at a safe arity), saved where the user picks, announced with Undo.
 import * as vscode from 'vscode';
-import type { PolicyRule } from '../core/contracts';
+import type { PolicyRule, RuleLayer } from '../core/contracts';
 import { code } from '../core/humanMessages';
-import { rulesFor, SAVE_USER, SAVE_WORKSPACE, type SavedRules } from './approvalDialog';
+import { checkedRulesFor, SAVE_USER, SAVE_WORKSPACE, type SavedRules } from './approvalDialog';
 import { announceSavedRules } from './savedRulesNotice';
 import type { PipelineLike } from './services';
 
@@ -14,6 +14,7 @@ export function noRuleMessage(command: string): string {
 export interface RuleSaver {
   addRules(rules: PolicyRule[], scope: 'workspace' | 'user'): Promise<SavedRules>;
   removeRules(saved: SavedRules): Promise<void>;
+  ruleLayers(): readonly RuleLayer[];
 }
 
 /** `scope` given: no question (tests and scripts). Returns what was saved. */
@@ -24,9 +25,10 @@ export async function addAllowRule(
   cwd: string,
   scope?: 'workspace' | 'user',
 ): Promise<SavedRules | undefined> {
-  const rules = rulesFor({ command, cwd, decision: pipeline.explain(command, cwd) });
+  const check = checkedRulesFor({ command, cwd, decision: pipeline.explain(command, cwd) }, settings.ruleLayers());
+  const rules = check.rules;
   if (rules.length === 0) {
-    void vscode.window.showWarningMessage(noRuleMessage(command));
+    void vscode.window.showWarningMessage(check.notes.length ? `Agent Bash: no allow rule saved: ${check.notes.join('; ')}.` : noRuleMessage(command));
     return undefined;
   }
   if (!scope) {

@@ -71,6 +71,8 @@ export function createApi(deps: ApiDeps): AgentBashApi {
       return {
         decision: d.decision,
         rule: d.rule,
+        layer: (d.rule && d.layer) ?? null,
+        layerSource: (d.rule && d.layerSource) ?? null,
         reason: d.reason,
         uncertain: d.uncertain,
         segments: d.segments.map((s) => ({

@@ -3,9 +3,9 @@
 // here, per caller session, and answers later identical requests of that session without asking.
 // "Always allow…" shows the rules it would save (one per segment, at a safe arity) and where; once
 // saved, a notification names them with an Undo that removes exactly those rules.
-import type { ApprovalAnswer, ApprovalRequest, Approver, PolicyRule } from '../core/contracts';
+import type { ApprovalAnswer, ApprovalRequest, Approver, PolicyRule, RuleLayer } from '../core/contracts';
 import { code, whyAsked } from '../core/humanMessages';
-import { proposeRules } from '../core/policy/ruleProposal';
+import { checkProposal, type ProposalCheck } from '../core/policy/proposalCheck';
 import { SessionApprovals } from '../core/sessionApprovals';
 import type { QuestionAsker } from './modalPrompter';
 
@@ -37,13 +37,18 @@ export function approvalDetail(req: ApprovalRequest): string {
   ].join('\n');
 }
 
-export function rulesFor(req: ApprovalRequest): PolicyRule[] {
-  if (req.decision.uncertain) return [];
-  return proposeRules({
-    command: req.command,
-    segments: req.decision.segments.map((s) => s.segment),
-    uncertain: false,
-  });
+/**
+ * What "Always allow…" may save for this request under the rules in force: the proposed rules,
+ * checked against every layer's deny and prompt rules (narrowed or refused, with notes), or none
+ * with `caughtBy` when such a rule catches the command itself.
+ */
+export function checkedRulesFor(req: ApprovalRequest, layers: readonly RuleLayer[]): ProposalCheck {
+  if (req.decision.uncertain) return { rules: [], notes: [] };
+  return checkProposal({ command: req.command, segments: req.decision.segments.map((s) => s.segment), uncertain: false }, layers);
+}
+
+export function rulesFor(req: ApprovalRequest, layers: readonly RuleLayer[]): PolicyRule[] {
+  return checkedRulesFor(req, layers).rules;
 }
 
 /** Where rules went: the settings file a person can open. */
@@ -59,6 +64,8 @@ export interface RuleStore {
   add(rules: PolicyRule[], scope: 'workspace' | 'user'): Promise<SavedRules>;
   /** Removes exactly these rules from that scope. */
   remove(saved: SavedRules): Promise<void>;
+  /** The rule layers in force, which proposed rules are checked against before they are offered. */
+  layers(): readonly RuleLayer[];
 }
 
 /** "Saved 2 allow rules to workspace settings (.vscode/settings.json): `git status *`, `npm test *`." */
@@ -87,9 +94,11 @@ export class DialogApprover implements Approver {
   /** `asker`: where to ask instead of the modal (an agent panel's inline card). */
   async approve(req: ApprovalRequest, signal?: AbortSignal, asker: QuestionAsker = this.prompter): Promise<ApprovalAnswer> {
     if (this.session.has(req)) return { kind: 'session' };
-    const rules = rulesFor(req);
+    const check = checkedRulesFor(req, this.store.layers());
+    const rules = check.rules;
     const buttons = rules.length ? [ALLOW_ONCE, ALLOW_SESSION, ALWAYS_ALLOW, DENY] : [ALLOW_ONCE, ALLOW_SESSION, DENY];
-    const answer = await asker.ask({ message: approvalTitle(req), detail: approvalDetail(req), buttons, closeButton: DENY }, signal);
+    const detail = check.caughtBy ? `${approvalDetail(req)}\nNot offered: Always allow… (${check.notes.join('; ')}).` : approvalDetail(req);
+    const answer = await asker.ask({ message: approvalTitle(req), detail, buttons, closeButton: DENY }, signal);
     if (answer === ALLOW_ONCE) return { kind: 'allow' };
     if (answer === ALLOW_SESSION) {
       this.session.remember(req);
@@ -99,7 +108,7 @@ export class DialogApprover implements Approver {
     const where = await asker.ask(
       {
         message: ALWAYS_TITLE,
-        detail: [`For ${code(req.command)}:`, ...rules.map((r) => `allow: ${r.match}`)].join('\n'),
+        detail: [`For ${code(req.command)}:`, ...rules.map((r) => `allow: ${r.match}`), ...check.notes].join('\n'),
         buttons: [SAVE_WORKSPACE, SAVE_USER, DENY],
         closeButton: DENY,
       },

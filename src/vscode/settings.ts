@@ -4,8 +4,9 @@
 import * as vscode from 'vscode';
 import { DEFAULT_MCP_RESULT_CHARS, MIN_MCP_RESULT_CHARS } from '../mcp/resultCap';
 import { readAgentConfigs, type AcpAgentConfig } from '../acp/agentConfig';
-import type { BashSettings, InterceptorRule, PolicyRule } from '../core/contracts';
+import type { BashSettings, InterceptorRule, PolicyRule, RuleLayer } from '../core/contracts';
 import { parsePolicyRules, RULE_MESSAGES } from '../core/policy/policyRulesSchema';
+import { builtinLayer, ManagedRulesFile, managedRulesPath, MANAGED_RULES_ENV } from '../core/policy/ruleLayers';
 import { DEFAULT_INTERCEPTOR_RULES } from '../core/interceptor';
 import type { SandboxSettings } from '../exec/sandbox/sandboxPolicy';
 import { parseAllowEntry } from '../exec/sandbox/proxyTarget';
@@ -17,18 +18,56 @@ const SECTION = 'agentBash';
  * The valid rules of `agentBash.patterns`, checked by the same schema as `explain --rules`; each
  * invalid one is left out and reported (`[2].approval: approval must be …`), never silently dropped.
  */
-function readRules(value: unknown, report?: (problem: string) => void): PolicyRule[] {
+function readRules(value: unknown, report?: (problem: string) => void, where = ''): PolicyRule[] {
   if (value === undefined) return [];
+  const name = `agentBash.patterns${where ? ` (${where})` : ''}`;
   if (!Array.isArray(value)) {
-    report?.(`agentBash.patterns: ${RULE_MESSAGES.notArray}`);
+    report?.(`${name}: ${RULE_MESSAGES.notArray}`);
     return [];
   }
   return value.flatMap((rule, i): PolicyRule[] => {
     const parsed = parsePolicyRules([rule]);
     if (parsed.ok) return parsed.rules;
-    report?.(`agentBash.patterns: rule ${i + 1} ignored: ${parsed.message.replace(/^\[0\]\.?/, '')}`);
+    report?.(`${name}: rule ${i + 1} ignored: ${parsed.message.replace(/^\[0\]\.?/, '')}`);
     return [];
   });
+}
+
+export const USER_LAYER_SOURCE = 'user settings';
+export const WORKSPACE_LAYER_SOURCE = 'workspace settings (.vscode/settings.json)';
+
+/** Where the workspace layer is read from: `.vscode/settings.json`, or the `.code-workspace` file. */
+function workspaceSource(): string {
+  const file = vscode.workspace.workspaceFile;
+  return file && file.scheme !== 'untitled' ? `workspace settings (${file.path.split('/').pop() ?? file.path})` : WORKSPACE_LAYER_SOURCE;
+}
+
+/**
+ * `agentBash.patterns` of every scope, each its own layer (never the merged `get()`, which keeps only
+ * the most specific scope's array): user settings; in a trusted workspace, the workspace's and, in a
+ * multi-root workspace, each folder's. The built-in list comes first unless `agentBash.builtinRules`
+ * is false. The managed file is added by SettingsStore at each use.
+ */
+export function readSettingsLayers(config: vscode.WorkspaceConfiguration, report?: (problem: string) => void): RuleLayer[] {
+  const layers: RuleLayer[] = [];
+  if (config.get<unknown>('builtinRules') !== false) layers.push(builtinLayer());
+  const inspected = config.inspect<unknown>('patterns');
+  layers.push({ layer: 'user', source: USER_LAYER_SOURCE, rules: readRules(inspected?.globalValue, report, USER_LAYER_SOURCE) });
+  if (!vscode.workspace.isTrusted) return layers;
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  if (folders.length > 0 || vscode.workspace.workspaceFile) {
+    const source = workspaceSource();
+    layers.push({ layer: 'workspace', source, rules: readRules(inspected?.workspaceValue, report, source) });
+  }
+  // In a single-folder window the folder's settings are the workspace settings, read above.
+  if (vscode.workspace.workspaceFile) {
+    for (const folder of folders) {
+      const value = vscode.workspace.getConfiguration(SECTION, folder.uri).inspect<unknown>('patterns')?.workspaceFolderValue;
+      const source = `folder settings (${folder.name})`;
+      layers.push({ layer: 'folder', source, rules: readRules(value, report, source) });
+    }
+  }
+  return layers;
 }
 
 function readInterceptorRules(value: unknown): InterceptorRule[] {
@@ -52,7 +91,7 @@ export function readSettings(
   const shellPath = config.get<string>('shell.path')?.trim();
   const shellArgs = config.get<unknown>('shell.args');
   return {
-    patterns: readRules(config.get('patterns'), report),
+    ruleLayers: readSettingsLayers(config, report),
     interceptor: {
       enabled: config.get<boolean>('interceptor.enabled') === true,
       // The user's rules first, then the built-in ones (which only fire when their tool exists).
@@ -119,16 +158,34 @@ export function readSandboxSettings(config: vscode.WorkspaceConfiguration = vsco
 }
 
 /** Caches the parsed settings and re-reads them when any `agentBash.*` value changes. */
-function sameRule(a: PolicyRule, b: PolicyRule): boolean {
-  return a.match === b.match && a.approval === b.approval;
+function sameRule(a: unknown, b: PolicyRule): boolean {
+  if (!a || typeof a !== 'object') return false;
+  const { match, approval } = a as Record<string, unknown>;
+  return match === b.match && approval === b.approval;
+}
+
+/**
+ * The managed rules file: its fixed path per OS, or, for tests only, the file named by
+ * AGENT_BASH_MANAGED_RULES (read at each use, so a test can point the running extension at one).
+ */
+export function managedRulesFile(): string {
+  return process.env[MANAGED_RULES_ENV] || managedRulesPath();
 }
 
 export class SettingsStore implements vscode.Disposable {
   private cached: BashSettings;
   private cachedSandbox: SandboxSettings;
+  private readonly managed = new ManagedRulesFile(managedRulesFile);
+  /** The settings with the managed layer, rebuilt when either changes. */
+  private composed: { base: BashSettings; managed: RuleLayer | undefined; settings: BashSettings } | undefined;
+  /** The managed file's problem last told to the user (told once per distinct problem). */
+  private toldManaged: string | undefined;
   private readonly sub = vscode.workspace.onDidChangeConfiguration((e) => {
     if (e.affectsConfiguration(SECTION)) this.reload();
   });
+  // The workspace and folder layers depend on trust and on the folders open.
+  private readonly trustSub = vscode.workspace.onDidGrantWorkspaceTrust(() => this.reload());
+  private readonly foldersSub = vscode.workspace.onDidChangeWorkspaceFolders(() => this.reload());
 
   /** `report` hears about settings that were left out because they are invalid. */
   constructor(private readonly report?: (problem: string) => void) {
@@ -141,8 +198,31 @@ export class SettingsStore implements vscode.Disposable {
     this.cachedSandbox = readSandboxSettings(undefined, this.report);
   }
 
+  /** The settings in force; the managed file is checked at each call (a `stat`) and re-read when it changed. */
   current(): BashSettings {
-    return this.cached;
+    const managed = this.managed.current();
+    if (this.composed?.base !== this.cached || this.composed.managed !== managed) {
+      const settings = managed ? { ...this.cached, ruleLayers: [managed, ...this.cached.ruleLayers] } : this.cached;
+      this.composed = { base: this.cached, managed, settings };
+      this.tellManaged(managed);
+    }
+    return this.composed.settings;
+  }
+
+  /** The rule layers in force (for checking rules before they are saved, and for showing them). */
+  ruleLayers(): RuleLayer[] {
+    return this.current().ruleLayers;
+  }
+
+  private tellManaged(managed: RuleLayer | undefined): void {
+    const problem = managed?.problem;
+    if (problem === undefined || problem === this.toldManaged) {
+      if (problem === undefined) this.toldManaged = undefined;
+      return;
+    }
+    this.toldManaged = problem;
+    this.report?.(problem);
+    void vscode.window.showWarningMessage(`Agent Bash: ${problem}.`);
   }
 
   /** `agentBash.terminal.reveal`: show a bridge terminal when its command starts (default true). */
@@ -169,13 +249,15 @@ export class SettingsStore implements vscode.Disposable {
   }
 
   /**
-   * Puts rules in front of `agentBash.patterns` at the chosen scope (user settings when there is no
-   * workspace folder). Returns the rules actually added (those already there are not) and where.
+   * Appends rules at the END of `agentBash.patterns` at the chosen scope (user settings when there is
+   * no workspace folder), so that scope's own deny and prompt rules keep matching first; the other
+   * scopes' rules stay in force (layers). Returns the rules actually added (those already there are
+   * not) and where. The caller checks them first (proposalCheck.ts).
    */
   async addRules(rules: PolicyRule[], scope: 'workspace' | 'user'): Promise<SavedRules> {
     const { config, target, existing } = this.rulesAt(scope);
     const fresh = rules.filter((r) => !existing.some((e) => sameRule(e, r)));
-    await config.update('patterns', [...fresh, ...existing], target);
+    await config.update('patterns', [...existing, ...fresh], target);
     this.reload();
     const isWorkspace = target === vscode.ConfigurationTarget.Workspace;
     return {
@@ -183,6 +265,16 @@ export class SettingsStore implements vscode.Disposable {
       scope: isWorkspace ? 'workspace' : 'user',
       where: isWorkspace ? 'workspace settings (.vscode/settings.json)' : 'user settings',
     };
+  }
+
+  /**
+   * Writes the whole rule list of one scope (user, or the workspace when one is open), in order: for
+   * a view that adds, removes and moves rules. An empty list removes the setting.
+   */
+  async setRules(scope: 'workspace' | 'user', rules: PolicyRule[]): Promise<void> {
+    const { config, target } = this.rulesAt(scope);
+    await config.update('patterns', rules.length ? rules : undefined, target);
+    this.reload();
   }
 
   /** Removes exactly the rules of one `addRules` (Undo). */
@@ -199,12 +291,16 @@ export class SettingsStore implements vscode.Disposable {
       ? vscode.ConfigurationTarget.Workspace
       : vscode.ConfigurationTarget.Global;
     const inspected = config.inspect<unknown>('patterns');
-    const existing = readRules(target === vscode.ConfigurationTarget.Workspace ? inspected?.workspaceValue : inspected?.globalValue);
+    const value = target === vscode.ConfigurationTarget.Workspace ? inspected?.workspaceValue : inspected?.globalValue;
+    // Entries as written, invalid ones included: saving must not silently drop what the user wrote.
+    const existing: unknown[] = Array.isArray(value) ? value : [];
     return { config, target, existing };
   }
 
   dispose(): void {
     this.sub.dispose();
+    this.trustSub.dispose();
+    this.foldersSub.dispose();
   }
 }
 

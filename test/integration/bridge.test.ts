@@ -4,7 +4,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import type { PolicyRule, ToolResult } from '../../src/core/contracts';
 import { probeSandbox } from '../../src/exec/sandbox/sandboxProbe';
-import { activateApi, alive, answerDialogs, processesWithCommandLine, setPatterns, terminalsNamed, testing, workspaceDir, resultText, waitUntil } from './testApi';
+import { activateApi, alive, answerDialogs, layerRules, processesWithCommandLine, setPatterns, terminalsNamed, testing, workspaceDir, resultText, waitUntil } from './testApi';
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
@@ -254,8 +254,8 @@ describe('policy and approvals in VS Code', () => {
     const t = await testing();
     const config = vscode.workspace.getConfiguration('agentBash');
     await config.update('patterns', [{ match: 'echo *', approval: 'allow' }, { match: 'ls *', approval: 'maybe' }], vscode.ConfigurationTarget.Workspace);
-    for (let i = 0; i < 100 && t.services.settings().patterns.length !== 1; i++) await sleep(20);
-    assert.deepEqual(t.services.settings().patterns, [{ match: 'echo *', approval: 'allow' }]);
+    for (let i = 0; i < 100 && layerRules(t.services.settings(), 'workspace').length !== 1; i++) await sleep(20);
+    assert.deepEqual(layerRules(t.services.settings(), 'workspace'), [{ match: 'echo *', approval: 'allow' }]);
     assert.equal((await activateApi()).explain('echo hi').decision, 'allow');
   });
 

@@ -1,7 +1,7 @@
 // Shared helpers for the suites that run inside the VS Code extension host.
 import { readdirSync, readFileSync } from 'node:fs';
 import * as vscode from 'vscode';
-import type { PolicyRule, ToolResult } from '../../src/core/contracts';
+import type { BashSettings, PolicyRule, RuleLayerName, ToolResult } from '../../src/core/contracts';
 import type { AgentBashApi } from '../../src/extension';
 
 export const EXTENSION_ID = 'agent-bash.agent-bash';
@@ -59,13 +59,19 @@ export function processesWithCommandLine(line: string): number[] {
   return out;
 }
 
+/** The rules of one layer in force (`user`, `workspace`, `managed`, …): none when it is not there. */
+export function layerRules(settings: BashSettings, layer: RuleLayerName): PolicyRule[] {
+  return settings.ruleLayers.filter((l) => l.layer === layer).flatMap((l) => l.rules);
+}
+
 /** Sets `agentBash.patterns` in the workspace and waits until the extension's settings reflect it. */
-export async function setPatterns(rules: PolicyRule[] | undefined): Promise<void> {
-  await vscode.workspace.getConfiguration('agentBash').update('patterns', rules, vscode.ConfigurationTarget.Workspace);
+export async function setPatterns(rules: PolicyRule[] | undefined, target: vscode.ConfigurationTarget = vscode.ConfigurationTarget.Workspace): Promise<void> {
+  await vscode.workspace.getConfiguration('agentBash').update('patterns', rules, target);
   const t = await testing();
   const want = JSON.stringify(rules ?? []);
   const deadline = Date.now() + 5000;
-  while (JSON.stringify(t.services.settings().patterns) !== want) {
+  const layer = target === vscode.ConfigurationTarget.Global ? 'user' : 'workspace';
+  while (JSON.stringify(layerRules(t.services.settings(), layer)) !== want) {
     if (Date.now() > deadline) throw new Error(`agentBash.patterns did not apply: want ${want}`);
     await new Promise((r) => setTimeout(r, 20));
   }

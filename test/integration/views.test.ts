@@ -11,7 +11,7 @@ import { CONNECT_ACP_COMMAND } from '../../src/vscode/acpCommands';
 import { ALLOW_ONCE, ALLOW_SESSION, ALWAYS_ALLOW, ALWAYS_TITLE, DENY, DialogApprover, SAVE_WORKSPACE } from '../../src/vscode/approvalDialog';
 import { ARTIFACT_SCHEME } from '../../src/vscode/artifactProvider';
 import { HISTORY_COMMANDS } from '../../src/vscode/historyView';
-import { activateApi, answerDialogs, EXTENSION_ID, setPatterns, testing, workspaceDir } from './testApi';
+import { activateApi, answerDialogs, EXTENSION_ID, layerRules, setPatterns, testing, workspaceDir } from './testApi';
 
 async function until(what: string, check: () => boolean, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -101,9 +101,10 @@ describe('views: history, approvals, output documents, session directory, demo a
     assert.ok(saved);
     assert.deepEqual(saved.rules, [{ match: 'printf *', approval: 'allow' }]);
     assert.equal(saved.where, 'workspace settings (.vscode/settings.json)');
-    assert.deepEqual(t.services.settings().patterns, [{ match: 'printf *', approval: 'allow' }, ...base]);
+    // Appended: the workspace's own deny and prompt rules keep matching first.
+    assert.deepEqual(layerRules(t.services.settings(), 'workspace'), [...base, { match: 'printf *', approval: 'allow' }]);
     await approver.undo(saved);
-    assert.deepEqual(t.services.settings().patterns, base);
+    assert.deepEqual(layerRules(t.services.settings(), 'workspace'), base);
   });
 
   it('Open Full Output shows a read-only artifact-scheme document with command, cwd and exit status', async () => {

@@ -22,6 +22,7 @@ describe('manifest (package.json)', () => {
       'agentBash.async.maxJobs',
       'agentBash.autoBackground.enabled',
       'agentBash.autoBackground.thresholdMs',
+      'agentBash.builtinRules',
       'agentBash.direnv',
       'agentBash.interceptor.enabled',
       'agentBash.interceptor.patterns',

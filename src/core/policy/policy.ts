@@ -1,7 +1,10 @@
 // The allow/prompt/deny policy over a shell analysis.
 //
-// - Rules are tried in order and the first whose glob matches a text decides that text
-//   (see ruleGlob.ts for exactly what `*` matches).
+// - Rules come in layers (built-in, managed, user, workspace, folder, `--rules` files). Within a
+//   layer the rules are tried in order and the first whose glob matches a text decides that layer's
+//   verdict on it (see ruleGlob.ts for exactly what `*` matches); across layers deny beats prompt
+//   beats allow, whatever the order, so no layer can relax another's deny or prompt
+//   (layeredRules.ts). A layer that could not be read makes every command ask at least.
 // - Each segment is decided on its normalised text. Deny and prompt rules also see the segment as
 //   written (wrappers kept, quotes as typed) and the whole command, so `sudo *` → deny still bites
 //   after `sudo` was stripped for matching.
@@ -13,11 +16,12 @@
 //   when a link under it leads outside (symlinkWalk.ts), and an output redirection to a
 //   file under an allow rule without `allowRedirects`. With no rules everything prompts.
 // - Deny beats everything; a deny rule therefore also overrides a critical pattern.
-import type { DecisionKind, PolicyDecision, PolicyRule, Segment, SegmentDecision, ShellAnalysis, Verdict } from './policyContracts';
+import type { DecisionKind, PolicyDecision, PolicyRule, RuleLayer, Segment, SegmentDecision, ShellAnalysis, Verdict } from './policyContracts';
 import { findCritical } from './criticalPatterns';
 import { REASON } from './policyReasons';
 import { writesFile } from './redirectTargets';
-import { compileRules, MatchBudgetError, normalizeCommandText, type CompiledRules, type MatchBudget } from './ruleGlob';
+import { LayeredRules, toLayers, unreadableLayersReason, type LooseLayer } from './layeredRules';
+import { MatchBudgetError, normalizeCommandText, type MatchBudget } from './ruleGlob';
 import { basename } from './shellNormalize';
 import { findProtectedWrite } from './protectedPaths';
 import { findLinkOutside } from './symlinkWalk';
@@ -46,21 +50,26 @@ interface Outcome {
   segmentIndex?: number;
 }
 
-/** First-match lookups for one decision, memoised per text (a text can be asked for several times). */
+/** Rule lookups for one decision (layered, see layeredRules.ts), memoised per text (a text can be asked for several times). */
 class RuleLookup {
   private readonly memo = new Map<string, PolicyRule | null>();
   /** Shared by every lookup of one decision (see MatchBudget). */
   private readonly budget: MatchBudget = { left: MATCH_BUDGET, deadline: performance.now() + MATCH_BUDGET_MS };
-  constructor(private readonly compiled: CompiledRules<PolicyRule>) {}
+  constructor(private readonly layered: LayeredRules) {}
 
   first(text: string): PolicyRule | null {
     if (!text) return null;
     let rule = this.memo.get(text);
     if (rule === undefined) {
-      rule = this.compiled.first(text, this.budget);
+      rule = this.layered.first(text, this.budget)?.rule ?? null;
       this.memo.set(text, rule);
     }
     return rule;
+  }
+
+  /** The layer a rule returned by `first` came from. */
+  layerOf(rule: PolicyRule): LooseLayer | undefined {
+    return this.layered.layerOf(rule);
   }
 }
 
@@ -166,25 +175,48 @@ function decideSegment(seg: Segment, index: number, all: readonly Segment[], rul
   return { outcome: best ?? outcomes[0], rule };
 }
 
-/** The decision for an analysed command. Never throws: an internal error is a prompt that says so. */
-export function decide(analysis: ShellAnalysis, rules: PolicyRule[], ctx: PolicyContext): PolicyDecision {
+/**
+ * The decision for an analysed command under the rule layers in force (a plain rule list is one
+ * layer without a name). Never throws: an internal error is a prompt that says so.
+ */
+export function decide(analysis: ShellAnalysis, rules: readonly RuleLayer[] | readonly PolicyRule[], ctx: PolicyContext): PolicyDecision {
+  const layers = toLayers(rules);
+  let decision: PolicyDecision;
   try {
-    return decideChecked(analysis, rules, ctx);
+    decision = decideChecked(analysis, layers, ctx);
   } catch (err) {
     const why = err instanceof MatchBudgetError ? err.message : `the decision failed (${err instanceof Error ? err.message : String(err)})`;
-    return { decision: 'prompt', rule: null, kind: 'uncertain', reason: REASON.uncertain(why), segments: [], uncertain: true };
+    decision = { decision: 'prompt', rule: null, kind: 'uncertain', reason: REASON.uncertain(why), segments: [], uncertain: true };
   }
+  return withUnreadableLayers(decision, layers);
 }
 
-function decideChecked(analysis: ShellAnalysis, rules: PolicyRule[], ctx: PolicyContext): PolicyDecision {
-  const usable = new RuleLookup(compileRules(rules));
+/** A layer that could not be read (the managed file): every command asks at least, and says why. */
+function withUnreadableLayers(decision: PolicyDecision, layers: readonly LooseLayer[]): PolicyDecision {
+  const why = unreadableLayersReason(layers);
+  if (why === undefined || decision.decision === 'deny') return decision;
+  if (decision.decision === 'prompt') return { ...decision, reason: `${decision.reason}; ${why}` };
+  const asked: PolicyDecision = { ...decision, decision: 'prompt', rule: null, kind: 'unreadable_rules', reason: why };
+  delete asked.layer;
+  delete asked.layerSource;
+  return asked;
+}
+
+function decideChecked(analysis: ShellAnalysis, layers: readonly LooseLayer[], ctx: PolicyContext): PolicyDecision {
+  const usable = new RuleLookup(new LayeredRules(layers));
   const segments: SegmentDecision[] = [];
   const candidates: Outcome[] = [];
   const allowMatches: string[] = [];
 
   analysis.segments.forEach((seg, k) => {
     const { outcome, rule } = decideSegment(seg, k + 1, analysis.segments, usable, ctx);
-    segments.push({ segment: seg, decision: outcome.decision, rule });
+    const segment: SegmentDecision = { segment: seg, decision: outcome.decision, rule };
+    const origin = rule ? usable.layerOf(rule) : undefined;
+    if (origin?.layer !== undefined) {
+      segment.layer = origin.layer;
+      segment.layerSource = origin.source;
+    }
+    segments.push(segment);
     candidates.push(outcome);
     if (outcome.decision === 'allow' && rule && !allowMatches.includes(rule.match)) allowMatches.push(rule.match);
   });
@@ -215,5 +247,10 @@ function decideChecked(analysis: ShellAnalysis, rules: PolicyRule[], ctx: Policy
     uncertain: analysis.uncertain,
   };
   if (chosen.segmentIndex !== undefined) decision.segmentIndex = chosen.segmentIndex;
+  const origin = decision.rule ? usable.layerOf(decision.rule) : undefined;
+  if (origin?.layer !== undefined) {
+    decision.layer = origin.layer;
+    decision.layerSource = origin.source;
+  }
   return decision;
 }

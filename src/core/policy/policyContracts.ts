@@ -22,6 +22,11 @@ export interface RuleLayer {
   /** What a person reads as the origin: `user settings`, a file path, `built-in read-only list`. */
   source: string;
   rules: PolicyRule[];
+  /**
+   * Set when the layer's source exists but could not be used (the managed file unreadable or
+   * invalid): `rules` is then empty and every command asks at least, with this text as the reason.
+   */
+  problem?: string;
 }
 
 export interface Redirect {
@@ -90,12 +95,17 @@ export type DecisionKind =
   | 'opaque'
   | 'redirect'
   | 'external_directory'
-  | 'default';
+  | 'default'
+  /** A rule layer could not be read (RuleLayer.problem): every command asks until it is fixed. */
+  | 'unreadable_rules';
 
 export interface SegmentDecision {
   segment: Segment;
   decision: Verdict;
   rule: PolicyRule | null;
+  /** The layer of `rule` and where it was read, when a rule matched. */
+  layer?: RuleLayerName;
+  layerSource?: string;
 }
 
 export interface PolicyDecision {

@@ -86,6 +86,8 @@ export function runsWithoutAsking(decision: PolicyDecision, req: Pick<GateReques
   // A critical command always asks: inside the sandbox `rm -rf /` still empties the workspace, and a
   // write to the editor's settings would still be tried.
   if (decision.kind === 'critical') return false;
+  // The managed rules could not be read: nothing is known about what an administrator forbade.
+  if (decision.kind === 'unreadable_rules') return false;
   return decision.decision === 'prompt' && !req.sandboxOff && req.sandbox?.active === true && req.sandbox.autoApprove;
 }
 

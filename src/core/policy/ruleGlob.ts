@@ -357,6 +357,38 @@ export function escapeGlob(text: string): string {
   return text.replace(/[\\*?[\]{}]/g, (m) => `\\${m}`);
 }
 
+/** One character an atom matches: itself, `x` for `?`, a member of a class (or one outside a negated class). */
+function atomExample(a: Atom): string {
+  if (typeof a === 'string') return a;
+  if ('any' in a) return 'x';
+  if (!a.negate) return a.set.startsWith('\u0000') ? a.set[1] : a.set[0];
+  return [...'x_0~'].find((ch) => atomMatches(a, ch)) ?? '';
+}
+
+/**
+ * Texts the pattern was written for: each brace alternative spelled out, every `*` filled with each
+ * of `fills` in turn (`echo secret*` with `-a3` → `echo secret-a3`), `?` and classes with a member.
+ * Only texts the pattern itself matches are returned, normalised and without repeats.
+ */
+export function globExamples(pattern: string, fills: readonly string[]): string[] {
+  let compiled: Compiled;
+  try {
+    compiled = compilePattern(pattern);
+  } catch (err) {
+    if (err instanceof RuleTooComplexError) return [];
+    throw err;
+  }
+  const out = new Set<string>();
+  for (const alt of compiled.alternatives) {
+    const pieces = alt.pieces.map((piece) => piece.atoms.map(atomExample).join(''));
+    for (const fill of alt.stars ? fills : ['']) {
+      const text = normalizeCommandText(pieces.join(fill));
+      if (text !== '' && testCompiled(compiled, text)) out.add(text);
+    }
+  }
+  return [...out];
+}
+
 export interface CompiledRules<R extends { match: string }> {
   /** The first rule (in list order) whose pattern matches the normalised text, or null. Throws MatchBudgetError past the budget. */
   first(text: string, budget?: MatchBudget): R | null;

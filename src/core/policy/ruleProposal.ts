@@ -58,12 +58,24 @@ function commandPrefix(argv: readonly string[]): string[] | undefined {
 
 function proposalFor(seg: Segment): string | undefined {
   if (seg.opaque || seg.argv.length === 0) return undefined;
-  const exactWords = seg.privileged ? [...(seg.prefix ?? []), ...seg.argv] : seg.argv;
   const prefix = seg.privileged ? undefined : commandPrefix(seg.argv);
   if (prefix) return `${prefix.map(escapeGlob).join(' ')} *`;
+  return exactProposalFor(seg);
+}
+
+/** The rule that allows exactly this segment (its wrappers named when they matter), if one can. */
+export function exactProposalFor(seg: Segment): string | undefined {
+  if (seg.opaque || seg.argv.length === 0) return undefined;
   // A dynamic word in an exact rule would only match its own source text: offer nothing.
   if (seg.dynamic) return undefined;
+  const exactWords = seg.privileged ? [...(seg.prefix ?? []), ...seg.argv] : seg.argv;
   return escapeGlob(normalizeCommandText(exactWords.join(' ')));
+}
+
+/** The rule offered for one segment, or undefined when none is (see proposeRules). */
+export function proposalForSegment(seg: Segment): PolicyRule | undefined {
+  const match = proposalFor(seg);
+  return match === undefined ? undefined : { match, approval: 'allow' };
 }
 
 export function proposeRules(analysis: ShellAnalysis): PolicyRule[] {

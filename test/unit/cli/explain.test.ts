@@ -20,7 +20,7 @@ function explain(args: string[], cwd = ROOT): Run {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-const USAGE = 'usage: agent-bash explain [--rules FILE] [--cwd DIR] [--workspace DIR]... [--sandbox auto|on|off] -- COMMAND';
+const USAGE = 'usage: agent-bash explain [--rules FILE]... [--managed-rules FILE] [--no-builtin-rules] [--cwd DIR] [--workspace DIR]... [--sandbox auto|on|off] -- COMMAND';
 
 describe('cli/explain', () => {
   let dir: string;
@@ -43,6 +43,8 @@ describe('cli/explain', () => {
     assert.deepEqual(JSON.parse(r.stdout), {
       decision: 'allow',
       rule: { match: 'git status*', approval: 'allow' },
+      layer: 'file',
+      layerSource: rulesFile,
       reason: 'every segment matched an allow rule: `git status*`, `ls *`',
       segments: [
         { text: 'git status', argv: ['git', 'status'], decision: 'allow', opaque: false, redirects: [] },
@@ -110,12 +112,14 @@ describe('cli/explain', () => {
     assert.match(bad.stderr, /\[0\]\.match: match is longer than 512 characters/);
   });
 
-  it('with no rules everything prompts', () => {
-    const r = explain(['--', 'ls']);
+  it('with no rules (and --no-builtin-rules) everything prompts', () => {
+    const r = explain(['--no-builtin-rules', '--', 'ls']);
     assert.equal(r.code, 0);
     const out = JSON.parse(r.stdout);
     assert.equal(out.decision, 'prompt');
     assert.equal(out.rule, null);
+    assert.equal(out.layer, null);
+    assert.equal(out.layerSource, null);
     assert.equal(out.reason, '`ls` in segment 1 matched no rule');
   });
 

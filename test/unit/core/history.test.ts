@@ -53,10 +53,10 @@ describe('core/history', () => {
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
   const settings: BashSettings = {
-    patterns: [
+    ruleLayers: [{ layer: 'file', source: 'test rules', rules: [
       { match: 'rm *', approval: 'deny' },
       { match: 'git status*', approval: 'allow' },
-    ],
+    ] }],
     interceptor: { enabled: false, patterns: [] },
     maxTimeout: 0,
     asyncEnabled: true,
@@ -94,7 +94,7 @@ describe('core/history', () => {
 
   it('a rule allows: who decided is the rule, with exit status, duration and output size', async () => {
     const { entry } = await run('git status');
-    assert.deepEqual(entry.decision, { outcome: 'allowed', decidedBy: 'rule', rule: 'git status*' });
+    assert.deepEqual(entry.decision, { outcome: 'allowed', decidedBy: 'rule', rule: 'git status*', layer: 'file', layerSource: 'test rules' });
     assert.equal(decisionLabel(entry.decision), 'allowed by rule `git status*`');
     assert.equal(entry.end, 'exit');
     assert.equal(entry.exitCode, 0);
@@ -105,7 +105,7 @@ describe('core/history', () => {
 
   it('a deny rule: denied by rule, nothing ran', async () => {
     const { entry } = await run('rm -rf build');
-    assert.deepEqual(entry.decision, { outcome: 'denied', decidedBy: 'rule', rule: 'rm *' });
+    assert.deepEqual(entry.decision, { outcome: 'denied', decidedBy: 'rule', rule: 'rm *', layer: 'file', layerSource: 'test rules' });
     assert.equal(decisionLabel(entry.decision), 'denied by rule `rm *`');
     assert.equal(entry.end, 'not-run');
     assert.equal(toastMessage(entry), 'Agent Bash: Rule `rm *` denies `rm -rf build`.');

@@ -33,6 +33,12 @@ describe('core/humanMessages', () => {
     for (const c of ['ls -la', 'git status && ls -la', 'rm -rf /']) assert.ok(!why(c).includes('segment'), why(c));
   });
 
+  it('says when every command asks because the managed rules file cannot be used', () => {
+    const problem = 'the managed rules file cannot be used (cannot read rules file /etc/agent-bash/rules.json: EACCES), so every command asks until it is fixed';
+    const d = decide(analyzer.analyze('echo hi'), [{ layer: 'managed', source: '/etc/agent-bash/rules.json', rules: [], problem }, { layer: 'user', source: 'user settings', rules: [{ match: '*', approval: 'allow' }] }], { cwd: WS, workspaceRoots: [WS] });
+    assert.equal(human.whyAsked('echo hi', d), 'The managed rules file cannot be used (cannot read rules file /etc/agent-bash/rules.json: EACCES), so every command asks until it is fixed.');
+  });
+
   it('says when a call asks because it would run outside the OS sandbox', () => {
     const offAllowed = withSandboxOff(decide(analyzer.analyze('ls -la'), [{ match: 'ls *', approval: 'allow' }], { cwd: WS, workspaceRoots: [WS] }), true);
     assert.equal(

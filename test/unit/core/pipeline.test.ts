@@ -16,6 +16,7 @@ import type {
   LocalExecutor,
   PtyExecutor,
   PtyRequest,
+  PolicyRule,
   PtySession,
   ShellAnalyzer,
   ToolResult,
@@ -115,13 +116,14 @@ class FakeUrlResolver implements UrlResolver {
   }
 }
 
-function baseSettings(over: Partial<BashSettings> = {}): BashSettings {
+/** `patterns`: the rules of the one rule layer these tests use. */
+function baseSettings({ patterns, ...over }: Partial<BashSettings> & { patterns?: PolicyRule[] } = {}): BashSettings {
   return {
-    patterns: [
+    ruleLayers: [{ layer: 'file', source: 'test rules', rules: patterns ?? [
       { match: 'rm *', approval: 'deny' },
       { match: 'npm *', approval: 'prompt' },
       { match: '*', approval: 'allow' },
-    ],
+    ] }],
     interceptor: { enabled: false, patterns: [...DEFAULT_INTERCEPTOR_RULES] },
     maxTimeout: 0,
     asyncEnabled: true,

@@ -8,7 +8,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { ApprovalAnswer, ApprovalRequest, Approver, BashSettings, ToolResult } from '../../../../src/core/contracts';
+import type { ApprovalAnswer, ApprovalRequest, Approver, BashSettings, PolicyRule, ToolResult } from '../../../../src/core/contracts';
 import { FileArtifactStore } from '../../../../src/core/output/artifacts';
 import { DEFAULT_INTERCEPTOR_RULES } from '../../../../src/core/interceptor';
 import { BashPipeline } from '../../../../src/core/pipeline';
@@ -33,9 +33,9 @@ class RecordingApprover implements Approver {
   }
 }
 
-function settingsWith(patterns: BashSettings['patterns']): BashSettings {
+function settingsWith(patterns: PolicyRule[]): BashSettings {
   return {
-    patterns,
+    ruleLayers: [{ layer: 'file', source: 'test rules', rules: patterns }],
     interceptor: { enabled: false, patterns: [...DEFAULT_INTERCEPTOR_RULES] },
     maxTimeout: 0,
     asyncEnabled: true,
@@ -59,7 +59,7 @@ describe('exec/sandbox: sandboxed runs through the pipeline', function () {
   let runtime: SandboxRuntime;
   let executor: LocalShellExecutor;
   let approver: RecordingApprover;
-  let patterns: BashSettings['patterns'];
+  let patterns: PolicyRule[];
   let fallbacks: string[];
 
   before(async function () {
