@@ -3,6 +3,8 @@
 // workspaceState storage live in src/vscode/historyView.ts.
 import type { ApprovalAnswer, CallerInfo, DecisionKind, ToolResult, Verdict } from './contracts';
 import * as human from './humanMessages';
+import type { RuleLayerName } from './policy/policyContracts';
+import { layerLabel } from './policy/ruleLayerLabel';
 import { NO_OUTPUT } from './output/results';
 
 /** Who let a command run (the policy gate's `decidedBy`). */
@@ -15,6 +17,9 @@ export interface HistoryDecision {
   decidedBy?: DecidedBy;
   /** The rule that decided, when one did. */
   rule?: string;
+  /** That rule's layer and where the layer was read from, when known. */
+  layer?: RuleLayerName;
+  layerSource?: string;
 }
 
 /** What the pipeline knows about its policy step (BashToolDetails.decision). */
@@ -22,6 +27,8 @@ export interface PolicyTrace {
   decision: Verdict;
   kind?: DecisionKind;
   rule?: string;
+  layer?: RuleLayerName;
+  layerSource?: string;
   answer?: ApprovalAnswer['kind'];
   /** Who let it run, as the policy gate said. */
   decidedBy?: DecidedBy;
@@ -33,7 +40,13 @@ export interface PolicyTrace {
  */
 export function decidedBy(trace: PolicyTrace | undefined, cancelled: boolean): HistoryDecision {
   if (!trace) return { outcome: cancelled ? 'cancelled' : 'invalid' };
-  const rule = trace.rule ? { rule: trace.rule } : {};
+  const rule = trace.rule
+    ? {
+        rule: trace.rule,
+        ...(trace.layer ? { layer: trace.layer } : {}),
+        ...(trace.layer && trace.layerSource !== undefined ? { layerSource: trace.layerSource } : {}),
+      }
+    : {};
   if (trace.decision === 'deny') return { outcome: 'denied', decidedBy: 'rule', ...rule };
   if (trace.decision === 'allow') return { outcome: 'allowed', decidedBy: 'rule', ...rule };
   if (trace.decidedBy === 'sandbox') return { outcome: 'allowed', decidedBy: 'sandbox' };
@@ -165,10 +178,10 @@ export function completeJobEntry(entry: HistoryEntry, result: ToolResult | undef
 export function decisionLabel(d: HistoryDecision): string {
   if (d.outcome === 'cancelled') return 'cancelled before it ran';
   if (d.outcome === 'invalid') return 'refused: not a valid call';
-  if (d.outcome === 'denied') return d.decidedBy === 'rule' ? (d.rule ? `denied by rule \`${d.rule}\`` : 'denied by the policy') : 'denied by you';
+  if (d.outcome === 'denied') return d.decidedBy === 'rule' ? (d.rule ? `denied by rule ${ruleWithLayer(d)}` : 'denied by the policy') : 'denied by you';
   switch (d.decidedBy) {
     case 'rule':
-      return d.rule ? `allowed by rule \`${d.rule}\`` : 'allowed by the rules';
+      return d.rule ? `allowed by rule ${ruleWithLayer(d)}` : 'allowed by the rules';
     case 'user-once':
       return 'allowed by you, once';
     case 'user-session':
@@ -180,6 +193,12 @@ export function decisionLabel(d: HistoryDecision): string {
     default:
       return 'allowed';
   }
+}
+
+/** "`git status *`", or "`git status *` (user settings)" when the rule's layer is known. */
+function ruleWithLayer(d: HistoryDecision): string {
+  const rule = `\`${d.rule ?? ''}\``;
+  return d.layer ? `${rule} (${layerLabel(d.layer, d.layerSource)})` : rule;
 }
 
 /** How it ended, in plain words. */

@@ -1,10 +1,12 @@
 // Approvals for prompt-level commands: Allow once / Allow for this session / Always allow… / Deny,
 // naming who asks. Escape is Deny (there is no separate Cancel). "Allow for this session" is remembered
 // here, per caller session, and answers later identical requests of that session without asking.
-// "Always allow…" shows the rules it would save (one per segment, at a safe arity) and where; once
-// saved, a notification names them with an Undo that removes exactly those rules.
+// "Always allow…" shows the rules it would save (one per segment, at a safe arity) and where, with
+// Allow once instead and Back (Escape is Back: it never denies the command the user meant to allow);
+// once saved, a notification names them with an Undo that removes exactly those rules.
 import type { ApprovalAnswer, ApprovalRequest, Approver, PolicyRule } from '../core/contracts';
 import { code, whyAsked } from '../core/humanMessages';
+import { layerLabel } from '../core/policy/ruleLayerLabel';
 import { proposeRules } from '../core/policy/ruleProposal';
 import { SessionApprovals } from '../core/sessionApprovals';
 import type { QuestionAsker } from './modalPrompter';
@@ -15,6 +17,10 @@ export const ALWAYS_ALLOW = 'Always allow…';
 export const DENY = 'Deny';
 export const SAVE_WORKSPACE = 'Save to Workspace Settings';
 export const SAVE_USER = 'Save to User Settings';
+/** The second step's way out without saving: the command runs this once. */
+export const ALLOW_ONCE_INSTEAD = 'Allow once instead';
+/** The second step's way back to the first (also what Escape does there). */
+export const BACK = 'Back';
 export const APPROVAL_TITLE = 'Agent Bash: run this command?';
 export const ALWAYS_TITLE = 'Agent Bash: always allow commands matching these rules?';
 
@@ -29,7 +35,16 @@ export function isApprovalQuestion(q: { buttons: string[] }): boolean {
 }
 
 export function approvalDetail(req: ApprovalRequest): string {
-  return [`Command: ${elide(req.command, 2000)}`, `Working directory: ${req.cwd}`, `Why you are asked: ${whyAsked(req.command, req.decision)}`].join('\n');
+  const lines = [`Command: ${elide(req.command, 2000)}`, `Working directory: ${req.cwd}`, `Why you are asked: ${whyAsked(req.command, req.decision)}`];
+  const from = ruleOrigin(req.decision);
+  if (from) lines.push(from);
+  return lines.join('\n');
+}
+
+/** "Rule `git push *` is from workspace settings." when a rule of a known layer decided. */
+export function ruleOrigin(decision: ApprovalRequest['decision']): string | undefined {
+  if (!decision.rule || !decision.layer) return undefined;
+  return `Rule \`${decision.rule.match}\` is from ${layerLabel(decision.layer, decision.layerSource)}.`;
 }
 
 export function rulesFor(req: ApprovalRequest): PolicyRule[] {
@@ -84,28 +99,35 @@ export class DialogApprover implements Approver {
     if (this.session.has(req)) return { kind: 'session' };
     const rules = rulesFor(req);
     const buttons = rules.length ? [ALLOW_ONCE, ALLOW_SESSION, ALWAYS_ALLOW, DENY] : [ALLOW_ONCE, ALLOW_SESSION, DENY];
-    const answer = await asker.ask({ message: approvalTitle(req), detail: approvalDetail(req), buttons, closeButton: DENY }, signal);
-    if (answer === ALLOW_ONCE) return { kind: 'allow' };
-    if (answer === ALLOW_SESSION) {
-      this.session.remember(req);
-      return { kind: 'session' };
+    // Back on the second step asks the first question again; only the first step can deny.
+    for (;;) {
+      const answer = await asker.ask({ message: approvalTitle(req), detail: approvalDetail(req), buttons, closeButton: DENY }, signal);
+      if (answer === ALLOW_ONCE) return { kind: 'allow' };
+      if (answer === ALLOW_SESSION) {
+        this.session.remember(req);
+        return { kind: 'session' };
+      }
+      if (answer !== ALWAYS_ALLOW || signal?.aborted) return { kind: 'deny' };
+      const where = await asker.ask(
+        {
+          message: ALWAYS_TITLE,
+          detail: [`For ${code(req.command)}:`, ...rules.map((r) => `allow: ${r.match}`)].join('\n'),
+          buttons: [SAVE_WORKSPACE, SAVE_USER, ALLOW_ONCE_INSTEAD, BACK],
+          closeButton: BACK,
+        },
+        signal,
+      );
+      // A cancelled request (the signal fired, the panel closed) is not a way back: nobody is asked again.
+      if (signal?.aborted) return { kind: 'deny' };
+      if (where === ALLOW_ONCE_INSTEAD) return { kind: 'allow' };
+      if (where === BACK) continue;
+      if (where !== SAVE_WORKSPACE && where !== SAVE_USER) return { kind: 'deny' };
+      const scope = where === SAVE_WORKSPACE ? 'workspace' : 'user';
+      const saved = await this.store.add(rules, scope);
+      this.lastSaved = saved;
+      this.announce(saved, () => this.undo(saved));
+      return { kind: 'always', rules, scope };
     }
-    if (answer !== ALWAYS_ALLOW) return { kind: 'deny' };
-    const where = await asker.ask(
-      {
-        message: ALWAYS_TITLE,
-        detail: [`For ${code(req.command)}:`, ...rules.map((r) => `allow: ${r.match}`)].join('\n'),
-        buttons: [SAVE_WORKSPACE, SAVE_USER, DENY],
-        closeButton: DENY,
-      },
-      signal,
-    );
-    if (where !== SAVE_WORKSPACE && where !== SAVE_USER) return { kind: 'deny' };
-    const scope = where === SAVE_WORKSPACE ? 'workspace' : 'user';
-    const saved = await this.store.add(rules, scope);
-    this.lastSaved = saved;
-    this.announce(saved, () => this.undo(saved));
-    return { kind: 'always', rules, scope };
   }
 
   /** Removes the rules of one save (the notification's Undo). */
