@@ -24,6 +24,8 @@ import { JobInbox } from './vscode/jobInbox';
 import { JobsStatusItem } from './vscode/jobsView';
 import { McpHost } from './vscode/mcpHost';
 import { registerLmTool } from './vscode/lmTool';
+import { registerManageRules } from './vscode/manageRules';
+import { readSettingsRuleLayers } from './vscode/settingsRuleLayers';
 import { addAllowRule } from './vscode/addAllowRule';
 import { HistoryStore } from './vscode/historyStore';
 import { registerHistoryView } from './vscode/historyView';
@@ -165,6 +167,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     findTerminal: (id) => bridge.list().find((t) => t.terminalId === id)?.terminal,
     addAllowRule: async (command, where) => void (await addAllowRule(tracked, settings, command, where ?? cwd.get())),
   });
+  // The rules of every layer; swap readSettingsRuleLayers for the policy's own layer reader.
+  registerManageRules(context, { layers: readSettingsRuleLayers, explain: (command) => tracked.explain(command, cwd.get()) });
   registerAcp(context, services, history);
   // The MCP server (off unless agentBash.mcp.enabled): every MCP client goes through the same pipeline.
   const mcp = new McpHost({
