@@ -384,8 +384,12 @@ export const uiTests = [
   {
     name: 'Run Agent Bash runs exactly the typed text: 20 fills each followed at once by Enter',
     async run({ page, workspace }) {
-      // Similar commands, each a prefix-sharing neighbour of the others in the recent list.
-      const commandOf = (i) => `echo ui-ten-fast-${i} > ui-fast-${i}.txt`;
+      // Two families that take turns, each command a prefix of its family's previous one: what is
+      // typed matches a recent entry that is not the newest (the list highlights it, and a quick pick
+      // whose items were replaced under it took the neighbour of the same index: the other family).
+      // A box that ran anything but the typed text writes a marker that no longer exists.
+      const markerOf = (i) => `ui-fast-${i % 2 ? 'a' : 'b'}${'x'.repeat(11 - Math.ceil(i / 2))}`;
+      const commandOf = (i) => `echo ui-ten-fast > ${markerOf(i)}`;
       const input = page.locator('.quick-input-widget input');
       for (let i = 1; i <= 20; i++) {
         await runFromPalette(page, 'Agent Bash: Run Agent Bash');
@@ -394,32 +398,30 @@ export const uiTests = [
         // No pause between the fill and Enter.
         await input.fill(commandOf(i));
         await page.keyboard.press('Enter');
-        const marker = path.join(workspace, `ui-fast-${i}.txt`);
-        await waitFor(() => existsSync(marker) && readFileSync(marker, 'utf8') === `ui-ten-fast-${i}\n`, 20000, marker);
-        // Nothing else ran: exactly the markers 1..i exist, each with its own text.
+        const marker = path.join(workspace, markerOf(i));
+        await waitFor(() => existsSync(marker) && readFileSync(marker, 'utf8') === 'ui-ten-fast\n', 20000, `${markerOf(i)} (run ${i})`);
+        // Nothing else ran: every earlier marker was removed and none came back.
         for (let j = 1; j <= 20; j++) {
-          const other = path.join(workspace, `ui-fast-${j}.txt`);
-          assert.equal(existsSync(other), j <= i, `after run ${i}: ui-fast-${j}.txt ${j <= i ? 'missing' : 'exists'}`);
-          if (j <= i) assert.equal(readFileSync(other, 'utf8'), `ui-ten-fast-${j}\n`);
+          if (j !== i) assert.equal(existsSync(path.join(workspace, markerOf(j))), false, `after run ${i}: ${markerOf(j)} exists`);
         }
+        rmSync(marker);
       }
       // A recent command runs only when picked: the history button lists them; the pick goes into the box.
-      rmSync(path.join(workspace, 'ui-fast-3.txt'));
       await runFromPalette(page, 'Agent Bash: Run Agent Bash');
       await input.waitFor({ state: 'visible', timeout: 10000 });
       await page.locator('.quick-input-widget .action-label[aria-label="Recent commands"], .quick-input-widget .action-label[title="Recent commands"]').first().click();
       const firstRow = page.locator('.quick-input-list .monaco-list-row').first();
       await firstRow.waitFor({ state: 'visible', timeout: 10000 });
       assert.ok((await firstRow.innerText()).includes(commandOf(20)), 'the newest first');
-      // The list shows about fifteen rows: typing filters it down to the one wanted.
-      await input.fill('ui-fast-3.txt');
-      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: commandOf(3) }).first();
+      // The list shows about fifteen rows: typing filters it down to the one wanted (the longest a).
+      await input.fill(markerOf(1));
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: commandOf(1) }).first();
       await row.waitFor({ state: 'visible', timeout: 10000 });
       await row.click();
-      await waitFor(async () => (await input.inputValue()) === commandOf(3), 10000, 'the picked command in the box');
-      assert.equal(existsSync(path.join(workspace, 'ui-fast-3.txt')), false, 'picking ran it before Enter');
+      await waitFor(async () => (await input.inputValue()) === commandOf(1), 10000, 'the picked command in the box');
+      assert.equal(existsSync(path.join(workspace, markerOf(1))), false, 'picking ran it before Enter');
       await page.keyboard.press('Enter');
-      await waitFor(() => existsSync(path.join(workspace, 'ui-fast-3.txt')), 20000, 'ui-fast-3.txt again');
+      await waitFor(() => existsSync(path.join(workspace, markerOf(1))), 20000, `${markerOf(1)} again`);
     },
   },
   {
