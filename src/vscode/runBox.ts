@@ -32,6 +32,8 @@ function commandBox(value: string, hasRecent: boolean): Promise<BoxResult> {
   box.prompt = RUN_BOX_PROMPT;
   box.placeholder = hasRecent ? 'git status   (the history button lists recent commands)' : 'git status';
   box.value = value;
+  // A terminal that shows itself as an earlier command ends must not close the box being typed in.
+  box.ignoreFocusOut = true;
   if (value) box.valueSelection = [0, value.length];
   const recentButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('history'), tooltip: RECENT_BUTTON_TOOLTIP };
   if (hasRecent) box.buttons = [recentButton];
