@@ -14,12 +14,12 @@ import type { DecidedBy } from './policy/policyGate';
 export interface HistoryDecision {
   /** `cancelled`: stopped before anyone decided (e.g. while the dialog was open). */
   outcome: 'allowed' | 'denied' | 'cancelled' | 'invalid';
+  /** The deciding rule's layer and where the layer was read from, when known. */
+  layer?: RuleLayerName;
+  layerSource?: string;
   decidedBy?: DecidedBy;
   /** The rule that decided, when one did. */
   rule?: string;
-  /** That rule's layer and where the layer was read from, when known. */
-  layer?: RuleLayerName;
-  layerSource?: string;
 }
 
 /** What the pipeline knows about its policy step (BashToolDetails.decision). */
@@ -62,6 +62,12 @@ export function decidedBy(trace: PolicyTrace | undefined, cancelled: boolean): H
     default:
       return { outcome: 'cancelled' };
   }
+}
+
+/** "`git status *`", or "`git status *` (user settings)" when the rule's layer is known. */
+function ruleWithLayer(d: HistoryDecision): string {
+  const rule = `\`${d.rule ?? ''}\``;
+  return d.layer ? `${rule} (${layerLabel(d.layer, d.layerSource)})` : rule;
 }
 
 export interface HistoryEntry {
@@ -193,12 +199,6 @@ export function decisionLabel(d: HistoryDecision): string {
     default:
       return 'allowed';
   }
-}
-
-/** "`git status *`", or "`git status *` (user settings)" when the rule's layer is known. */
-function ruleWithLayer(d: HistoryDecision): string {
-  const rule = `\`${d.rule ?? ''}\``;
-  return d.layer ? `${rule} (${layerLabel(d.layer, d.layerSource)})` : rule;
 }
 
 /** How it ended, in plain words. */

@@ -35,10 +35,13 @@ export function isApprovalQuestion(q: { buttons: string[] }): boolean {
 }
 
 export function approvalDetail(req: ApprovalRequest): string {
-  const lines = [`Command: ${elide(req.command, 2000)}`, `Working directory: ${req.cwd}`, `Why you are asked: ${whyAsked(req.command, req.decision)}`];
+  return [`Command: ${elide(req.command, 2000)}`, `Working directory: ${req.cwd}`, `Why you are asked: ${whyAsked(req.command, req.decision)}`].join('\n');
+}
+
+/** The first step's text: the request, then where the rule that asks comes from (when a rule of a known layer decided). */
+export function firstStepDetail(req: ApprovalRequest): string {
   const from = ruleOrigin(req.decision);
-  if (from) lines.push(from);
-  return lines.join('\n');
+  return from ? `${approvalDetail(req)}\n${from}` : approvalDetail(req);
 }
 
 /** "Rule `git push *` is from workspace settings." when a rule of a known layer decided. */
@@ -101,7 +104,7 @@ export class DialogApprover implements Approver {
     const buttons = rules.length ? [ALLOW_ONCE, ALLOW_SESSION, ALWAYS_ALLOW, DENY] : [ALLOW_ONCE, ALLOW_SESSION, DENY];
     // Back on the second step asks the first question again; only the first step can deny.
     for (;;) {
-      const answer = await asker.ask({ message: approvalTitle(req), detail: approvalDetail(req), buttons, closeButton: DENY }, signal);
+      const answer = await asker.ask({ message: approvalTitle(req), detail: firstStepDetail(req), buttons, closeButton: DENY }, signal);
       if (answer === ALLOW_ONCE) return { kind: 'allow' };
       if (answer === ALLOW_SESSION) {
         this.session.remember(req);

@@ -10,7 +10,7 @@ import {
   ALLOW_SESSION,
   ALWAYS_ALLOW,
   ALWAYS_TITLE,
-  approvalDetail,
+  firstStepDetail,
   BACK,
   DENY,
   DialogApprover,
@@ -149,11 +149,11 @@ describe('vscode/approvalDialog and core/history: the deciding rule names its la
     const rule: PolicyRule = { match: 'git push *', approval: 'prompt' };
     const withLayer = request('git push', { rule, kind: 'rule', layer: 'managed', layerSource: '/etc/agent-bash/rules.json' });
     assert.equal(
-      approvalDetail(withLayer),
+      firstStepDetail(withLayer),
       'Command: git push\nWorking directory: /w\nWhy you are asked: Rule `git push *` says to ask before `git push`.\nRule `git push *` is from managed rules (/etc/agent-bash/rules.json).',
     );
     const without = request('git push', { rule, kind: 'rule' });
-    assert.equal(approvalDetail(without), 'Command: git push\nWorking directory: /w\nWhy you are asked: Rule `git push *` says to ask before `git push`.');
+    assert.equal(firstStepDetail(without), 'Command: git push\nWorking directory: /w\nWhy you are asked: Rule `git push *` says to ask before `git push`.');
   });
 
   it('the history names the layer beside the rule, and only the rule when the layer is unknown', () => {
