@@ -4,7 +4,7 @@
 export type * from './policy/policyContracts';
 export type * from './output/outputContracts';
 import type { OutputSinkLike, OutputSummary } from './output/outputContracts';
-import type { DecisionKind, PolicyDecision, PolicyRule, RuleLayerName, Verdict } from './policy/policyContracts';
+import type { DecisionKind, PolicyDecision, PolicyRule, Verdict } from './policy/policyContracts';
 import type { DecidedBy } from './policy/policyGate';
 
 // ---- Results ----
@@ -27,17 +27,7 @@ export interface BashToolDetails {
   async?: AsyncDetails;
   meta?: Record<string, unknown>;
   /** Agent Bash extras: the policy decision (who let it run, the user's answer when asked) and the artifact of the full output. */
-  decision?: {
-    decision: Verdict;
-    reason: string;
-    kind?: DecisionKind;
-    rule?: string;
-    /** The layer of `rule` and where it was read from (PolicyDecision.layer / layerSource). */
-    layer?: RuleLayerName;
-    layerSource?: string;
-    answer?: ApprovalAnswer['kind'];
-    decidedBy?: DecidedBy;
-  };
+  decision?: { decision: Verdict; reason: string; kind?: DecisionKind; rule?: string; answer?: ApprovalAnswer['kind']; decidedBy?: DecidedBy };
   artifactId?: string;
   signal?: string;
   /** How the command ran (OS sandbox, only a PID namespace, or plain) and what the sandbox refused. */

@@ -3,9 +3,9 @@
 // workspaceState storage live in src/vscode/historyView.ts.
 import type { ApprovalAnswer, CallerInfo, DecisionKind, ToolResult, Verdict } from './contracts';
 import * as human from './humanMessages';
+import { NO_OUTPUT } from './output/results';
 import type { RuleLayerName } from './policy/policyContracts';
 import { layerLabel } from './policy/ruleLayerLabel';
-import { NO_OUTPUT } from './output/results';
 
 /** Who let a command run (the policy gate's `decidedBy`). */
 export type { DecidedBy } from './policy/policyGate';
@@ -14,9 +14,6 @@ import type { DecidedBy } from './policy/policyGate';
 export interface HistoryDecision {
   /** `cancelled`: stopped before anyone decided (e.g. while the dialog was open). */
   outcome: 'allowed' | 'denied' | 'cancelled' | 'invalid';
-  /** The deciding rule's layer and where the layer was read from, when known. */
-  layer?: RuleLayerName;
-  layerSource?: string;
   decidedBy?: DecidedBy;
   /** The rule that decided, when one did. */
   rule?: string;
@@ -27,8 +24,6 @@ export interface PolicyTrace {
   decision: Verdict;
   kind?: DecisionKind;
   rule?: string;
-  layer?: RuleLayerName;
-  layerSource?: string;
   answer?: ApprovalAnswer['kind'];
   /** Who let it run, as the policy gate said. */
   decidedBy?: DecidedBy;
@@ -40,13 +35,7 @@ export interface PolicyTrace {
  */
 export function decidedBy(trace: PolicyTrace | undefined, cancelled: boolean): HistoryDecision {
   if (!trace) return { outcome: cancelled ? 'cancelled' : 'invalid' };
-  const rule = trace.rule
-    ? {
-        rule: trace.rule,
-        ...(trace.layer ? { layer: trace.layer } : {}),
-        ...(trace.layer && trace.layerSource !== undefined ? { layerSource: trace.layerSource } : {}),
-      }
-    : {};
+  const rule = trace.rule ? { rule: trace.rule } : {};
   if (trace.decision === 'deny') return { outcome: 'denied', decidedBy: 'rule', ...rule };
   if (trace.decision === 'allow') return { outcome: 'allowed', decidedBy: 'rule', ...rule };
   if (trace.decidedBy === 'sandbox') return { outcome: 'allowed', decidedBy: 'sandbox' };
@@ -64,10 +53,13 @@ export function decidedBy(trace: PolicyTrace | undefined, cancelled: boolean): H
   }
 }
 
-/** "`git status *`", or "`git status *` (user settings)" when the rule's layer is known. */
-function ruleWithLayer(d: HistoryDecision): string {
+/** The deciding rule's layer as the policy side records it on a history decision (when it does). */
+type WithLayer = HistoryDecision & { layer?: RuleLayerName; layerSource?: string };
+
+/** "`git status *`", or "`git status *` from user settings" when the rule's layer is known. */
+function ruleWithLayer(d: WithLayer): string {
   const rule = `\`${d.rule ?? ''}\``;
-  return d.layer ? `${rule} (${layerLabel(d.layer, d.layerSource)})` : rule;
+  return d.layer ? `${rule} from ${layerLabel(d.layer, d.layerSource)}` : rule;
 }
 
 export interface HistoryEntry {

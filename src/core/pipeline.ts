@@ -91,8 +91,6 @@ function verdictDetails(gate: GateVerdict): NonNullable<ToolResult['details']['d
   const d = gate.decision;
   const out: NonNullable<ToolResult['details']['decision']> = { decision: d.decision, reason: d.reason, kind: d.kind };
   if (d.rule) out.rule = d.rule.match;
-  if (d.rule && d.layer) out.layer = d.layer;
-  if (d.rule && d.layerSource !== undefined) out.layerSource = d.layerSource;
   if (gate.kind === 'run') {
     out.decidedBy = gate.decidedBy;
     // A rule or the sandbox let it run: no answer.

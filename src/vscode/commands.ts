@@ -161,7 +161,7 @@ async function explainCommand(deps: CommandDeps, arg: unknown): Promise<PolicyDe
     // The deciding rule's layer is known; it names the segment whose rule that is.
     const from = (rule: PolicyRule | null, i: number) =>
       rule && decision.layer && decision.rule?.match === rule.match && (decision.segmentIndex === undefined || decision.segmentIndex === i + 1)
-        ? ` (${layerLabel(decision.layer, decision.layerSource)})`
+        ? ` from ${layerLabel(decision.layer, decision.layerSource)}`
         : '';
     const items: vscode.QuickPickItem[] = [
       { label: `${icon(decision.decision)} ${decision.decision.toUpperCase()}`, detail: origin ? `${decision.reason} ${origin}` : decision.reason },

@@ -2,7 +2,7 @@
 // every question, a fake rule store records what would be saved.
 import * as assert from 'node:assert/strict';
 import type { ApprovalRequest, PolicyDecision, PolicyRule, Segment } from '../../../src/core/contracts';
-import { decidedBy, decisionLabel } from '../../../src/core/history';
+import { decisionLabel, type HistoryDecision } from '../../../src/core/history';
 import { layerLabel } from '../../../src/core/policy/ruleLayerLabel';
 import {
   ALLOW_ONCE,
@@ -157,10 +157,15 @@ describe('vscode/approvalDialog and core/history: the deciding rule names its la
   });
 
   it('the history names the layer beside the rule, and only the rule when the layer is unknown', () => {
-    assert.equal(decisionLabel(decidedBy({ decision: 'deny', rule: 'rm *', layer: 'user' }, false)), 'denied by rule `rm *` (user settings)');
-    assert.equal(decisionLabel(decidedBy({ decision: 'allow', rule: 'ls *', layer: 'builtin', layerSource: 'built-in read-only list' }, false)), 'allowed by rule `ls *` (built-in list)');
-    assert.equal(decisionLabel(decidedBy({ decision: 'allow', rule: 'ls *' }, false)), 'allowed by rule `ls *`');
-    // A layer without a rule (never expected) is not shown.
-    assert.equal(decisionLabel(decidedBy({ decision: 'deny', layer: 'user' }, false)), 'denied by the policy');
+    // The policy side records the layer on the history decision (HistoryDecision.layer, layerSource).
+    const d = (x: object) => x as HistoryDecision;
+    assert.equal(decisionLabel(d({ outcome: 'denied', decidedBy: 'rule', rule: 'rm *', layer: 'user' })), 'denied by rule `rm *` from user settings');
+    assert.equal(decisionLabel(d({ outcome: 'allowed', decidedBy: 'rule', rule: 'ls *', layer: 'builtin', layerSource: 'built-in read-only list' })), 'allowed by rule `ls *` from built-in list');
+    assert.equal(
+      decisionLabel(d({ outcome: 'denied', decidedBy: 'rule', rule: 'git push *', layer: 'managed', layerSource: '/etc/agent-bash/rules.json' })),
+      'denied by rule `git push *` from managed rules (/etc/agent-bash/rules.json)',
+    );
+    assert.equal(decisionLabel(d({ outcome: 'allowed', decidedBy: 'rule', rule: 'ls *' })), 'allowed by rule `ls *`');
+    assert.equal(decisionLabel(d({ outcome: 'denied', decidedBy: 'rule', layer: 'user' })), 'denied by the policy');
   });
 });
