@@ -139,7 +139,10 @@ export class ManageRulesPanel implements vscode.Disposable {
       }
       const found = read.filter((l) => l.layer === layer);
       for (const l of found) {
-        views.push({ layer, title: layerTitle(layer, l.source), source: sourceText(l), editable: false, rules: rowsOfRules(l.rules) });
+        // A layer that could not be read says why (the policy side's `problem`, e.g. an invalid managed file).
+        const problem = (l as RuleLayer & { problem?: unknown }).problem;
+        const note = typeof problem === 'string' && problem ? { note: problem } : {};
+        views.push({ layer, title: layerTitle(layer, l.source), source: sourceText(l), editable: false, rules: rowsOfRules(l.rules), ...note });
       }
       if (layer === 'builtin' && !found.length) {
         views.push({ layer, title: layerTitle('builtin'), source: 'agentBash.builtinRules', editable: false, note: 'Turned off (agentBash.builtinRules is false).', rules: [] });
@@ -259,7 +262,8 @@ export class ManageRulesPanel implements vscode.Disposable {
 
 function sourceText(l: RuleLayer): string {
   if (l.layer === 'builtin') return 'read-only programs, shipped with Agent Bash (agentBash.builtinRules)';
-  if (l.layer === 'folder') return `.vscode/settings.json of the folder ${l.source}`;
+  if (l.layer === 'folder') return '.vscode/settings.json of that folder';
+  if (l.layer === 'managed') return `placed by an administrator (read-only): ${l.source}`;
   return l.source;
 }
 
