@@ -25,6 +25,7 @@ import { JobInbox } from './vscode/jobInbox';
 import { JobsStatusItem } from './vscode/jobsView';
 import { McpHost } from './vscode/mcpHost';
 import { registerLmTool } from './vscode/lmTool';
+import { registerManageRules } from './vscode/manageRules';
 import { addAllowRule } from './vscode/addAllowRule';
 import { HistoryStore } from './vscode/historyStore';
 import { registerHistoryView } from './vscode/historyView';
@@ -169,6 +170,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     findTerminal: (id) => bridge.list().find((t) => t.terminalId === id)?.terminal,
     addAllowRule: async (command, where) => void (await addAllowRule(tracked, settings, command, where ?? cwd.get())),
   });
+  registerManageRules(context, { layers: () => settings.ruleLayers(), explain: (command) => tracked.explain(command, cwd.get()) });
   registerAcp(context, services, history);
   // The MCP server (off unless agentBash.mcp.enabled): every MCP client goes through the same pipeline.
   const mcp = new McpHost({

@@ -4,6 +4,7 @@
 import type { ApprovalAnswer, CallerInfo, DecisionKind, RuleLayerName, ToolResult, Verdict } from './contracts';
 import * as human from './humanMessages';
 import { NO_OUTPUT } from './output/results';
+import { layerLabel } from './policy/ruleLayerLabel';
 
 /** Who let a command run (the policy gate's `decidedBy`). */
 export type { DecidedBy } from './policy/policyGate';
@@ -58,6 +59,15 @@ export function decidedBy(trace: PolicyTrace | undefined, cancelled: boolean): H
     default:
       return { outcome: 'cancelled' };
   }
+}
+
+/** The deciding rule's layer as the policy side records it on a history decision (when it does). */
+type WithLayer = HistoryDecision & { layer?: RuleLayerName; layerSource?: string };
+
+/** "`git status *`", or "`git status *` from user settings" when the rule's layer is known. */
+function ruleWithLayer(d: WithLayer): string {
+  const rule = `\`${d.rule ?? ''}\``;
+  return d.layer ? `${rule} from ${layerLabel(d.layer, d.layerSource)}` : rule;
 }
 
 export interface HistoryEntry {
@@ -179,10 +189,10 @@ export function decisionLabel(d: HistoryDecision): string {
   if (d.own) return 'your own command (no approval)';
   if (d.outcome === 'cancelled') return 'cancelled before it ran';
   if (d.outcome === 'invalid') return 'refused: not a valid call';
-  if (d.outcome === 'denied') return d.decidedBy === 'rule' ? (d.rule ? `denied by rule \`${d.rule}\`` : 'denied by the policy') : 'denied by you';
+  if (d.outcome === 'denied') return d.decidedBy === 'rule' ? (d.rule ? `denied by rule ${ruleWithLayer(d)}` : 'denied by the policy') : 'denied by you';
   switch (d.decidedBy) {
     case 'rule':
-      return d.rule ? `allowed by rule \`${d.rule}\`` : 'allowed by the rules';
+      return d.rule ? `allowed by rule ${ruleWithLayer(d)}` : 'allowed by the rules';
     case 'user-once':
       return 'allowed by you, once';
     case 'user-session':

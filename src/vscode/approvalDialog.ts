@@ -1,11 +1,14 @@
 // Approvals for prompt-level commands: Allow once / Allow for this session / Always allow… / Deny,
 // naming who asks. Escape is Deny (there is no separate Cancel). "Allow for this session" is remembered
 // here, per caller session, and answers later identical requests of that session without asking.
-// "Always allow…" shows the rules it would save (one per segment, at a safe arity) and where; once
-// saved, a notification names them with an Undo that removes exactly those rules.
+// "Always allow…" shows the rules it would save (one per segment, at a safe arity, checked against the
+// deny and prompt rules of every layer) and where, with Allow once instead and Back (Escape is Back: it
+// never denies the command the user meant to allow); once saved, a notification names them with an
+// Undo that removes exactly those rules.
 import type { ApprovalAnswer, ApprovalRequest, Approver, PolicyRule, RuleLayer } from '../core/contracts';
 import { code, whyAsked } from '../core/humanMessages';
 import { checkProposal, type ProposalCheck } from '../core/policy/proposalCheck';
+import { layerLabel } from '../core/policy/ruleLayerLabel';
 import { SessionApprovals } from '../core/sessionApprovals';
 import type { QuestionAsker } from './modalPrompter';
 
@@ -15,6 +18,10 @@ export const ALWAYS_ALLOW = 'Always allow…';
 export const DENY = 'Deny';
 export const SAVE_WORKSPACE = 'Save to Workspace Settings';
 export const SAVE_USER = 'Save to User Settings';
+/** The second step's way out without saving: the command runs this once. */
+export const ALLOW_ONCE_INSTEAD = 'Allow once instead';
+/** The second step's way back to the first (also what Escape does there). */
+export const BACK = 'Back';
 export const APPROVAL_TITLE = 'Agent Bash: run this command?';
 export const ALWAYS_TITLE = 'Agent Bash: always allow commands matching these rules?';
 
@@ -49,6 +56,18 @@ export function checkedRulesFor(req: ApprovalRequest, layers: readonly RuleLayer
 
 export function rulesFor(req: ApprovalRequest, layers: readonly RuleLayer[]): PolicyRule[] {
   return checkedRulesFor(req, layers).rules;
+}
+
+/** The first step's text: the request, then where the rule that asks comes from (when a rule of a known layer decided). */
+export function firstStepDetail(req: ApprovalRequest): string {
+  const from = ruleOrigin(req.decision);
+  return from ? `${approvalDetail(req)}\n${from}` : approvalDetail(req);
+}
+
+/** "Rule `git push *` is from workspace settings." when a rule of a known layer decided. */
+export function ruleOrigin(decision: ApprovalRequest['decision']): string | undefined {
+  if (!decision.rule || !decision.layer) return undefined;
+  return `Rule \`${decision.rule.match}\` is from ${layerLabel(decision.layer, decision.layerSource)}.`;
 }
 
 /** Where rules went: the settings file a person can open. */
@@ -97,29 +116,36 @@ export class DialogApprover implements Approver {
     const check = checkedRulesFor(req, this.store.layers());
     const rules = check.rules;
     const buttons = rules.length ? [ALLOW_ONCE, ALLOW_SESSION, ALWAYS_ALLOW, DENY] : [ALLOW_ONCE, ALLOW_SESSION, DENY];
-    const detail = check.caughtBy ? `${approvalDetail(req)}\nNot offered: Always allow… (${check.notes.join('; ')}).` : approvalDetail(req);
-    const answer = await asker.ask({ message: approvalTitle(req), detail, buttons, closeButton: DENY }, signal);
-    if (answer === ALLOW_ONCE) return { kind: 'allow' };
-    if (answer === ALLOW_SESSION) {
-      this.session.remember(req);
-      return { kind: 'session' };
+    const detail = check.caughtBy ? `${firstStepDetail(req)}\nNot offered: Always allow… (${check.notes.join('; ')}).` : firstStepDetail(req);
+    // Back on the second step asks the first question again; only the first step can deny.
+    for (;;) {
+      const answer = await asker.ask({ message: approvalTitle(req), detail, buttons, closeButton: DENY }, signal);
+      if (answer === ALLOW_ONCE) return { kind: 'allow' };
+      if (answer === ALLOW_SESSION) {
+        this.session.remember(req);
+        return { kind: 'session' };
+      }
+      if (answer !== ALWAYS_ALLOW || signal?.aborted) return { kind: 'deny' };
+      const where = await asker.ask(
+        {
+          message: ALWAYS_TITLE,
+          detail: [`For ${code(req.command)}:`, ...rules.map((r) => `allow: ${r.match}`), ...check.notes].join('\n'),
+          buttons: [SAVE_WORKSPACE, SAVE_USER, ALLOW_ONCE_INSTEAD, BACK],
+          closeButton: BACK,
+        },
+        signal,
+      );
+      // A cancelled request (the signal fired, the panel closed) is not a way back: nobody is asked again.
+      if (signal?.aborted) return { kind: 'deny' };
+      if (where === ALLOW_ONCE_INSTEAD) return { kind: 'allow' };
+      if (where === BACK) continue;
+      if (where !== SAVE_WORKSPACE && where !== SAVE_USER) return { kind: 'deny' };
+      const scope = where === SAVE_WORKSPACE ? 'workspace' : 'user';
+      const saved = await this.store.add(rules, scope);
+      this.lastSaved = saved;
+      this.announce(saved, () => this.undo(saved));
+      return { kind: 'always', rules, scope };
     }
-    if (answer !== ALWAYS_ALLOW) return { kind: 'deny' };
-    const where = await asker.ask(
-      {
-        message: ALWAYS_TITLE,
-        detail: [`For ${code(req.command)}:`, ...rules.map((r) => `allow: ${r.match}`), ...check.notes].join('\n'),
-        buttons: [SAVE_WORKSPACE, SAVE_USER, DENY],
-        closeButton: DENY,
-      },
-      signal,
-    );
-    if (where !== SAVE_WORKSPACE && where !== SAVE_USER) return { kind: 'deny' };
-    const scope = where === SAVE_WORKSPACE ? 'workspace' : 'user';
-    const saved = await this.store.add(rules, scope);
-    this.lastSaved = saved;
-    this.announce(saved, () => this.undo(saved));
-    return { kind: 'always', rules, scope };
   }
 
   /** Removes the rules of one save (the notification's Undo). */

@@ -2,17 +2,20 @@
 // Decision. Each command also takes an argument so scripts and tests can drive it without UI.
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { ArtifactStore, CallerInfo, JobManager, PolicyDecision, ToolResult } from '../core/contracts';
+import type { ArtifactStore, CallerInfo, JobManager, PolicyDecision, PolicyRule, ToolResult } from '../core/contracts';
+import { layerLabel } from '../core/policy/ruleLayerLabel';
 import { bangMessageText, runBang, type BangResult } from '../exec/bang';
 import { entryFromResult, toastMessage } from '../core/history';
 import { agentCommandsNowRunIn } from '../core/humanMessages';
 import { openArtifact } from './artifactProvider';
+import { ruleOrigin } from './approvalDialog';
 import type { HistoryStore } from './historyStore';
 import { openHistoryOutput } from './historyView';
 import { offerRefusalActions } from './sandboxRefusalActions';
 import type { CommandLog } from './commandLog';
 import type { ExecutorHolder } from './executorHolder';
 import { showJobsPick } from './jobsView';
+import { askCommand } from './runBox';
 import type { AgentBashServices, PipelineLike } from './services';
 import { SessionCwd } from './sessionCwd';
 
@@ -50,7 +53,7 @@ async function runAgentBash(context: vscode.ExtensionContext, deps: CommandDeps,
   if (typeof arg === 'string') input = { command: arg };
   else if (arg && typeof arg === 'object') input = { ...(arg as Record<string, unknown>) };
   else {
-    const command = await pickCommand(context.globalState.get<string[]>(HISTORY_KEY) ?? []);
+    const command = await askCommand(context.globalState.get<string[]>(HISTORY_KEY) ?? []);
     if (!command) return undefined;
     input = { command };
   }
@@ -188,11 +191,17 @@ async function explainCommand(deps: CommandDeps, arg: unknown): Promise<PolicyDe
   if (!command) return undefined;
   const decision = deps.pipeline.explain(command);
   if (show) {
+    const origin = ruleOrigin(decision);
+    // The deciding rule's layer is known; it names the segment whose rule that is.
+    const from = (rule: PolicyRule | null, i: number) =>
+      rule && decision.layer && decision.rule?.match === rule.match && (decision.segmentIndex === undefined || decision.segmentIndex === i + 1)
+        ? ` from ${layerLabel(decision.layer, decision.layerSource)}`
+        : '';
     const items: vscode.QuickPickItem[] = [
-      { label: `${icon(decision.decision)} ${decision.decision.toUpperCase()}`, detail: decision.reason },
+      { label: `${icon(decision.decision)} ${decision.decision.toUpperCase()}`, detail: origin ? `${decision.reason} ${origin}` : decision.reason },
       ...decision.segments.map((s, i) => ({
         label: `${icon(s.decision)} ${i + 1}. ${s.segment.text}`,
-        description: [s.rule ? `rule \`${s.rule.match}\`` : 'no rule', s.segment.opaque ? 'opaque' : '', s.segment.redirects.length ? 'redirects' : '']
+        description: [s.rule ? `rule \`${s.rule.match}\`${from(s.rule, i)}` : 'no rule', s.segment.opaque ? 'opaque' : '', s.segment.redirects.length ? 'redirects' : '']
           .filter(Boolean)
           .join(' · '),
       })),
@@ -200,29 +209,6 @@ async function explainCommand(deps: CommandDeps, arg: unknown): Promise<PolicyDe
     void vscode.window.showQuickPick(items, { title: `Agent Bash policy: ${oneLine(command)}` });
   }
   return decision;
-}
-
-async function pickCommand(history: string[]): Promise<string | undefined> {
-  const pick = vscode.window.createQuickPick();
-  pick.title = 'Run Agent Bash';
-  pick.placeholder = 'Command to run (through the policy, in a terminal)';
-  pick.items = history.map((label) => ({ label }));
-  return new Promise((resolve) => {
-    let done = false;
-    const finish = (value: string | undefined) => {
-      if (done) return;
-      done = true;
-      resolve(value);
-      pick.dispose();
-    };
-    pick.onDidAccept(() => finish(pick.selectedItems[0]?.label ?? (pick.value.trim() || undefined)));
-    pick.onDidChangeValue((value) => {
-      // A typed command is its own first item, so Enter runs what was typed.
-      pick.items = [...(value.trim() ? [{ label: value }] : []), ...history.filter((h) => h !== value).map((label) => ({ label }))];
-    });
-    pick.onDidHide(() => finish(undefined));
-    pick.show();
-  });
 }
 
 function icon(verdict: string): string {

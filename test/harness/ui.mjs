@@ -43,7 +43,14 @@ async function main() {
       ],
     }, null, 2),
   );
-  const server = await startCodeServer({ workspace, smokeTestDriver: true, runDir: path.join(runDir, 'server') });
+  // A user-level rule, so the Manage Rules test sees two settings layers (user and workspace).
+  const server = await startCodeServer({
+    workspace,
+    smokeTestDriver: true,
+    runDir: path.join(runDir, 'server'),
+    userSettings: { 'agentBash.patterns': [{ match: 'echo ui-user-*', approval: 'allow' }] },
+  });
+  const userSettings = path.join(server.userDataDir, 'User', 'settings.json');
   let browser;
   const cleanup = async () => {
     await browser?.close().catch(() => undefined);
@@ -62,10 +69,11 @@ async function main() {
     await page.goto(`${server.url}?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(payload)}`, { timeout: 120000 });
     await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
     const grep = process.env.AGENT_BASH_UI_GREP;
-    for (const test of uiTests.filter((t) => !grep || t.name.includes(grep))) {
+    // `a|b` runs the tests whose names contain a or b.
+    for (const test of uiTests.filter((t) => !grep || grep.split('|').some((g) => t.name.includes(g)))) {
       const t = Date.now();
       try {
-        await test.run({ page, workspace, shotsDir });
+        await test.run({ page, workspace, shotsDir, userSettings });
         passed++;
         console.log(`  ✔ ${test.name} (${Date.now() - t} ms)`);
       } catch (err) {

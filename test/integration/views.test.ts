@@ -51,12 +51,12 @@ describe('views: history, approvals, output documents, session directory, demo a
 
     await api.runBash({ command: 'rm -rf ./views-nothing' });
     e = await latest();
-    assert.equal(decisionLabel(e.decision), 'denied by rule `rm *`');
+    assert.equal(decisionLabel(e.decision), 'denied by rule `rm *` from workspace settings');
     assert.equal(e.caller.kind, 'api');
 
     await api.runBash({ command: 'echo views-allowed' });
     e = await latest();
-    assert.equal(decisionLabel(e.decision), 'allowed by rule `echo *`');
+    assert.equal(decisionLabel(e.decision), 'allowed by rule `echo *` from workspace settings');
     assert.equal(endLabel(e), 'Finished (exit 0)');
     assert.equal(e.cwd, workspaceDir());
     assert.equal(e.outputBytes !== undefined && e.outputBytes > 0, true);

@@ -125,8 +125,36 @@ async function hideNotifications(page) {
   if (await page.locator('.notifications-center.visible').isVisible()) await page.locator('.notifications-center .codicon-notifications-hide, .notifications-center .codicon-chevron-down').first().click();
 }
 
-function workspaceSettings(workspace) {
-  return JSON.parse(readFileSync(path.join(workspace, '.vscode', 'settings.json'), 'utf8'));
+/**
+ * A settings.json as it is now. VS Code rewrites the file in place, so a read can catch it half
+ * written: a parse error is retried until it parses (or 10 s pass).
+ */
+async function readSettingsFile(file) {
+  const deadline = Date.now() + 10000;
+  for (;;) {
+    try {
+      return JSON.parse(readFileSync(file, 'utf8'));
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+async function patternsIn(file) {
+  return ((await readSettingsFile(file))['agentBash.patterns'] ?? []).map((r) => `${r.approval} ${r.match}`);
+}
+
+const WORKSPACE_PATTERNS = ['allow echo ui-acp-*', 'allow echo ui-hist-*', 'allow echo ui-ten-*', 'deny rm -rf ui-*'];
+
+/** The approval dialog's buttons, sorted (the workbench orders them by platform). */
+async function dialogButtons(dialog) {
+  return (await dialog.locator('.dialog-buttons .monaco-button').allInnerTexts()).map((b) => b.trim()).sort();
+}
+
+/** The Manage Rules page (the newest webview's inner frame). */
+function rulesFrame(page) {
+  return page.frameLocator('iframe.webview').last().frameLocator('iframe#active-frame');
 }
 
 export const uiTests = [
@@ -137,8 +165,8 @@ export const uiTests = [
       await typeIntoInputBox(page, 'echo palette-ok > ui-allowed.txt');
       await answerDialog(page, 'Command: echo palette-ok > ui-allowed.txt', 'Allow once', path.join(shotsDir, 'approval-dialog.png'));
       const marker = path.join(workspace, 'ui-allowed.txt');
-      await waitFor(() => existsSync(marker), 20000, 'ui-allowed.txt');
-      assert.equal(readFileSync(marker, 'utf8'), 'palette-ok\n');
+      // The redirect creates the file before echo writes to it: wait for the text.
+      await waitFor(() => existsSync(marker) && readFileSync(marker, 'utf8') === 'palette-ok\n', 20000, 'palette-ok in ui-allowed.txt');
       await announced(page, 'Agent Bash: `echo palette-ok > ui-allowed.txt`: Finished (exit 0)');
       await new Promise((r) => setTimeout(r, 1000));
       await page.screenshot({ path: path.join(shotsDir, 'run-agent-bash.png') });
@@ -217,10 +245,11 @@ export const uiTests = [
       const saved = 'Agent Bash: saved an allow rule to workspace settings (.vscode/settings.json): `printf *`.';
       // The notice is checked where it stays (toast, else the notification center): the aria alert
       // region keeps only the latest announcements, and the command's own result toast follows at once.
-      await waitFor(() => workspaceSettings(workspace)['agentBash.patterns'].some((r) => r.match === 'printf *'), 10000, 'printf * in settings.json');
+      const wsFile = path.join(workspace, '.vscode', 'settings.json');
+      await waitFor(async () => (await patternsIn(wsFile)).includes('allow printf *'), 10000, 'printf * in settings.json');
       await clickToastButton(page, saved, 'Undo', path.join(shotsDir, 'always-allow-saved.png'));
-      await waitFor(() => !workspaceSettings(workspace)['agentBash.patterns'].some((r) => r.match === 'printf *'), 10000, 'printf * removed');
-      assert.deepEqual(workspaceSettings(workspace)['agentBash.patterns'].map((r) => r.match), ['echo ui-acp-*', 'echo ui-hist-*', 'echo ui-ten-*', 'rm -rf ui-*']);
+      await waitFor(async () => !(await patternsIn(wsFile)).includes('allow printf *'), 10000, 'printf * removed');
+      assert.deepEqual(await patternsIn(wsFile), WORKSPACE_PATTERNS);
     },
   },
   {
@@ -305,6 +334,162 @@ export const uiTests = [
       await view.locator('.terminal-card.exited', { hasText: 'touch ui-demo.txt' }).first().waitFor({ timeout: 15000 });
       await view.locator('.item.agent strong', { hasText: 'Done' }).first().waitFor({ timeout: 15000 });
       await page.screenshot({ path: path.join(shotsDir, 'demo-agent-done.png') });
+    },
+  },
+  {
+    name: 'Always allow… second step: Back and Escape return to the first step; Allow once instead runs once and saves nothing',
+    async run({ page, workspace, shotsDir, userSettings }) {
+      const command = 'touch ui-once-instead.txt';
+      const marker = path.join(workspace, 'ui-once-instead.txt');
+      const wsFile = path.join(workspace, '.vscode', 'settings.json');
+      const userBefore = await patternsIn(userSettings);
+      const wsBefore = await patternsIn(wsFile);
+      await runAgentBash(page, command);
+      const dialog = page.locator('.monaco-dialog-box');
+      const first = page.locator('.monaco-dialog-box', { hasText: `Command: ${command}` });
+      const second = page.locator('.monaco-dialog-box', { hasText: 'always allow commands matching these rules?' });
+      const toSecond = async () => {
+        await first.waitFor({ state: 'visible', timeout: 20000 });
+        await dialog.locator('.dialog-buttons .monaco-button', { hasText: 'Always allow…' }).first().click();
+        await second.waitFor({ state: 'visible', timeout: 10000 });
+      };
+      await toSecond();
+      assert.deepEqual(await dialogButtons(dialog), ['Allow once instead', 'Back', 'Save to User Settings', 'Save to Workspace Settings']);
+      assert.match(await dialog.innerText(), /allow: touch \*/);
+      await page.screenshot({ path: path.join(shotsDir, 'always-allow-second-step.png') });
+      // Back: the first question again, with its own buttons.
+      await dialog.locator('.dialog-buttons .monaco-button', { hasText: 'Back' }).first().click();
+      await first.waitFor({ state: 'visible', timeout: 10000 });
+      assert.deepEqual(await dialogButtons(dialog), ['Allow for this session', 'Allow once', 'Always allow…', 'Deny']);
+      // Escape on the second step goes back too; it does not deny.
+      await toSecond();
+      await page.keyboard.press('Escape');
+      await first.waitFor({ state: 'visible', timeout: 10000 });
+      assert.equal(existsSync(marker), false, 'the command ran before anyone allowed it');
+      // Allow once instead: it runs, and nothing is saved anywhere.
+      await toSecond();
+      await dialog.locator('.dialog-buttons .monaco-button', { hasText: 'Allow once instead' }).first().click();
+      await waitFor(() => existsSync(marker), 20000, 'ui-once-instead.txt');
+      await announced(page, `Agent Bash: \`${command}\`: Finished (exit 0)`);
+      assert.deepEqual(await patternsIn(wsFile), wsBefore);
+      assert.deepEqual(await patternsIn(userSettings), userBefore);
+      // Not remembered either: the same command asks again (Deny now; it does not run).
+      rmSync(marker);
+      await runAgentBash(page, command, 'Deny');
+      await announced(page, `Agent Bash: You denied \`${command}\`.`);
+      assert.equal(existsSync(marker), false, 'the denied command ran');
+    },
+  },
+  {
+    name: 'Run Agent Bash runs exactly the typed text: 20 fills each followed at once by Enter',
+    async run({ page, workspace }) {
+      // Two families that take turns, each command a prefix of its family's previous one: what is
+      // typed matches a recent entry that is not the newest (the list highlights it, and a quick pick
+      // whose items were replaced under it took the neighbour of the same index: the other family).
+      // A box that ran anything but the typed text writes a marker that no longer exists.
+      const markerOf = (i) => `ui-fast-${i % 2 ? 'a' : 'b'}${'x'.repeat(11 - Math.ceil(i / 2))}`;
+      const commandOf = (i) => `echo ui-ten-fast > ${markerOf(i)}`;
+      const input = page.locator('.quick-input-widget input');
+      for (let i = 1; i <= 20; i++) {
+        // A box the workbench closed before anything was typed in it (nothing ran) is opened again.
+        for (let attempt = 1; ; attempt++) {
+          await runFromPalette(page, 'Agent Bash: Run Agent Bash');
+          try {
+            await page.locator('.quick-input-widget', { hasText: 'Enter runs exactly this text' }).waitFor({ state: 'visible', timeout: 10000 });
+            // No pause between the fill and Enter.
+            await input.fill(commandOf(i), { timeout: 5000 });
+            break;
+          } catch (err) {
+            if (attempt === 3) throw err;
+            await page.keyboard.press('Escape');
+          }
+        }
+        await input.press('Enter');
+        const marker = path.join(workspace, markerOf(i));
+        await waitFor(() => existsSync(marker) && readFileSync(marker, 'utf8') === 'ui-ten-fast\n', 20000, `${markerOf(i)} (run ${i})`);
+        // Nothing else ran: every earlier marker was removed and none came back.
+        for (let j = 1; j <= 20; j++) {
+          if (j !== i) assert.equal(existsSync(path.join(workspace, markerOf(j))), false, `after run ${i}: ${markerOf(j)} exists`);
+        }
+        rmSync(marker);
+      }
+      // A recent command runs only when picked: the history button lists them; the pick goes into the box.
+      await runFromPalette(page, 'Agent Bash: Run Agent Bash');
+      await input.waitFor({ state: 'visible', timeout: 10000 });
+      await page.locator('.quick-input-widget .action-label[aria-label="Recent commands"], .quick-input-widget .action-label[title="Recent commands"]').first().click();
+      const firstRow = page.locator('.quick-input-list .monaco-list-row').first();
+      await firstRow.waitFor({ state: 'visible', timeout: 10000 });
+      assert.ok((await firstRow.innerText()).includes(commandOf(20)), 'the newest first');
+      // The list shows about fifteen rows: typing filters it down to the one wanted (the longest a).
+      await input.fill(markerOf(1));
+      const row = page.locator('.quick-input-list .monaco-list-row', { hasText: commandOf(1) }).first();
+      await row.waitFor({ state: 'visible', timeout: 10000 });
+      await row.click();
+      await waitFor(async () => (await input.inputValue()) === commandOf(1), 10000, 'the picked command in the box');
+      assert.equal(existsSync(path.join(workspace, markerOf(1))), false, 'picking ran it before Enter');
+      await page.keyboard.press('Enter');
+      await waitFor(() => existsSync(path.join(workspace, markerOf(1))), 20000, `${markerOf(1)} again`);
+    },
+  },
+  {
+    name: 'Manage Rules shows every layer, adds and moves a workspace rule, adds a user rule, tries a command',
+    async run({ page, workspace, shotsDir, userSettings }) {
+      await runFromPalette(page, 'View: Close All Editors');
+      await hideNotifications(page);
+      const wsFile = path.join(workspace, '.vscode', 'settings.json');
+      const userBefore = await patternsIn(userSettings);
+      const wsBefore = await patternsIn(wsFile);
+      const wsRows = ((await readSettingsFile(wsFile))['agentBash.patterns'] ?? []).map(
+        (r, k) => `${k + 1} ${r.approval} ${r.match}${r.allowRedirects ? ' redirects allowed' : ''} ↑↓✕`,
+      );
+      await runFromPalette(page, 'Agent Bash: Manage Rules');
+      const view = rulesFrame(page);
+      const layer = (name) => view.locator(`.layer[data-layer="${name}"]`);
+      // Each row as its parts' texts joined by spaces: position, verdict, glob, flags, buttons.
+      const rows = (name) => layer(name).locator('.rule').evaluateAll((els) => els.map((e) => [...e.children].map((c) => c.textContent).join(' ')));
+      await layer('workspace').locator('.rule').first().waitFor({ state: 'visible', timeout: 20000 });
+      // The layers in the policy's order, each naming where its rules come from.
+      const order = await view.locator('.layer').evaluateAll((els) => els.map((e) => e.getAttribute('data-layer')));
+      assert.deepEqual(order, ['builtin', 'managed', 'user', 'workspace']);
+      assert.ok((await rows('builtin')).some((r) => r.includes('allow ls *')), `built-in: ${await rows('builtin')}`);
+      assert.deepEqual(await rows('user'), ['1 allow echo ui-user-* ↑↓✕']);
+      assert.deepEqual(await rows('workspace'), wsRows);
+      assert.ok(wsRows.includes('4 deny rm -rf ui-* ↑↓✕'), `workspace rows: ${wsRows}`);
+      assert.match(await layer('workspace').locator('.source').innerText(), /\.vscode\/settings\.json$/);
+      // Add a deny rule to the workspace: it goes at the end of that layer, and only there.
+      await layer('workspace').locator('.add-match').fill('printf ui-managed *');
+      await layer('workspace').locator('.add-approval').selectOption('deny');
+      await layer('workspace').locator('form.add button[type="submit"]').click();
+      await waitFor(async () => (await patternsIn(wsFile)).at(-1) === 'deny printf ui-managed *', 10000, 'the new rule at the end of settings.json');
+      await view.locator('#notice', { hasText: 'Added deny `printf ui-managed *` at the end of workspace settings.' }).waitFor({ timeout: 10000 });
+      assert.deepEqual(await patternsIn(userSettings), userBefore, 'the user layer changed');
+      // Move it up one: before `rm -rf ui-*`.
+      await layer('workspace').locator('.rule', { hasText: 'printf ui-managed *' }).locator('button[title^="Move"][title$="up"]').click();
+      const moved = [...wsBefore.slice(0, -1), 'deny printf ui-managed *', ...wsBefore.slice(-1)];
+      await waitFor(async () => (await patternsIn(wsFile)).join('|') === moved.join('|'), 10000, 'the moved rule in settings.json');
+      await waitFor(async () => (await rows('workspace'))[wsBefore.length - 1] === `${wsBefore.length} deny printf ui-managed * ↑↓✕`, 10000, 'the view to show the move');
+      // A user rule goes to the user settings and leaves the workspace's alone.
+      await layer('user').locator('.add-match').fill('git status *');
+      await layer('user').locator('form.add button[type="submit"]').click();
+      await waitFor(async () => (await patternsIn(userSettings)).join('|') === [...userBefore, 'allow git status *'].join('|'), 10000, 'the user rule in the user settings.json');
+      assert.equal((await patternsIn(wsFile)).length, wsBefore.length + 1);
+      // Try a command: the explain result in plain words (nothing runs).
+      await view.locator('#try-input').fill('printf ui-managed now > ui-try.txt');
+      await view.locator('#try-form button[type="submit"]').click();
+      const result = view.locator('#try-result');
+      await result.locator('.headline', { hasText: 'Refused: it does not run.' }).waitFor({ timeout: 10000 });
+      assert.match(await result.innerText(), /printf ui-managed \*/);
+      assert.equal(existsSync(path.join(workspace, 'ui-try.txt')), false, 'trying ran the command');
+      await view.locator('h1').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: path.join(shotsDir, 'manage-rules.png') });
+      await layer('workspace').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: path.join(shotsDir, 'manage-rules-workspace.png') });
+      // Remove both again: each file is back to what it was.
+      await layer('workspace').locator('.rule', { hasText: 'printf ui-managed *' }).locator('button[title^="Remove"]').click();
+      await waitFor(async () => (await patternsIn(wsFile)).join('|') === wsBefore.join('|'), 10000, 'the workspace rules as before');
+      await layer('user').locator('.rule', { hasText: 'git status *' }).locator('button[title^="Remove"]').click();
+      await waitFor(async () => (await patternsIn(userSettings)).join('|') === userBefore.join('|'), 10000, 'the user rules as before');
+      await runFromPalette(page, 'View: Close All Editors');
     },
   },
 ];
