@@ -4,6 +4,7 @@
 // prompt-level command is refused with a message saying so unless `--yes` approves them all. The
 // process is one MCP session: when the client closes stdin or signals us, every command, job and
 // shell it started is killed and the artifacts are removed.
+import { BashExpander } from '../exec/bashExpander';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -73,7 +74,9 @@ export async function mcpMain(args: string[]): Promise<number> {
   const { sandbox, executor, pty } = processes;
   const jobs = new BashJobManager(() => settings.asyncMaxJobs);
   const artifacts = new FileArtifactStore(artifactDir);
+  const expander = new BashExpander();
   const pipeline = new BashPipeline({
+    expander,
     settings: () => settings,
     analyzer: await createShellAnalyzer(),
     approver: new StdioApprover(yes),
@@ -102,6 +105,7 @@ export async function mcpMain(args: string[]): Promise<number> {
       if (ending) return;
       ending = true;
       session.close();
+      expander.dispose();
       void Promise.allSettled([jobs.dispose(), server.close()])
         .then(() => processes.dispose())
         .then(() => {

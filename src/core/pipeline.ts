@@ -4,6 +4,7 @@
 //   → timeout clamp → route (async job → auto-background → client bridge → PTY → local executor,
 //     each after the environment stage) → result
 // Tool-level failures never throw out of `run`: they come back as `isError` results.
+import type { WordExpander } from './policy/wordExpansion';
 import * as path from 'node:path';
 import { BridgeShell, runBridgeCommand } from './bridgeRoute';
 import { autoBackgroundWaitMs } from './autoBackground';
@@ -128,6 +129,8 @@ export interface BashPipelineDeps {
   environment?: EnvPreflight;
   /** Optional: the OS sandbox (absent: commands run as the executors start them). */
   sandbox?: PipelineSandbox;
+  /** Optional: bash's own expansion of words for the policy (absent: words with glob/brace/tilde syntax ask). */
+  expander?: WordExpander;
 }
 
 export interface BashRunOptions {
@@ -170,7 +173,7 @@ export class BashPipeline {
    */
   decide(command: string, cwd?: string): PolicyDecision {
     const patterns = this.deps.settings().patterns;
-    const ctx = { cwd: this.policyCwd(cwd), workspaceRoots: this.deps.workspaceRoots() };
+    const ctx = { cwd: this.policyCwd(cwd), workspaceRoots: this.deps.workspaceRoots(), expander: this.deps.expander };
     const analysis = this.deps.analyzer.analyze(command);
     return guardRewrite(analysis, this.rewrittenAnalysis(command), decide(analysis, patterns, ctx), (a) => decide(a, patterns, ctx));
   }

@@ -15,21 +15,31 @@
 // - Deny beats everything; a deny rule therefore also overrides a critical pattern.
 import type { DecisionKind, PolicyDecision, PolicyRule, Segment, SegmentDecision, ShellAnalysis, Verdict } from './policyContracts';
 import { findCritical } from './criticalPatterns';
-import { REASON } from './policyReasons';
+import { REASON, shown } from './policyReasons';
 import { writesFile } from './redirectTargets';
 import { compileRules, MatchBudgetError, normalizeCommandText, type CompiledRules, type MatchBudget } from './ruleGlob';
 import { basename } from './shellNormalize';
 import { findProtectedWrite } from './protectedPaths';
 import { findLinkOutside } from './symlinkWalk';
 import { findExternalPath } from './workspaceScope';
+import { expandSegments, type ExpandedSegment } from './segmentExpansion';
+import { foreignProgram } from './programIdentity';
+import { findInvisible, INVISIBLE_REASON } from './invisibleChars';
+import type { WordExpander } from './wordExpansion';
 
 export interface PolicyContext {
   cwd: string;
   workspaceRoots: string[];
+  /** Bash's expansion of words with tilde/brace/glob syntax (absent: such words make the command ask). */
+  expander?: WordExpander;
 }
 
 /** The critical pattern's name for a write to a protected workspace path (protectedPaths.ts). */
 export const CRITICAL_PROTECTED_WRITE = (rel: string): string => `writes \`${rel}\`, where editor settings, git hooks or agent rules live`;
+
+/** A word with expansion syntax the expander did not settle (wordExpansion.ts says why). */
+export const UNEXPANDED_REASON = (text: string, index: number, word: string, why: string): string =>
+  `\`${shown(text)}\` in segment ${index} has the word \`${shown(word)}\`, which cannot be expanded as bash would: ${why}`;
 
 const SEVERITY: Readonly<Record<Verdict, number>> = { allow: 0, prompt: 1, deny: 2 };
 
@@ -117,7 +127,7 @@ function matchOn(rules: RuleLookup, text: string): Match | null {
   return rule ? { rule, text } : null;
 }
 
-function decideSegment(seg: Segment, index: number, all: readonly Segment[], rules: RuleLookup, ctx: PolicyContext): { outcome: Outcome; rule: PolicyRule | null } {
+function decideSegment(seg: Segment, index: number, all: readonly Segment[], rules: RuleLookup, ctx: PolicyContext, expansion: ExpandedSegment): { outcome: Outcome; rule: PolicyRule | null } {
   const text = shownText(seg);
   const withWrappers = seg.prefix?.length ? normalizeCommandText([...seg.prefix, ...seg.argv].join(' ')) : seg.text;
   const textMatch = matchOn(rules, seg.text);
@@ -144,15 +154,22 @@ function decideSegment(seg: Segment, index: number, all: readonly Segment[], rul
   };
   const critical = findCritical(seg, all);
   if (critical) prompt('critical', REASON.critical(text, critical.name));
-  const protectedWrite = findProtectedWrite(seg, ctx.cwd, ctx.workspaceRoots);
+  // The path checks judge the words as bash expands them (segmentExpansion.ts).
+  const judged = expansion.kind === 'expanded' ? expansion.seg : undefined;
+  if (expansion.kind === 'unexpanded') prompt('uncertain', UNEXPANDED_REASON(text, index, expansion.word, expansion.why));
+  const protectedWrite = judged && findProtectedWrite(judged, ctx.cwd, ctx.workspaceRoots);
   if (protectedWrite !== undefined) prompt('critical', REASON.critical(text, CRITICAL_PROTECTED_WRITE(protectedWrite)));
   if (seg.opaque) prompt('opaque', REASON.opaque(text, index, seg.opaqueReason ?? 'runs code the analysis cannot see'));
-  const external = findExternalPath(seg, ctx.cwd, ctx.workspaceRoots);
+  const external = judged && findExternalPath(judged, ctx.cwd, ctx.workspaceRoots);
   if (external?.kind === 'outside') prompt('external_directory', REASON.outside(text, index, external.word, external.resolved));
   if (external?.kind === 'unresolved') prompt('external_directory', REASON.unresolved(text, index, external.word));
   // Only worth the directory scan when nothing else already makes this segment ask.
-  if (!external && rule?.approval === 'allow') {
-    const link = findLinkOutside(seg, ctx.cwd, ctx.workspaceRoots);
+  if (judged && rule?.approval === 'allow') {
+    const foreign = foreignProgram(judged, index, ctx.cwd);
+    if (foreign !== undefined) prompt('uncertain', foreign);
+  }
+  if (judged && !external && rule?.approval === 'allow') {
+    const link = findLinkOutside(judged, ctx.cwd, ctx.workspaceRoots);
     if (link?.kind === 'link') prompt('external_directory', REASON.linkOutside(text, index, link.link, link.resolved));
     if (link?.kind === 'tooMany') prompt('external_directory', REASON.linksUnchecked(text, index, link.root));
   }
@@ -182,8 +199,9 @@ function decideChecked(analysis: ShellAnalysis, rules: PolicyRule[], ctx: Policy
   const candidates: Outcome[] = [];
   const allowMatches: string[] = [];
 
+  const expanded = expandSegments(analysis.segments, ctx.cwd, ctx.expander);
   analysis.segments.forEach((seg, k) => {
-    const { outcome, rule } = decideSegment(seg, k + 1, analysis.segments, usable, ctx);
+    const { outcome, rule } = decideSegment(seg, k + 1, analysis.segments, usable, ctx, expanded[k]);
     segments.push({ segment: seg, decision: outcome.decision, rule });
     candidates.push(outcome);
     if (outcome.decision === 'allow' && rule && !allowMatches.includes(rule.match)) allowMatches.push(rule.match);
@@ -200,6 +218,8 @@ function decideChecked(analysis: ShellAnalysis, rules: PolicyRule[], ctx: Policy
   if (analysis.uncertain || analysis.segments.length === 0) {
     candidates.push({ decision: 'prompt', kind: 'uncertain', rule: null, reason: REASON.uncertain(analysis.uncertainReason ?? 'no command found') });
   }
+  const invisible = findInvisible(analysis.command);
+  if (invisible) candidates.push({ decision: 'prompt', kind: 'uncertain', rule: null, reason: INVISIBLE_REASON(invisible.codePoint, invisible.offset) });
 
   let best: Outcome | undefined;
   for (const c of candidates) if (better(c, best)) best = c;
