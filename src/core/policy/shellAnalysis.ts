@@ -152,6 +152,9 @@ function wordText(node: SyntaxNode, w: Walk): Word {
       return { text: unescapeUnquoted(raw), dynamic: false, expandable: isExpandable(raw) };
     case 'number':
       return { text: raw, dynamic: false, expandable: false };
+    case 'brace_expression':
+      // `{1..3}`, `{01..10}`: a sequence bash expands (segmentExpansion.ts asks bash for its words).
+      return { text: raw, dynamic: false, expandable: true };
     case 'raw_string':
       return { text: raw.slice(1, -1), dynamic: false, expandable: false };
     case 'ansi_c_string':
