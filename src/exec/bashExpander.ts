@@ -149,7 +149,7 @@ export interface BashExpanderOptions {
   bash?: string;
   /** The shell the commands run with (shellConfig.ts): the helper is that bash when it is one. */
   shell?: string;
-  /** How long one answer may take once the helper runs (default 1000 ms). */
+  /** How long one answer may take once the helper runs (default 200 ms: a glob over a huge tree asks instead). */
   timeoutMs?: number;
   /** How long the first answer may take, the worker and the helper starting (default 3000 ms). */
   startTimeoutMs?: number;
@@ -253,7 +253,7 @@ export class BashExpander implements WordExpander {
     const { port } = this.ensureWorker();
     const id = ++this.seq;
     const wasFresh = this.fresh || this.helperPid() === 0;
-    const limit = wasFresh ? (this.opts.startTimeoutMs ?? 3000) : (this.opts.timeoutMs ?? 1000);
+    const limit = wasFresh ? (this.opts.startTimeoutMs ?? 3000) : (this.opts.timeoutMs ?? 200);
     const deadline = performance.now() + limit;
     port.postMessage({ id, cwd, words });
     for (;;) {

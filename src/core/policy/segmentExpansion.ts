@@ -4,7 +4,10 @@
 // protectedPaths.ts, symlinkWalk.ts) and the program identity check judge these words and never
 // model expansion themselves. One request per decision carries every word of every segment.
 import type { Segment } from './policyContracts';
-import { EXPANSION, lexicalProblem, NO_EXPANDER, type WordExpander, type WordExpansion } from './wordExpansion';
+import { EXPANSION, lexicalProblem, MAX_FIELDS, NO_EXPANDER, type WordExpander, type WordExpansion } from './wordExpansion';
+
+/** Distinct words one decision may have expanded (a 64 KiB line of globs asks instead of waiting). */
+export const MAX_WORDS = 256;
 
 export type ExpandedSegment =
   | { kind: 'expanded'; seg: Segment }
@@ -40,6 +43,9 @@ export function expandSegments(segments: readonly Segment[], cwd: string, expand
     for (const word of words) wanted.add(word);
   });
   if (wanted.size === 0) return results as ExpandedSegment[];
+  if (wanted.size > MAX_WORDS) {
+    return segments.map((seg, k) => results[k] ?? { kind: 'unexpanded', word: rawWords(seg)[0], why: EXPANSION.tooManyWords(MAX_WORDS) });
+  }
   const list = [...wanted];
   const got = expander.expand(list, cwd);
   const answers = new Map<string, WordExpansion>();
@@ -72,6 +78,12 @@ function apply(seg: Segment, answers: ReadonlyMap<string, WordExpansion>): Expan
     return fields[0];
   };
 
+  let total = 0;
+  const counted = (fields: string[]): string[] => {
+    total += fields.length;
+    if (total > MAX_FIELDS) problem ??= { word: seg.argvRaw?.find((r) => r !== null) ?? '', why: EXPANSION.tooMany(MAX_FIELDS) };
+    return fields;
+  };
   const argv: string[] = [];
   const dynamic = new Set(seg.dynamicArgs ?? []);
   const dynamicArgs: number[] = [];
@@ -83,7 +95,7 @@ function apply(seg: Segment, answers: ReadonlyMap<string, WordExpansion>): Expan
       argv.push(word);
       return;
     }
-    argv.push(...(fieldsOf(raw) ?? [word]));
+    argv.push(...counted(fieldsOf(raw) ?? [word]));
   });
   const redirects = seg.redirects.map((r) => {
     if (r.targetRaw === undefined) return r;
