@@ -21,6 +21,7 @@ export interface WordExpander {
 export const EXPANSION = {
   noExpander: 'no bash is available to expand it',
   lexical: (what: string) => `it holds ${what}, which the expander does not evaluate`,
+  mixedCaseSequence: (seq: string) => `the sequence \`${seq}\` runs through punctuation and a backtick, which bash would scan for commands`,
   dirStack: '`~-` and `~N` name the shell\'s previous or stacked directories, which depend on its state',
   failed: (why: string) => `bash could not expand it (${why})`,
   helper: (why: string) => `the expansion helper ${why}`,
@@ -92,6 +93,11 @@ export function lexicalProblem(raw: string): string | undefined {
   if (raw === '') return EXPANSION.lexical('nothing');
   if (raw.startsWith('#')) return EXPANSION.lexical('a leading `#`');
   if (/(?:^|[=:])~[+-]?[0-9]|(?:^|[=:])~-(?:$|[/:])/.test(raw)) return EXPANSION.dirStack;
+  // `{Z..a}` runs through `[ \ ] ^ _` and a backtick, and bash scans the words it makes for
+  // command substitution: a letter sequence across cases is not handed to bash.
+  for (const m of raw.matchAll(/\{([A-Za-z])\.\.([A-Za-z])(?:\.\.[+-]?\d+)?\}/g)) {
+    if ((m[1] < 'a') !== (m[2] < 'a')) return EXPANSION.mixedCaseSequence(m[0]);
+  }
   let quote = '';
   for (let i = 0; i < raw.length; i++) {
     const c = raw[i];
