@@ -22,7 +22,7 @@ import { basename } from './shellNormalize';
 import { findProtectedWrite } from './protectedPaths';
 import { findLinkOutside } from './symlinkWalk';
 import { findExternalPath } from './workspaceScope';
-import { expandSegments, type ExpandedSegment } from './segmentExpansion';
+import { expandInCwds, type JudgedIn } from './segmentExpansion';
 import { foreignProgram } from './programIdentity';
 import { findInvisible, INVISIBLE_REASON } from './invisibleChars';
 import type { WordExpander } from './wordExpansion';
@@ -127,7 +127,7 @@ function matchOn(rules: RuleLookup, text: string): Match | null {
   return rule ? { rule, text } : null;
 }
 
-function decideSegment(seg: Segment, index: number, all: readonly Segment[], rules: RuleLookup, ctx: PolicyContext, expansion: ExpandedSegment): { outcome: Outcome; rule: PolicyRule | null } {
+function decideSegment(seg: Segment, index: number, all: readonly Segment[], rules: RuleLookup, ctx: PolicyContext, variants: readonly JudgedIn[]): { outcome: Outcome; rule: PolicyRule | null } {
   const text = shownText(seg);
   const withWrappers = seg.prefix?.length ? normalizeCommandText([...seg.prefix, ...seg.argv].join(' ')) : seg.text;
   const textMatch = matchOn(rules, seg.text);
@@ -154,24 +154,27 @@ function decideSegment(seg: Segment, index: number, all: readonly Segment[], rul
   };
   const critical = findCritical(seg, all);
   if (critical) prompt('critical', REASON.critical(text, critical.name));
-  // The path checks judge the words as bash expands them (segmentExpansion.ts).
-  const judged = expansion.kind === 'expanded' ? expansion.seg : undefined;
-  if (expansion.kind === 'unexpanded') prompt('uncertain', UNEXPANDED_REASON(text, index, expansion.word, expansion.why));
-  const protectedWrite = judged && findProtectedWrite(judged, ctx.cwd, ctx.workspaceRoots);
-  if (protectedWrite !== undefined) prompt('critical', REASON.critical(text, CRITICAL_PROTECTED_WRITE(protectedWrite)));
   if (seg.opaque) prompt('opaque', REASON.opaque(text, index, seg.opaqueReason ?? 'runs code the analysis cannot see'));
-  const external = judged && findExternalPath(judged, ctx.cwd, ctx.workspaceRoots);
-  if (external?.kind === 'outside') prompt('external_directory', REASON.outside(text, index, external.word, external.resolved));
-  if (external?.kind === 'unresolved') prompt('external_directory', REASON.unresolved(text, index, external.word));
-  // Only worth the directory scan when nothing else already makes this segment ask.
-  if (judged && rule?.approval === 'allow') {
-    const foreign = foreignProgram(judged, index, ctx.cwd);
-    if (foreign !== undefined) prompt('uncertain', foreign);
-  }
-  if (judged && !external && rule?.approval === 'allow') {
-    const link = findLinkOutside(judged, ctx.cwd, ctx.workspaceRoots);
-    if (link?.kind === 'link') prompt('external_directory', REASON.linkOutside(text, index, link.link, link.resolved));
-    if (link?.kind === 'tooMany') prompt('external_directory', REASON.linksUnchecked(text, index, link.root));
+  // The path checks judge the words as bash expands them, in every directory the segment may run
+  // in (the command's cwd, and where an earlier `cd` may have gone: segmentExpansion.ts).
+  for (const { cwd, expansion } of variants) {
+    const judged = expansion.kind === 'expanded' ? expansion.seg : undefined;
+    if (expansion.kind === 'unexpanded') prompt('uncertain', UNEXPANDED_REASON(text, index, expansion.word, expansion.why));
+    const protectedWrite = judged && findProtectedWrite(judged, cwd, ctx.workspaceRoots);
+    if (protectedWrite !== undefined) prompt('critical', REASON.critical(text, CRITICAL_PROTECTED_WRITE(protectedWrite)));
+    const external = judged && findExternalPath(judged, cwd, ctx.workspaceRoots);
+    if (external?.kind === 'outside') prompt('external_directory', REASON.outside(text, index, external.word, external.resolved));
+    if (external?.kind === 'unresolved') prompt('external_directory', REASON.unresolved(text, index, external.word));
+    if (judged && rule?.approval === 'allow') {
+      const foreign = foreignProgram(judged, index, cwd);
+      if (foreign !== undefined) prompt('uncertain', foreign);
+    }
+    // Only worth the directory scan when nothing else already makes this segment ask.
+    if (judged && !external && rule?.approval === 'allow') {
+      const link = findLinkOutside(judged, cwd, ctx.workspaceRoots);
+      if (link?.kind === 'link') prompt('external_directory', REASON.linkOutside(text, index, link.link, link.resolved));
+      if (link?.kind === 'tooMany') prompt('external_directory', REASON.linksUnchecked(text, index, link.root));
+    }
   }
   if (rule?.approval === 'allow' && !rule.allowRedirects) {
     const write = seg.redirects.find(writesFile);
@@ -199,7 +202,7 @@ function decideChecked(analysis: ShellAnalysis, rules: PolicyRule[], ctx: Policy
   const candidates: Outcome[] = [];
   const allowMatches: string[] = [];
 
-  const expanded = expandSegments(analysis.segments, ctx.cwd, ctx.expander);
+  const expanded = expandInCwds(analysis.segments, ctx.cwd, ctx.expander);
   analysis.segments.forEach((seg, k) => {
     const { outcome, rule } = decideSegment(seg, k + 1, analysis.segments, usable, ctx, expanded[k]);
     segments.push({ segment: seg, decision: outcome.decision, rule });

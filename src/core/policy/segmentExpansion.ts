@@ -3,6 +3,8 @@
 // WordExpander (wordExpansion.ts) answers, in the command's cwd. The path checks (workspaceScope.ts,
 // protectedPaths.ts, symlinkWalk.ts) and the program identity check judge these words and never
 // model expansion themselves. One request per decision carries every word of every segment.
+import * as os from 'node:os';
+import * as path from 'node:path';
 import type { Segment } from './policyContracts';
 import { EXPANSION, lexicalProblem, MAX_FIELDS, NO_EXPANDER, type WordExpander, type WordExpansion } from './wordExpansion';
 
@@ -115,4 +117,65 @@ function apply(seg: Segment, answers: ReadonlyMap<string, WordExpansion>): Expan
   if (dynamicArgs.length > 0) out.dynamicArgs = dynamicArgs;
   if (names) out.names = names;
   return { kind: 'expanded', seg: out };
+}
+
+/** One directory a segment may run in, and its words as bash expands them there. */
+export interface JudgedIn {
+  cwd: string;
+  expansion: ExpandedSegment;
+}
+
+/** Directories followed for one command: past this many, later segments ask. */
+export const MAX_CWDS = 8;
+
+/** The directory a `cd`/`pushd` segment enters (expanded), or undefined when it is not one or not known. */
+function cdTarget(seg: Segment): string | undefined {
+  const name = seg.argv.at(0);
+  if (name !== 'cd' && name !== 'pushd') return undefined;
+  const dynamic = new Set(seg.dynamicArgs ?? []);
+  let options = true;
+  for (let i = 1; i < seg.argv.length; i++) {
+    const word = seg.argv[i];
+    if (options && word === '--') {
+      options = false;
+      continue;
+    }
+    if (options && word.startsWith('-') && word !== '-') continue;
+    // `cd -` and `cd $x` ask on their own (workspaceScope.ts); where they lead is not followed.
+    return dynamic.has(i) || word === '-' ? undefined : word;
+  }
+  return os.homedir();
+}
+
+/**
+ * Every segment's words as bash expands them in each directory it may run in: the command's cwd,
+ * and every directory an earlier `cd`/`pushd` of the line (in source order, in any branch) may
+ * have entered. `cd sub && cat link/x` is judged in `sub` too. One expander request per directory.
+ */
+export function expandInCwds(segments: readonly Segment[], cwd: string, expander: WordExpander = NO_EXPANDER): JudgedIn[][] {
+  const base = expandSegments(segments, cwd, expander);
+  const dirs: string[][] = [];
+  let current = [cwd];
+  let overflow = false;
+  segments.forEach((seg, k) => {
+    dirs.push(current);
+    const done = base[k];
+    const target = done.kind === 'expanded' ? cdTarget(done.seg) : undefined;
+    if (target === undefined) return;
+    const next = [...new Set([...current, ...current.map((c) => path.resolve(c, target))])];
+    if (next.length > MAX_CWDS) overflow = true;
+    current = next.slice(0, MAX_CWDS);
+  });
+  const byDir = new Map<string, ExpandedSegment[]>([[cwd, base]]);
+  return segments.map((seg, k) =>
+    dirs[k].map((dir) => {
+      let expanded = byDir.get(dir);
+      if (!expanded) {
+        expanded = expandSegments(segments, dir, expander);
+        byDir.set(dir, expanded);
+      }
+      const expansion: ExpandedSegment = overflow && dirs[k].length >= MAX_CWDS ? { kind: 'unexpanded', word: 'cd', why: EXPANSION.tooManyDirs(MAX_CWDS) } : expanded[k];
+      return { cwd: dir, expansion };
+    }),
+  );
 }

@@ -26,6 +26,7 @@ export const EXPANSION = {
   failed: (why: string) => `bash could not expand it (${why})`,
   helper: (why: string) => `the expansion helper ${why}`,
   tooMany: (n: number) => `it expands to more than ${n} words`,
+  tooManyDirs: (n: number) => `the line changes directory to more than ${n} places before it`,
   tooManyWords: (n: number) => `the command has more than ${n} words to expand`,
   ambiguous: (n: number) => `as a redirect target it expands to ${n} words`,
   nameFields: (n: number) => `as a command name it expands to ${n} words`,

@@ -113,4 +113,22 @@ describe('core/policy: words judged as bash expands them', () => {
     assert.equal(run('cat l{h..j}nk/passwd', rules).reason, '`cat l{h..j}nk/passwd` in segment 1 touches `link/passwd` (/etc/passwd), outside the workspace');
     assert.equal(run('ls ~', rules).reason, `\`ls ~\` in segment 1 touches \`${os.homedir()}\` (${os.homedir()}), outside the workspace`);
   });
+
+  it('a later segment is judged where an earlier `cd` may have gone too', () => {
+    const rules: PolicyRule[] = [{ match: 'cat *', approval: 'allow' }, { match: 'cd *', approval: 'allow' }, { match: 'ls *', approval: 'allow' }];
+    fs.symlinkSync('/etc', path.join(ws.root, 'sub', 'l2'));
+    try {
+      assert.equal(run('cd sub && cat l2/passwd', rules).reason, '`cat l2/passwd` in segment 2 touches `l2/passwd` (/etc/passwd), outside the workspace');
+      assert.equal(run('cd sub && cat l?/pass*', rules).reason, '`cat l?/pass*` in segment 2 touches `l2/passwd` (/etc/passwd), outside the workspace');
+      assert.equal(run('cd sub; cd ..; cat sub/l2/hostname', rules).decision, 'prompt');
+      for (const command of ['cd sub && cat *.txt', 'cd sub && ls -la && cat x', 'cat a && cd sub']) {
+        assert.equal(run(command, rules).decision, 'allow', `${command}: ${run(command, rules).reason}`);
+      }
+      // And bash agrees: in `sub`, `l?/pass*` is /etc/passwd.
+      const r = spawnSync('bash', ['--norc', '--noprofile', '-c', "cd sub && printf '%s\\n' l?/pass*"], { cwd: ws.root, encoding: 'utf8' });
+      assert.equal(r.stdout.split('\n')[0], 'l2/passwd');
+    } finally {
+      fs.rmSync(path.join(ws.root, 'sub', 'l2'));
+    }
+  });
 });
