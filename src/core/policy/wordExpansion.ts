@@ -36,8 +36,8 @@ export const EXPANSION = {
 export const MAX_FIELDS = 4096;
 
 /**
- * True when the word's source holds syntax bash may expand: an unquoted, unescaped `~`, `*`, `?`,
- * `[` or `{`. A word without any needs no expander: its text is final (the fast path).
+ * True when the word's source holds syntax bash may expand: an unquoted, unescaped `*`, `?`, `[` or
+ * `{`, or a `~` that starts the word or follows `=` or `:`. A word without any needs no expander: its text is final (the fast path).
  */
 export function needsExpansion(raw: string): boolean {
   return hasUnquoted(raw, '~*?[{');
@@ -65,7 +65,10 @@ function hasUnquoted(raw: string, chars: string): boolean {
       continue;
     }
     if (c === "'" || c === '"') quote = c;
-    else if (chars.includes(c)) return true;
+    else if (chars.includes(c)) {
+      // A tilde is expanded only at the start of a word or after `=`/`:` (`a=~/x`): `HEAD~1` is text.
+      if (c !== '~' || i === 0 || raw[i - 1] === '=' || raw[i - 1] === ':') return true;
+    }
   }
   return false;
 }

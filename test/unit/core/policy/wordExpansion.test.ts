@@ -6,8 +6,8 @@ import { EXPANSION, globs, lexicalProblem, needsExpansion } from '../../../../sr
 
 describe('core/policy/wordExpansion', () => {
   it('needs the expander only for unquoted, unescaped tilde, brace or glob syntax', () => {
-    for (const w of ['~', 'a*', '?', '[ab]', '{a,b}', 'x{1..3}', "'a'*", '"a"~', 'a\\\\*']) assert.equal(needsExpansion(w), true, w);
-    for (const w of ['plain', '-la', "'*'", '"{a,b}"', '\\*', '\\~', 'a\\[b]', "'~'/x", '"a*b"']) assert.equal(needsExpansion(w), false, w);
+    for (const w of ['~', 'a*', '?', '[ab]', '{a,b}', 'x{1..3}', "'a'*", "a=~/x", 'b:~/y', 'a\\\\*']) assert.equal(needsExpansion(w), true, w);
+    for (const w of ['HEAD~1', 'a~b', 'plain', '-la', "'*'", '"{a,b}"', '\\*', '\\~', 'a\\[b]', "'~'/x", '"a*b"']) assert.equal(needsExpansion(w), false, w);
     assert.equal(globs('~/x{a,b}'), false);
     assert.equal(globs('~/x[ab]'), true);
   });
