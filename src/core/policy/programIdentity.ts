@@ -15,6 +15,8 @@ export const PROGRAM_IDENTITY = {
     `\`${shown(text)}\` in segment ${index} runs \`${written}\`, and PATH has no \`${name}\` to compare it with`,
   other: (text: string, index: number, written: string, name: string, found: string) =>
     `\`${shown(text)}\` in segment ${index} runs \`${written}\`, which is not the \`${name}\` PATH finds (${found})`,
+  relativePath: (text: string, index: number, name: string, found: string) =>
+    `\`${shown(text)}\` in segment ${index} runs \`${name}\`, which PATH finds through a relative entry (${found})`,
   procfs: (text: string, index: number, written: string) =>
     `\`${shown(text)}\` in segment ${index} runs \`${written}\`, a path that means another file in the command's own process`,
 } as const;
@@ -31,12 +33,23 @@ function isExecutableFile(file: string): boolean {
 
 /** Bash's PATH search for a bare name (an empty entry is the cwd). */
 export function lookupPath(name: string, pathVar: string, cwd: string): string | undefined {
+  return lookupPathEntry(name, pathVar, cwd)?.file;
+}
+
+function lookupPathEntry(name: string, pathVar: string, cwd: string): { file: string; relative: boolean } | undefined {
   for (const dir of pathVar.split(':')) {
     const candidate = path.resolve(cwd, dir === '' ? '.' : dir, name);
-    if (isExecutableFile(candidate)) return candidate;
+    if (isExecutableFile(candidate)) return { file: candidate, relative: !dir.startsWith('/') };
   }
   return undefined;
 }
+
+/** bash's builtins (`compgen -b`): a bare name among them never goes through PATH. */
+const BUILTINS: ReadonlySet<string> = new Set(
+  ('. : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs disown echo enable eval exec exit ' +
+    'export false fc fg getopts hash help history jobs kill let local logout mapfile popd printf pushd pwd read readarray readonly return ' +
+    'set shift shopt source suspend test times trap true type typeset ulimit umask unalias unset wait').split(' '),
+);
 
 function real(p: string): string {
   try {
@@ -52,6 +65,14 @@ function real(p: string): string {
  */
 export function foreignProgram(seg: Segment, index: number, cwd: string, pathVar: string = process.env.PATH ?? ''): string | undefined {
   const text = seg.text || seg.source;
+  // A bare name found through a relative PATH entry (`.`, an empty one) runs a file of the cwd.
+  if (/(^|:)(?!\/)[^:]*(:|$)/.test(pathVar)) {
+    for (const name of seg.names?.map((n) => n.text) ?? [seg.argv.at(0) ?? '']) {
+      if (name === '' || name.includes('/') || BUILTINS.has(name)) continue;
+      const hit = lookupPathEntry(name, pathVar, cwd);
+      if (hit?.relative) return PROGRAM_IDENTITY.relativePath(text, index, name, hit.file);
+    }
+  }
   for (const { text: written } of seg.names ?? []) {
     if (!written.includes('/')) continue;
     const name = basename(written);

@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { PolicyRule, ShellAnalyzer } from '../../../../src/core/contracts';
 import { decide } from '../../../../src/core/policy/policy';
-import { lookupPath, PROGRAM_IDENTITY } from '../../../../src/core/policy/programIdentity';
+import { foreignProgram, lookupPath, PROGRAM_IDENTITY } from '../../../../src/core/policy/programIdentity';
 import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
 import { TEST_EXPANDER } from './testExpander';
 
@@ -81,5 +81,20 @@ describe('core/policy: the program that runs is the one the rule names', () => {
     spawnSync('bash', ['--norc', '--noprofile', '-c', './ls'], { cwd: ws });
     assert.equal(fs.readFileSync(canary, 'utf8'), './ls\n');
     fs.rmSync(canary);
+  });
+
+  it('a bare name PATH finds through a relative entry (`.`, an empty one) is a file of the cwd: it asks', () => {
+    const seg = (command: string) => analyzer.analyze(command).segments[0];
+    assert.equal(foreignProgram(seg('ls -la'), 1, ws, `.:${PATH}`), PROGRAM_IDENTITY.relativePath('ls -la', 1, 'ls', path.join(ws, 'ls')));
+    assert.equal(foreignProgram(seg('ls -la'), 1, ws, `:${PATH}`), PROGRAM_IDENTITY.relativePath('ls -la', 1, 'ls', path.join(ws, 'ls')));
+    // Found first in an absolute entry, or a builtin (bash never looks it up): the PATH one.
+    assert.equal(foreignProgram(seg('ls -la'), 1, ws, `${PATH}:.`), undefined);
+    fs.writeFileSync(path.join(ws, 'echo'), '#!/bin/sh\n', { mode: 0o755 });
+    try {
+      assert.equal(foreignProgram(seg('echo hi'), 1, ws, `.:${PATH}`), undefined);
+    } finally {
+      fs.rmSync(path.join(ws, 'echo'));
+    }
+    assert.equal(foreignProgram(seg('ls -la'), 1, ws, PATH), undefined);
   });
 });
