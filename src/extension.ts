@@ -1,5 +1,6 @@
 // activate(): read settings, build the services once, register every caller adapter (commands, LM
 // tool, ACP client), and return the public API.
+import { BashExpander } from './exec/bashExpander';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import * as vscode from 'vscode';
@@ -107,7 +108,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     const s = settings.current().shell;
     return new NodePtyExecutor({ ...(s.path ? { shellPath: s.path } : {}), shellArgs: s.args ?? ['-c'], baseEnv: processEnv(), sandbox });
   });
+  const expander = new BashExpander({ shell: shell().path });
   const pipeline = new BashPipeline({
+    expander,
     settings: () => settings.current(),
     analyzer,
     approver,
@@ -192,6 +195,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     // Whatever escaped its group (setsid, double fork) still carries the session mark.
     killByEnv(SESSION_ENV, sessionId);
     sandbox.dispose();
+    expander.dispose();
   };
   log.info(`Agent Bash active (session ${sessionId}, shell ${shell().path})`);
   return createApi({ services, tracked, jobs, executors, commandLog, sessionId, cwd, mcp, history, cwdStatus });

@@ -1,6 +1,7 @@
 // `agent-bash explain [--rules FILE]... [--managed-rules FILE] [--no-builtin-rules] [--cwd DIR] [--workspace DIR] -- COMMAND`: prints the policy
 // decision for COMMAND as one JSON object, for scripts, CI and anyone debugging a rule list.
 // Exit 0 with a decision; exit 2 with a message on bad arguments or a bad rules file.
+import { BashExpander } from '../exec/bashExpander';
 import * as path from 'node:path';
 import type { PolicyDecision } from '../core/contracts';
 import { decide } from '../core/policy/policy';
@@ -77,7 +78,9 @@ export async function explainMain(args: string[]): Promise<number> {
   }
   const workspaceRoots = parsed.workspaces.length > 0 ? parsed.workspaces.map((w) => path.resolve(cwd, w)) : [cwd];
   const analyzer = await createShellAnalyzer();
-  const decision = decide(analyzer.analyze(parsed.command), layers, { cwd, workspaceRoots });
+  const expander = new BashExpander();
+  const decision = decide(analyzer.analyze(parsed.command), layers, { cwd, workspaceRoots, expander });
+  expander.dispose();
   // `run` with the same --sandbox would sandbox it (`on` where it cannot start refuses instead).
   const sandboxed = parsed.sandbox !== 'off' && probeSandbox().sandbox;
   process.stdout.write(`${JSON.stringify(explainJson(decision, sandboxed), null, 2)}\n`);

@@ -4,6 +4,7 @@
 // prompt-level command is refused with a message saying so unless `--yes` approves them all. The
 // process is one MCP session: when the client closes stdin or signals us, every command, job and
 // shell it started is killed and the artifacts are removed.
+import { BashExpander } from '../exec/bashExpander';
 import * as fs from 'node:fs';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { ApprovalAnswer, ApprovalRequest, Approver, RuleLayer } from '../core/contracts';
@@ -97,12 +98,14 @@ export async function mcpMain(args: string[]): Promise<number> {
   // parser, the orphan sweep and the sandbox's network start right after, and the first command
   // waits for them only if they are not ready yet.
   let processes: CliProcesses | undefined;
+  const expander = new BashExpander();
   const ready = new Promise<BashPipeline>((resolve, reject) => {
     setImmediate(() => {
       void (async () => {
         processes = startCliProcesses({ subcommand: 'mcp', sessionId, sandbox: sandboxSettings, cwd });
         const { sandbox, executor, pty } = processes;
         return new BashPipeline({
+          expander,
           settings: () => settings,
           analyzer: await createShellAnalyzer(),
           approver: new StdioApprover(yes, allowUnsandboxed),
@@ -137,6 +140,7 @@ export async function mcpMain(args: string[]): Promise<number> {
       if (ending) return;
       ending = true;
       session.close();
+      expander.dispose();
       void Promise.allSettled([jobs.dispose(), server.close(), ready])
         .then(() => processes?.dispose())
         .then(() => {

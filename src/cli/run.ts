@@ -4,6 +4,7 @@
 // command's (137 for SIGKILL). A timeout prints its notice and exits 1, never 124, so scripts can
 // tell "the command said 124" from "we stopped it". A prompt decision is refused unless `--yes`.
 // Nothing started here outlives the process: every shell is killed on exit and on SIGTERM/SIGINT.
+import { BashExpander } from '../exec/bashExpander';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -158,15 +159,18 @@ export async function runMain(args: string[]): Promise<number> {
   process.on('SIGTERM', onSignal);
   process.on('SIGHUP', onSignal);
 
+  const expander = new BashExpander();
   let tornDown: Promise<void> | undefined;
   const teardown = (): Promise<void> =>
     (tornDown ??= (async () => {
+      expander.dispose();
       await Promise.allSettled([processes.dispose(), pruned]);
       removeIfEmpty(artifactDir);
     })());
 
   try {
     const pipeline = new BashPipeline({
+      expander,
       settings: () => settings,
       analyzer: await createShellAnalyzer(),
       approver: new CliApprover(parsed.yes),

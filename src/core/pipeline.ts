@@ -4,6 +4,7 @@
 //   → timeout clamp → route (async job → auto-background → client bridge → PTY → local executor,
 //     each after the environment stage) → result
 // Tool-level failures never throw out of `run`: they come back as `isError` results.
+import type { WordExpander } from './policy/wordExpansion';
 import * as path from 'node:path';
 import { BridgeShell, runBridgeCommand } from './bridgeRoute';
 import { autoBackgroundWaitMs } from './autoBackground';
@@ -130,6 +131,8 @@ export interface BashPipelineDeps {
   environment?: EnvPreflight;
   /** Optional: the OS sandbox (absent: commands run as the executors start them). */
   sandbox?: PipelineSandbox;
+  /** Optional: bash's own expansion of words for the policy (absent: words with glob/brace/tilde syntax ask). */
+  expander?: WordExpander;
 }
 
 export interface BashRunOptions {
@@ -178,7 +181,7 @@ export class BashPipeline {
    */
   decide(command: string, cwd?: string): PolicyDecision {
     const layers = this.deps.settings().ruleLayers;
-    const ctx = { cwd: this.policyCwd(cwd), workspaceRoots: this.deps.workspaceRoots() };
+    const ctx = { cwd: this.policyCwd(cwd), workspaceRoots: this.deps.workspaceRoots(), expander: this.deps.expander };
     const analysis = this.deps.analyzer.analyze(command);
     return guardRewrite(analysis, this.rewrittenAnalysis(command), decide(analysis, layers, ctx), (a) => decide(a, layers, ctx));
   }

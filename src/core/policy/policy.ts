@@ -18,7 +18,7 @@
 // - Deny beats everything; a deny rule therefore also overrides a critical pattern.
 import type { DecisionKind, PolicyDecision, PolicyRule, RuleLayer, Segment, SegmentDecision, ShellAnalysis, Verdict } from './policyContracts';
 import { findCritical } from './criticalPatterns';
-import { REASON } from './policyReasons';
+import { REASON, shown } from './policyReasons';
 import { writesFile } from './redirectTargets';
 import { LayeredRules, toLayers, unreadableLayersReason, type LooseLayer } from './layeredRules';
 import { MatchBudgetError, normalizeCommandText, type MatchBudget } from './ruleGlob';
@@ -26,14 +26,24 @@ import { basename } from './shellNormalize';
 import { findProtectedWrite } from './protectedPaths';
 import { findLinkOutside } from './symlinkWalk';
 import { findExternalPath } from './workspaceScope';
+import { expandInCwds, type JudgedIn } from './segmentExpansion';
+import { foreignProgram } from './programIdentity';
+import { findInvisible, INVISIBLE_REASON } from './invisibleChars';
+import type { WordExpander } from './wordExpansion';
 
 export interface PolicyContext {
   cwd: string;
   workspaceRoots: string[];
+  /** Bash's expansion of words with tilde/brace/glob syntax (absent: such words make the command ask). */
+  expander?: WordExpander;
 }
 
 /** The critical pattern's name for a write to a protected workspace path (protectedPaths.ts). */
 export const CRITICAL_PROTECTED_WRITE = (rel: string): string => `writes \`${rel}\`, where editor settings, git hooks or agent rules live`;
+
+/** A word with expansion syntax the expander did not settle (wordExpansion.ts says why). */
+export const UNEXPANDED_REASON = (text: string, index: number, word: string, why: string): string =>
+  `\`${shown(text)}\` in segment ${index} has the word \`${shown(word)}\`, which cannot be expanded as bash would: ${why}`;
 
 const SEVERITY: Readonly<Record<Verdict, number>> = { allow: 0, prompt: 1, deny: 2 };
 
@@ -126,7 +136,7 @@ function matchOn(rules: RuleLookup, text: string): Match | null {
   return rule ? { rule, text } : null;
 }
 
-function decideSegment(seg: Segment, index: number, all: readonly Segment[], rules: RuleLookup, ctx: PolicyContext): { outcome: Outcome; rule: PolicyRule | null } {
+function decideSegment(seg: Segment, index: number, all: readonly Segment[], rules: RuleLookup, ctx: PolicyContext, variants: readonly JudgedIn[]): { outcome: Outcome; rule: PolicyRule | null } {
   const text = shownText(seg);
   const withWrappers = seg.prefix?.length ? normalizeCommandText([...seg.prefix, ...seg.argv].join(' ')) : seg.text;
   const textMatch = matchOn(rules, seg.text);
@@ -153,17 +163,27 @@ function decideSegment(seg: Segment, index: number, all: readonly Segment[], rul
   };
   const critical = findCritical(seg, all);
   if (critical) prompt('critical', REASON.critical(text, critical.name));
-  const protectedWrite = findProtectedWrite(seg, ctx.cwd, ctx.workspaceRoots);
-  if (protectedWrite !== undefined) prompt('critical', REASON.critical(text, CRITICAL_PROTECTED_WRITE(protectedWrite)));
   if (seg.opaque) prompt('opaque', REASON.opaque(text, index, seg.opaqueReason ?? 'runs code the analysis cannot see'));
-  const external = findExternalPath(seg, ctx.cwd, ctx.workspaceRoots);
-  if (external?.kind === 'outside') prompt('external_directory', REASON.outside(text, index, external.word, external.resolved));
-  if (external?.kind === 'unresolved') prompt('external_directory', REASON.unresolved(text, index, external.word));
-  // Only worth the directory scan when nothing else already makes this segment ask.
-  if (!external && rule?.approval === 'allow') {
-    const link = findLinkOutside(seg, ctx.cwd, ctx.workspaceRoots);
-    if (link?.kind === 'link') prompt('external_directory', REASON.linkOutside(text, index, link.link, link.resolved));
-    if (link?.kind === 'tooMany') prompt('external_directory', REASON.linksUnchecked(text, index, link.root));
+  // The path checks judge the words as bash expands them, in every directory the segment may run
+  // in (the command's cwd, and where an earlier `cd` may have gone: segmentExpansion.ts).
+  for (const { cwd, expansion } of variants) {
+    const judged = expansion.kind === 'expanded' ? expansion.seg : undefined;
+    if (expansion.kind === 'unexpanded') prompt('uncertain', UNEXPANDED_REASON(text, index, expansion.word, expansion.why));
+    const protectedWrite = judged && findProtectedWrite(judged, cwd, ctx.workspaceRoots);
+    if (protectedWrite !== undefined) prompt('critical', REASON.critical(text, CRITICAL_PROTECTED_WRITE(protectedWrite)));
+    const external = judged && findExternalPath(judged, cwd, ctx.workspaceRoots);
+    if (external?.kind === 'outside') prompt('external_directory', REASON.outside(text, index, external.word, external.resolved));
+    if (external?.kind === 'unresolved') prompt('external_directory', REASON.unresolved(text, index, external.word));
+    if (judged && rule?.approval === 'allow') {
+      const foreign = foreignProgram(judged, index, cwd);
+      if (foreign !== undefined) prompt('uncertain', foreign);
+    }
+    // Only worth the directory scan when nothing else already makes this segment ask.
+    if (judged && !external && rule?.approval === 'allow') {
+      const link = findLinkOutside(judged, cwd, ctx.workspaceRoots);
+      if (link?.kind === 'link') prompt('external_directory', REASON.linkOutside(text, index, link.link, link.resolved));
+      if (link?.kind === 'tooMany') prompt('external_directory', REASON.linksUnchecked(text, index, link.root));
+    }
   }
   if (rule?.approval === 'allow' && !rule.allowRedirects) {
     const write = seg.redirects.find(writesFile);
@@ -208,8 +228,9 @@ function decideChecked(analysis: ShellAnalysis, layers: readonly LooseLayer[], c
   const candidates: Outcome[] = [];
   const allowMatches: string[] = [];
 
+  const expanded = expandInCwds(analysis.segments, ctx.cwd, ctx.expander);
   analysis.segments.forEach((seg, k) => {
-    const { outcome, rule } = decideSegment(seg, k + 1, analysis.segments, usable, ctx);
+    const { outcome, rule } = decideSegment(seg, k + 1, analysis.segments, usable, ctx, expanded[k]);
     const segment: SegmentDecision = { segment: seg, decision: outcome.decision, rule };
     const origin = rule ? usable.layerOf(rule) : undefined;
     if (origin?.layer !== undefined) {
@@ -232,6 +253,8 @@ function decideChecked(analysis: ShellAnalysis, layers: readonly LooseLayer[], c
   if (analysis.uncertain || analysis.segments.length === 0) {
     candidates.push({ decision: 'prompt', kind: 'uncertain', rule: null, reason: REASON.uncertain(analysis.uncertainReason ?? 'no command found') });
   }
+  const invisible = findInvisible(analysis.command);
+  if (invisible) candidates.push({ decision: 'prompt', kind: 'uncertain', rule: null, reason: INVISIBLE_REASON(invisible.codePoint, invisible.offset) });
 
   let best: Outcome | undefined;
   for (const c of candidates) if (better(c, best)) best = c;

@@ -36,6 +36,8 @@ export interface Redirect {
   fd?: string;
   /** Static text of the target (`file`, `&1`, `/dev/null`), or undefined when it is dynamic. */
   target?: string;
+  /** Source text of a static target that holds expansion syntax (`> ~/x`, `< *.txt`): bash's expansion is judged. */
+  targetRaw?: string;
 }
 
 /** One simple command found anywhere in the command line (also inside `$( )`, bodies, `bash -c`…). */
@@ -72,6 +74,17 @@ export interface Segment {
   dynamicArgs?: number[];
   /** Why the segment is opaque, when it is. */
   opaqueReason?: string;
+  /**
+   * Index-aligned with argv: the source text of each static word that holds expansion syntax
+   * (tilde, brace, glob), null for the others; absent when no word does (wordExpansion.ts).
+   */
+  argvRaw?: Array<string | null>;
+  /**
+   * The command-name words as written (each stripped wrapper's, then the program's), unquoted but
+   * not reduced to a basename, with their source when it holds expansion syntax; absent when every
+   * name is a bare name (programIdentity.ts).
+   */
+  names?: Array<{ text: string; raw?: string }>;
 }
 
 export interface ShellAnalysis {

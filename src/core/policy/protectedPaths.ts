@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import type { Segment } from './policyContracts';
 import { writesFile } from './redirectTargets';
 import { basename } from './shellNormalize';
-import { expandBraceWord, globPaths, GLOB, isInside, realPath, resolvePathWord } from './workspaceScope';
+import { isInside, realPath, resolvePathWord } from './workspaceScope';
 
 /** Relative to a workspace folder; a path is protected when it is one of these or inside one. */
 export const WORKSPACE_PROTECTED_PATHS = [
@@ -70,19 +70,15 @@ function writtenWords(seg: Segment): string[] {
 }
 
 /**
- * The first word this segment writes that lands on a protected workspace path (through braces,
- * globs and symlinks), as the path relative to its workspace folder; undefined when none does.
+ * The first word this segment writes that lands on a protected workspace path (directly or through
+ * symlinks), as the path relative to its workspace folder; undefined when none does. The words are
+ * bash's expansion of what was written (segmentExpansion.ts).
  */
 export function findProtectedWrite(seg: Segment, cwd: string, roots: readonly string[]): string | undefined {
   for (const word of writtenWords(seg)) {
-    for (const spelled of expandBraceWord(word)) {
-      const candidates = GLOB.test(spelled) ? globPaths(spelled, cwd) ?? [] : [resolvePathWord(spelled, cwd)];
-      for (const candidate of candidates) {
-        if (candidate === undefined) continue;
-        const hit = protectedRel(candidate, roots) ?? protectedRel(realPath(candidate), roots);
-        if (hit !== undefined) return hit;
-      }
-    }
+    const candidate = resolvePathWord(word, cwd);
+    const hit = protectedRel(candidate, roots) ?? protectedRel(realPath(candidate), roots);
+    if (hit !== undefined) return hit;
   }
   return undefined;
 }

@@ -13,6 +13,7 @@ import { LruCache } from './lruCache';
 import { normalizeCommandText } from './ruleGlob';
 import { checkShapes, CONSTRUCT } from './allowableShapes';
 import { scanRawText } from './rawTextScan';
+import { needsExpansion } from './wordExpansion';
 import { isCodeLoadingAssignment, normalizeWords, OPAQUE, type Word } from './shellNormalize';
 
 type SyntaxNode = TreeSitter.Node;
@@ -139,12 +140,21 @@ function markUncertain(w: Walk, reason: string): void {
 }
 
 function wordOf(node: SyntaxNode, w: Walk): Word {
+  const word = wordText(node, w);
+  word.raw = w.src.slice(node.startIndex, node.endIndex);
+  return word;
+}
+
+function wordText(node: SyntaxNode, w: Walk): Word {
   const raw = w.src.slice(node.startIndex, node.endIndex);
   switch (node.type) {
     case 'word':
       return { text: unescapeUnquoted(raw), dynamic: false, expandable: isExpandable(raw) };
     case 'number':
       return { text: raw, dynamic: false, expandable: false };
+    case 'brace_expression':
+      // `{1..3}`, `{01..10}`: a sequence bash expands (segmentExpansion.ts asks bash for its words).
+      return { text: raw, dynamic: false, expandable: true };
     case 'raw_string':
       return { text: raw.slice(1, -1), dynamic: false, expandable: false };
     case 'ansi_c_string':
@@ -249,6 +259,7 @@ function parseRedirect(node: SyntaxNode, w: Walk, out: ParsedRedirect[], followU
     if (fd) redirect.fd = fd.text;
     const dynamic = words.some((x) => x.dynamic);
     if (words.length > 0 && !dynamic) redirect.target = words.map((x) => x.text).join(' ');
+    if (!dynamic && words.some((x) => x.raw !== undefined && needsExpansion(x.raw))) redirect.targetRaw = words.map((x) => x.raw ?? x.text).join(' ');
     out.push({ redirect, dynamic });
     for (const d of dests) descend(d, w);
     return;
@@ -480,6 +491,18 @@ function visitAssignment(node: SyntaxNode, w: Walk, ctx: Ctx): void {
 
 
 
+/** Keeps the source of words bash will expand, and the command names as written (see Segment). */
+function recordWrittenWords(seg: Segment, argvWords: readonly Word[], heads: readonly Word[]): void {
+  const rawOf = (word: Word): string | undefined => (!word.dynamic && word.raw !== undefined && needsExpansion(word.raw) ? word.raw : undefined);
+  const argvRaw = argvWords.map((word) => rawOf(word) ?? null);
+  if (argvRaw.some((r) => r !== null)) seg.argvRaw = argvRaw;
+  const names = heads.map((word) => {
+    const raw = rawOf(word);
+    return raw === undefined ? { text: word.text } : { text: word.text, raw };
+  });
+  if (names.some((n) => n.raw !== undefined || n.text.includes('/'))) seg.names = names;
+}
+
 function isOutputRedirect(r: ParsedRedirect): boolean {
   return r.redirect.op.includes('>');
 }
@@ -501,6 +524,7 @@ function pushSegment(w: Walk, node: SyntaxNode, words: Word[], assignments: stri
   };
   if (norm.prefix.length > 0) seg.prefix = norm.prefix;
   if (norm.privileged) seg.privileged = true;
+  recordWrittenWords(seg, norm.argvWords ?? [], norm.heads ?? []);
   if (norm.optionPaths.length > 0) seg.optionPaths = norm.optionPaths;
   const dynamicArgs = norm.argvDynamic.flatMap((d, k) => (d ? [k] : []));
   if (dynamicArgs.length > 0) seg.dynamicArgs = dynamicArgs;

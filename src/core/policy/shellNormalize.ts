@@ -11,6 +11,8 @@ export interface Word {
   dynamic: boolean;
   /** Contains unquoted glob or brace characters, so bash may turn it into other words. */
   expandable: boolean;
+  /** The word's source text (absent for words the parser made up, like a declaration keyword). */
+  raw?: string;
 }
 
 /** Code carried as text that we re-parse as nested commands. */
@@ -40,6 +42,9 @@ export interface NormalizedCommand {
   privileged: boolean;
   /** Option values that name directories the program works in (`git -C DIR`, `--git-dir=DIR`). */
   optionPaths: string[];
+  /** The words argv was made of (index-aligned), and the command-name words (wrappers', then the program's). */
+  argvWords?: Word[];
+  heads?: Word[];
 }
 
 interface WrapperSpec {
@@ -353,6 +358,7 @@ export function normalizeWords(words: Word[]): NormalizedCommand {
     if (r.next >= words.length) break;
     if (spec.privileged || r.named) out.privileged = true;
     for (let k = start; k < r.next; k++) out.prefix.push(words[k].text);
+    (out.heads ??= []).push(head);
     out.wrapperAssignments.push(...assignments);
     start = r.next;
   }
@@ -365,6 +371,8 @@ export function normalizeWords(words: Word[]): NormalizedCommand {
   }
   out.argv = rest.map((w, k) => (k === 0 && !w.dynamic && !w.expandable ? basename(w.text) : w.text));
   out.argvDynamic = rest.map((w) => w.dynamic);
+  out.argvWords = rest;
+  if (rest.length > 0) (out.heads ??= []).push(rest[0]);
   if (out.opaqueReason === undefined) classify(rest, out);
   return out;
 }

@@ -84,7 +84,6 @@ function walkRoots(seg: Segment, cwd: string): string[] {
   for (const word of seg.argv.slice(1)) {
     if (word.startsWith('-')) continue;
     const resolved = resolvePathWord(word, cwd);
-    if (resolved === undefined) continue;
     const st = fs.statSync(resolved, { throwIfNoEntry: false });
     if (st?.isDirectory()) roots.push(resolved);
   }

@@ -1,14 +1,14 @@
 // The workspace boundary (opencode's external_directory idea): every word of a command that may
-// name a file it reads, writes or enters, and every redirect target, is resolved the way bash and
-// the filesystem would (brace and tilde expansion, relative to the cwd, symlinks followed with
-// realpath) and anything outside every workspace root asks first.
+// name a file it reads, writes or enters, and every redirect target, is resolved the way the
+// filesystem would (relative to the cwd, symlinks followed with realpath) and anything outside
+// every workspace root asks first. The words are bash's own expansion of what was written
+// (segmentExpansion.ts: tilde, braces, globs), so nothing here models expansion.
 //
 // Which words are paths is decided per program only where the answer is "not a path": a table of
 // programs whose arguments never name files (`echo`), and of positions that are patterns or
 // values (`grep PATTERN`, `find -name GLOB`). Every other word counts when it escapes the
-// workspace: it starts with `/`, `~` or `..`, or it resolves (possibly through a symlink) to an
-// existing path outside. Globs are expanded component by component as bash would (`sub/*/x`
-// reaches through a link `sub/keys`). Links met while walking (`grep -R`) are symlinkWalk.ts's.
+// workspace: it starts with `/` or `..`, or it resolves (possibly through a symlink) to an
+// existing path outside. Links met while walking (`grep -R`) are symlinkWalk.ts's.
 // Known limit: a program may read paths it finds itself (a config file names another file); the
 // sandbox covers those.
 import * as fs from 'node:fs';
@@ -16,7 +16,6 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Segment } from './policyContracts';
 import { isHarmlessDevice, namesFile } from './redirectTargets';
-import { globMatches, RULE_LIMITS } from './ruleGlob';
 
 /** Commands whose operands are paths they read, write or enter (a dynamic operand is unresolvable). */
 export const PATH_COMMANDS: ReadonlySet<string> = new Set([
@@ -79,12 +78,13 @@ export type PathProblem =
   | { kind: 'outside'; word: string; resolved: string }
   | { kind: 'unresolved'; word: string };
 
-/** Resolves a path word as bash would see it (tilde, cwd); undefined when it cannot be known statically. */
-export function resolvePathWord(word: string, cwd: string): string | undefined {
-  if (word === '~' || word.startsWith('~/')) return path.resolve(os.homedir(), word.slice(2));
-  if (word.startsWith('~')) return undefined; // ~user, ~+, ~-
+/** Resolves an expanded path word against the cwd. */
+export function resolvePathWord(word: string, cwd: string): string {
   return path.resolve(cwd, word);
 }
+
+/** Unquoted expansion syntax in a word that did not go through the expander (an option's value). */
+const UNEXPANDED = /[~*?[{]/;
 
 export function isInside(resolved: string, roots: readonly string[]): boolean {
   return roots.some((root) => {
@@ -102,6 +102,15 @@ const REAL_CACHE_MS = 1000;
 const REAL_CACHE_SIZE = 2000;
 const realCache = new Map<string, { real: string; at: number }>();
 
+/** lstat, with ENOTDIR, EACCES and the like read as "not there" (a word may name a path under a file). */
+function lstatOrUndefined(p: string): fs.Stats | undefined {
+  try {
+    return fs.lstatSync(p, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
 /** The real path of `p`: symlinks resolved for the part that exists, the rest appended. */
 function realResolve(p: string, memo: Map<string, string>): string {
   const hit = memo.get(p);
@@ -114,7 +123,7 @@ function realResolve(p: string, memo: Map<string, string>): string {
   }
   let real: string;
   // lstat first: a missing path costs no exception (realpath's throw is the slow part).
-  if (fs.lstatSync(p, { throwIfNoEntry: false })) {
+  if (lstatOrUndefined(p)) {
     try {
       real = fs.realpathSync.native(p);
     } catch {
@@ -133,48 +142,6 @@ function realResolve(p: string, memo: Map<string, string>): string {
 /** The real path of `p` as `realResolve` finds it (the existing part's symlinks resolved), cached briefly. */
 export function realPath(p: string): string {
   return realResolve(p, new Map());
-}
-
-const MAX_BRACE_WORDS = 64;
-
-/** Bash's brace expansion of one word (`{a,b}` alternatives; `{1..3}` sequences are left whole). */
-export function expandBraceWord(word: string): string[] {
-  for (let i = 0; i < word.length; i++) {
-    if (word[i] === '\\') {
-      i++;
-      continue;
-    }
-    if (word[i] !== '{') continue;
-    let depth = 0;
-    const commas: number[] = [];
-    let close = -1;
-    for (let k = i; k < word.length; k++) {
-      const c = word[k];
-      if (c === '\\') k++;
-      else if (c === '{') depth++;
-      else if (c === '}' && --depth === 0) {
-        close = k;
-        break;
-      } else if (c === ',' && depth === 1) commas.push(k);
-    }
-    if (close < 0) return [word];
-    if (commas.length === 0) continue;
-    const head = word.slice(0, i);
-    const tails = expandBraceWord(word.slice(close + 1));
-    const out: string[] = [];
-    let from = i + 1;
-    for (const cut of [...commas, close]) {
-      for (const mid of expandBraceWord(word.slice(from, cut))) {
-        for (const tail of tails) {
-          out.push(head + mid + tail);
-          if (out.length > MAX_BRACE_WORDS) return out;
-        }
-      }
-      from = cut + 1;
-    }
-    return out;
-  }
-  return [word];
 }
 
 interface PathWord {
@@ -209,7 +176,7 @@ function pathCommandOperands(seg: Segment, dynamic: ReadonlySet<number>): PathWo
     }
     out.push({ word, dynamic: dynamic.has(i), certain: true });
   }
-  if ((name === 'cd' || name === 'pushd') && out.length === 0) out.push({ word: '~', dynamic: false, certain: true });
+  if ((name === 'cd' || name === 'pushd') && out.length === 0) out.push({ word: os.homedir(), dynamic: false, certain: true });
   return out;
 }
 
@@ -254,77 +221,6 @@ function genericOperands(seg: Segment, dynamic: ReadonlySet<number>): PathWord[]
   return out;
 }
 
-export const GLOB = /[*?[]/;
-/** Directory entries one glob word may read, and paths it may match: past either it is unresolved (asks). */
-const MAX_GLOB_ENTRIES = 8000;
-const MAX_GLOB_MATCHES = 2000;
-
-/**
- * Every existing path bash's pathname expansion could make of `word`, matching each component that
- * holds `*`, `?` or `[` against the directory's entries (`.` and `..` too where the component starts
- * with a dot: bash before 5.2 matches them); undefined when it cannot be known within the bounds.
- */
-export function globPaths(word: string, cwd: string): string[] | undefined {
-  let base: string;
-  let rest: string;
-  if (word === '~' || word.startsWith('~/')) {
-    base = os.homedir();
-    rest = word.slice(2);
-  } else if (word.startsWith('~')) {
-    return undefined; // ~user, ~+, ~-
-  } else {
-    base = word.startsWith('/') ? '/' : cwd;
-    rest = word;
-  }
-  let current = [base];
-  let globbed = false;
-  let read = 0;
-  for (const part of rest.split('/').filter((p) => p !== '')) {
-    if (!GLOB.test(part)) {
-      current = current.map((dir) => path.join(dir, part));
-      continue;
-    }
-    globbed = true;
-    const matches = nameMatcher(part);
-    const next: string[] = [];
-    for (const dir of current) {
-      let entries: string[];
-      try {
-        entries = fs.readdirSync(dir);
-      } catch {
-        continue; // not a directory, or unreadable: bash matches nothing there either
-      }
-      read += entries.length;
-      if (read > MAX_GLOB_ENTRIES) return undefined;
-      if (part.startsWith('.')) entries.push('.', '..');
-      for (const e of entries) if (matches(e)) next.push(path.join(dir, e));
-    }
-    if (next.length > MAX_GLOB_MATCHES) return undefined;
-    current = next;
-  }
-  if (!globbed) return current;
-  return current.filter(exists);
-}
-
-/** The path names something (a dangling link too); ENOENT, ENOTDIR and the like say it does not. */
-function exists(p: string): boolean {
-  try {
-    fs.lstatSync(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Bash's matching of one path component (`*`, `?`, `[…]`; a leading dot must be matched literally),
- * with the rules' linear matcher: a hostile `*a*a*a…b` cannot make it backtrack.
- */
-function nameMatcher(pattern: string): (name: string) => boolean {
-  if (pattern.length > RULE_LIMITS.maxLength) return () => true; // too big to judge: assume it matches
-  return (name) => (name.startsWith('.') && !pattern.startsWith('.') ? false : globMatches(pattern, name));
-}
-
 interface Judge {
   cwd: string;
   roots: string[];
@@ -332,24 +228,12 @@ interface Judge {
 }
 
 function escapes(word: string): boolean {
-  return word.startsWith('/') || word.startsWith('~') || word === '..' || word.startsWith('../') || word.includes('/../') || word.endsWith('/..');
+  return word.startsWith('/') || word === '..' || word.startsWith('../') || word.includes('/../') || word.endsWith('/..');
 }
 
-/** Judges one static word (after brace expansion). */
+/** Judges one word as bash passes it (expanded). */
 function judgeWord(word: string, certain: boolean, j: Judge): PathProblem | undefined {
-  if (GLOB.test(word)) {
-    // What bash's globbing makes of it, every component: `sub/*/id_rsa` reaches through a link
-    // `sub/keys` as surely as `sub/keys/id_rsa` does.
-    const paths = globPaths(word, j.cwd);
-    if (paths === undefined) return { kind: 'unresolved', word };
-    for (const p of paths) {
-      const real = realResolve(p, j.memo);
-      if (!isInside(p, j.roots) || !isInside(real, j.roots)) return { kind: 'outside', word, resolved: real };
-    }
-    return undefined; // nothing matched: bash passes the word as it is, naming no file
-  }
   const resolved = resolvePathWord(word, j.cwd);
-  if (resolved === undefined) return { kind: 'unresolved', word };
   if (!isInside(resolved, j.roots)) {
     if (certain || escapes(word) || fs.existsSync(resolved)) return { kind: 'outside', word, resolved };
     return undefined;
@@ -365,7 +249,8 @@ export function findExternalPath(seg: Segment, cwd: string, roots: readonly stri
   const name = seg.argv[0];
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a segment may have no argv (`$(< file)`, a bare redirect)
   const words: PathWord[] = name === undefined ? [] : PATH_COMMANDS.has(name) ? pathCommandOperands(seg, dynamic) : genericOperands(seg, dynamic);
-  for (const p of seg.optionPaths ?? []) words.push({ word: p, dynamic: false, certain: true });
+  // Option values (`git -C DIR`) are not expanded by the helper: expansion syntax there is unresolved.
+  for (const p of seg.optionPaths ?? []) words.push({ word: p, dynamic: UNEXPANDED.test(p), certain: true });
   for (const r of seg.redirects) {
     if (!namesFile(r)) continue;
     words.push(r.target === undefined ? { word: `${r.fd ?? ''}${r.op} …`, dynamic: true, certain: true } : { word: r.target, dynamic: false, certain: true });
@@ -382,10 +267,8 @@ export function findExternalPath(seg: Segment, cwd: string, roots: readonly stri
     const key = `${certain ? 1 : 0}${word}`;
     if (judged.has(key)) continue;
     judged.add(key);
-    for (const w of expandBraceWord(word)) {
-      const problem = judgeWord(w, certain, j);
-      if (problem) return problem;
-    }
+    const problem = judgeWord(word, certain, j);
+    if (problem) return problem;
   }
   return undefined;
 }

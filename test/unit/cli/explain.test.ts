@@ -56,6 +56,15 @@ describe('cli/explain', () => {
     });
   });
 
+  it('judges words as its helper bash expands them', () => {
+    fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'src', 'a.ts'), '');
+    const inside = explain(['--rules', rulesFile, '--cwd', dir, '--', 'ls src/*.ts src/{a,b}']);
+    assert.equal(JSON.parse(inside.stdout).decision, 'allow', inside.stdout);
+    const outside = explain(['--rules', rulesFile, '--cwd', dir, '--', 'ls /etc/host[n]ame']);
+    assert.equal(JSON.parse(outside.stdout).reason, '`ls /etc/host[n]ame` in segment 1 touches `/etc/hostname` (/etc/hostname), outside the workspace');
+  });
+
   it('says whether run would sandbox: never with --sandbox off; a bad --sandbox value exits 2', () => {
     const off = explain(['--cwd', dir, '--sandbox', 'off', '--', 'true']);
     assert.equal(JSON.parse(off.stdout).sandboxed, false);

@@ -9,6 +9,7 @@ import { globMatches, RULE_LIMITS } from '../../../../src/core/policy/ruleGlob';
 import { createShellAnalyzer, MAX_COMMAND_BYTES, UNCERTAIN } from '../../../../src/core/policy/shellAnalysis';
 import { corpus, CORPUS_RULES, HARMLESS } from './differential/hostileCorpus';
 import { prepareWorkspaces } from './differential/sandboxJudge';
+import { TEST_EXPANDER } from './testExpander';
 
 // Issue 10's corpus: hostile commands by class, judged under the issue's rule set in a workspace
 // that holds a canary file and a symlink pointing out (`link -> /etc`). None may be allowed.
@@ -23,7 +24,7 @@ describe('core/policy hostile corpus (issue 10)', () => {
     dispose = w.dispose;
   });
   after(() => dispose());
-  const run = (command: string, rules: PolicyRule[] = CORPUS_RULES) => decide(analyzer.analyze(command), rules, { cwd: ws, workspaceRoots: [ws] });
+  const run = (command: string, rules: PolicyRule[] = CORPUS_RULES) => decide(analyzer.analyze(command), rules, { cwd: ws, workspaceRoots: [ws], expander: TEST_EXPANDER });
 
   const all = corpus();
   it('has at least 300 commands in every class', () => {

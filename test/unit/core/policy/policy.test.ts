@@ -1,5 +1,7 @@
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import picomatch from 'picomatch';
 import type { PolicyRule, ShellAnalyzer } from '../../../../src/core/contracts';
 import { findCritical } from '../../../../src/core/policy/criticalPatterns';
@@ -8,6 +10,7 @@ import { REASON } from '../../../../src/core/policy/policyReasons';
 import { parsePolicyRules } from '../../../../src/core/policy/policyRulesSchema';
 import { compileRules, escapeGlob, globMatches } from '../../../../src/core/policy/ruleGlob';
 import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
+import { TEST_EXPANDER } from './testExpander';
 
 const WS = '/work/project';
 const CTX = { cwd: WS, workspaceRoots: [WS] };
@@ -305,7 +308,23 @@ describe('core/policy', () => {
       assert.equal(run('cp a ../other/b', all).kind, 'external_directory');
       assert.equal(run('cd ..', all).kind, 'external_directory');
       assert.equal(run('cd', all).kind, 'external_directory');
-      assert.equal(run('cat -- ~/x', all).reason, `\`cat -- ~/x\` in segment 1 touches \`~/x\` (${os.homedir()}/x), outside the workspace`);
+      // Without an expander, a word with tilde/brace/glob syntax asks; with one, bash's expansion is judged.
+      assert.equal(run('cat -- ~/x', all).reason, '`cat -- ~/x` in segment 1 has the word `~/x`, which cannot be expanded as bash would: no bash is available to expand it');
+      const real = fs.mkdtempSync(path.join(os.tmpdir(), 'policy-ws-'));
+      const realCtx = { cwd: real, workspaceRoots: [real], expander: TEST_EXPANDER };
+      assert.equal(run('cat -- ~/x', all, realCtx).reason, `\`cat -- ~/x\` in segment 1 touches \`${os.homedir()}/x\` (${os.homedir()}/x), outside the workspace`);
+      assert.equal(run("cat -- '~'/x", all, realCtx).decision, 'allow');
+      assert.equal(
+        run('echo x > {y,.devcontainer}/devcontainer.json', all, realCtx).reason,
+        '`echo x` in segment 1 has the word `{y,.devcontainer}/devcontainer.json`, which cannot be expanded as bash would: as a redirect target it expands to 2 words',
+      );
+      assert.equal(run('echo x > .devcontaine{r,}/devcontainer.json', all, realCtx).decision, 'prompt');
+      // A glob that matches nothing is passed as it is: bash cannot create `.devc*/devcontainer.json`.
+      fs.mkdirSync(path.join(real, '.devcontainer'));
+      assert.equal(run('echo x > .devc*/devcontainer.json', all, realCtx).decision, 'allow');
+      fs.writeFileSync(path.join(real, '.devcontainer', 'devcontainer.json'), '{}');
+      assert.equal(run('echo x > .devc*/devcontainer.json', all, realCtx).reason, `\`echo x\` matches a critical pattern (${CRITICAL_PROTECTED_WRITE('.devcontainer/devcontainer.json')})`);
+      fs.rmSync(real, { recursive: true, force: true });
       assert.equal(run('echo hi > /tmp/x', all).kind, 'external_directory');
       assert.equal(run('chmod 755 /usr/bin/x', all).kind, 'external_directory');
       assert.equal(run('mv --target-directory=/tmp a', all).kind, 'external_directory');
@@ -323,7 +342,6 @@ describe('core/policy', () => {
         ['mv --target-directory=.git/hooks x', '.git/hooks'],
         ['tee -a .git/config < x', '.git/config'],
         ['ln -s /bin/sh .git/hooks/post-checkout', '.git/hooks/post-checkout'],
-        ['echo x > {y,.devcontainer}/devcontainer.json', '.devcontainer/devcontainer.json'],
         ['echo x >> team.code-workspace', 'team.code-workspace'],
         ['mkdir -p .claude/commands', '.claude/commands'],
         ['echo x > ./.vscode/../.vscode/tasks.json', '.vscode/tasks.json'],

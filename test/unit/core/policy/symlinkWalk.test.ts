@@ -11,6 +11,7 @@ import type { PolicyRule, ShellAnalyzer } from '../../../../src/core/contracts';
 import { decide } from '../../../../src/core/policy/policy';
 import { REASON } from '../../../../src/core/policy/policyReasons';
 import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
+import { TEST_EXPANDER } from './testExpander';
 
 const SECRET = 'SECRET-TOKEN-7731';
 const RULES: PolicyRule[] = ['grep *', 'rg *', 'ls *', 'find *', 'du *', 'cat *', 'tree *'].map((match) => ({ match, approval: 'allow' }));
@@ -65,7 +66,7 @@ describe('core/policy: walks that follow symbolic links out of the workspace', f
   });
   after(() => rmSync(root, { recursive: true, force: true }));
 
-  const decideIn = (command: string, cwd = ws) => decide(analyzer.analyze(command), RULES, { cwd, workspaceRoots: [ws] });
+  const decideIn = (command: string, cwd = ws) => decide(analyzer.analyze(command), RULES, { cwd, workspaceRoots: [ws], expander: TEST_EXPANDER });
   /** What bash prints running the command in the workspace (stdout and stderr). */
   const runIn = (command: string): string => {
     const r = spawnSync('bash', ['-c', command], { cwd: ws, encoding: 'utf8' });

@@ -7,6 +7,7 @@ import { decide } from '../../../../../src/core/policy/policy';
 import { generate, prng } from './commandGenerator';
 import { CORPUS_RULES, RUNS_ALSO } from './hostileCorpus';
 import { judgeBatch, prepareWorkspaces, type Observed } from './sandboxJudge';
+import { TEST_EXPANDER } from '../testExpander';
 
 export interface Violation {
   command: string;
@@ -84,7 +85,7 @@ export async function runDifferential(opts: RunOptions): Promise<DifferentialRep
       const command = generate(rnd);
       if (seen.has(command)) continue;
       seen.add(command);
-      const decision = decide(opts.analyzer.analyze(command), CORPUS_RULES, { cwd: ws, workspaceRoots: [ws] });
+      const decision = decide(opts.analyzer.analyze(command), CORPUS_RULES, { cwd: ws, workspaceRoots: [ws], expander: TEST_EXPANDER });
       if (decision.decision === 'allow') allowed.push({ command, decision });
     }
   } finally {
