@@ -28,6 +28,7 @@ describe('manifest (package.json)', () => {
       'agentBash.interceptor.patterns',
       'agentBash.maxTimeout',
       'agentBash.mcp.enabled',
+      'agentBash.mcp.maxResultCharacters',
       'agentBash.mcp.port',
       'agentBash.outputMaxColumns',
       'agentBash.patterns',

@@ -95,7 +95,7 @@ describe('core/history', () => {
   it('a rule allows: who decided is the rule, with exit status, duration and output size', async () => {
     const { entry } = await run('git status');
     assert.deepEqual(entry.decision, { outcome: 'allowed', decidedBy: 'rule', rule: 'git status*', layer: 'file', layerSource: 'test rules' });
-    assert.equal(decisionLabel(entry.decision), 'allowed by rule `git status*`');
+    assert.equal(decisionLabel(entry.decision), 'allowed by rule `git status*` from test rules');
     assert.equal(entry.end, 'exit');
     assert.equal(entry.exitCode, 0);
     assert.equal(typeof entry.durationMs, 'number');
@@ -106,7 +106,7 @@ describe('core/history', () => {
   it('a deny rule: denied by rule, nothing ran', async () => {
     const { entry } = await run('rm -rf build');
     assert.deepEqual(entry.decision, { outcome: 'denied', decidedBy: 'rule', rule: 'rm *', layer: 'file', layerSource: 'test rules' });
-    assert.equal(decisionLabel(entry.decision), 'denied by rule `rm *`');
+    assert.equal(decisionLabel(entry.decision), 'denied by rule `rm *` from test rules');
     assert.equal(entry.end, 'not-run');
     assert.equal(toastMessage(entry), 'Agent Bash: Rule `rm *` denies `rm -rf build`.');
     assert.equal(executor.ran.length, 0);
@@ -162,7 +162,7 @@ describe('core/history', () => {
     assert.ok(entry.artifactId, 'the full output spilled to an artifact');
     assert.ok(entry.shownBytes !== undefined && entry.shownBytes < entry.outputBytes!);
     assert.match(toastMessage(entry), /^Agent Bash: `git status`: Killed by SIGTERM \(reported to the agent as exit 143\) in \d+ ms\. Output cut: the agent saw \d+ KB of 200 KB\. Show Output has all of it\.$/);
-    assert.match(outputHeader(entry), /^\$ git status\nWorking directory: .*\nRun by: Demo agent\nDecision: allowed by rule `git status\*`\nResult: Killed by SIGTERM/);
+    assert.match(outputHeader(entry), /^\$ git status\nWorking directory: .*\nRun by: Demo agent\nDecision: allowed by rule `git status\*` from test rules\nResult: Killed by SIGTERM/);
   });
 
   it('a timeout ends in plain words', async () => {

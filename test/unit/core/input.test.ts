@@ -110,7 +110,7 @@ describe('core/input parseBashInput', () => {
 describe('core/input bashInputJsonSchema', () => {
   it('describes every field, requires only command and forbids extra keys', () => {
     const s = bashInputJsonSchema(on) as { properties: Record<string, { description?: string }>; required: string[]; additionalProperties: boolean };
-    assert.deepEqual(Object.keys(s.properties).sort(), ['async', 'command', 'cwd', 'env', 'pty', 'sandbox', 'timeout']);
+    assert.deepEqual(Object.keys(s.properties).sort(), ['async', 'command', 'cwd', 'description', 'env', 'pty', 'sandbox', 'timeout']);
     assert.deepEqual(s.required, ['command']);
     assert.equal(s.additionalProperties, false);
     assert.equal(s.properties.command.description, 'command to execute');

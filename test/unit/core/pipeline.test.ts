@@ -400,7 +400,7 @@ describe('core/pipeline BashPipeline', () => {
     it('clamps and reports the clamp', async () => {
       const r = await make().run({ command: 'echo hi', timeout: 5000 });
       assert.equal(executor.calls[0]!.timeoutMs, 3_600_000);
-      assert.ok(textOf(r).includes('Timeout clamped to 3600s (requested 5000s; allowed range 1-3600s).'));
+      assert.ok(textOf(r).includes('Timeout clamped to 3600s (requested 5000s; allowed range 1-3600s; `timeout` is in seconds, not milliseconds).'));
       assert.equal(r.details.timeoutSeconds, 3600);
       assert.equal(r.details.requestedTimeoutSeconds, 5000);
     });
