@@ -12,7 +12,7 @@ export const BUILTIN_LAYER_SOURCE = 'built-in read-only list';
 export const BUILTIN_READ_ONLY_PROGRAMS = [
   'ls', 'pwd', 'cat', 'head', 'tail', 'wc', 'grep', 'egrep', 'fgrep', 'rg', 'find', 'sort', 'uniq', 'cut', 'tr', 'diff',
   'cmp', 'file', 'stat', 'du', 'df', 'which', 'type', 'basename', 'dirname', 'realpath', 'readlink', 'date', 'echo',
-  'printf', 'tree', 'sed', 'jq',
+  'printf', 'tree', 'sed', 'jq', 'true', 'false',
 ] as const;
 
 /** git's read forms (programs/git.ts: `branch` only lists, `remote` only with `-v`). */

@@ -4,7 +4,7 @@
 // its effect: `-exec`/`-execdir`/`-ok`/`-okdir` run programs, `-delete` removes, `-fprint`,
 // `-fprint0`, `-fprintf` and `-fls` write files, `-files0-from` reads a list of starting points;
 // `-newer FILE`, `-anewer`, `-cnewer`, `-samefile` read a path. Anything else asks, naming it.
-import type { ArgWord } from './getopt';
+import { cannotBeOption, type ArgWord } from './getopt';
 import { SPEC_REASON, type PathArg, type ProgramJudgement, type ProgramModule } from './judge';
 
 type FindEffect = 'plain' | 'reads' | 'writes' | 'runs' | 'fileList' | 'deletes';
@@ -77,7 +77,7 @@ export function judgeFind(args: readonly ArgWord[]): ProgramJudgement {
   for (; i < args.length; i++) {
     const w = args[i];
     if (w.dynamic) {
-      if (/^[A-Za-z0-9_./]/.test(w.text)) {
+      if (cannotBeOption(w.text)) {
         paths.push({ word: w.text, index: i, dynamic: true, writes: false });
         continue;
       }

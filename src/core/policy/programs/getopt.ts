@@ -63,6 +63,14 @@ export function resolveLong(spec: ProgramSpec, name: string, written: string): O
   return { problem: PARSE_PROBLEM.unknown(spec.name, written) };
 }
 
+/**
+ * True when a dynamic word's source text cannot expand to a word that starts with `-`: it starts
+ * with a static character other than `-`, or is a process substitution (`<(…)` becomes /dev/fd/N).
+ */
+export function cannotBeOption(source: string): boolean {
+  return /^(?:[A-Za-z0-9_./+=:,@%^]|[<>]\()/.test(source);
+}
+
 /** A dynamic word's static head `--name=` (`--format="$f"`), whose value alone is unknown. */
 const STATIC_LONG_HEAD = /^--([A-Za-z0-9][A-Za-z0-9_-]*)=/;
 
@@ -119,7 +127,7 @@ export function parseArgs(spec: ProgramSpec, args: readonly ArgWord[]): ParsedAr
       }
       // `"$f"` may expand to `-f/etc/x`: only harmless where every option is a plain switch.
       risky ??= hasRiskyOption(spec);
-      if (risky && !/^[A-Za-z0-9_./]/.test(t)) return fail(PARSE_PROBLEM.dynamic(spec.name, t));
+      if (risky && !cannotBeOption(t)) return fail(PARSE_PROBLEM.dynamic(spec.name, t));
       operand();
       continue;
     }

@@ -69,6 +69,7 @@ export const SPECS: Readonly<Record<string, ProgramSpec>> = {
   branch: gitSpec('branch', [
     '-l, --list', '-a, --all', '-r, --remotes', '-v, --verbose', '-q, --quiet', '--show-current', '--abbrev=N',
     '--no-abbrev', '--color[=WHEN]', '--no-color', '-i, --ignore-case', '--column[=OPTIONS]', '--no-column',
+    // git takes the next word as these options' commit when there is one: listing either way.
     '--sort=KEY', '--contains[=COMMIT]', '--no-contains[=COMMIT]', '--merged[=COMMIT]', '--no-merged[=COMMIT]',
     '--points-at=OBJECT', '--format=FORMAT', '--omit-empty',
     // Changing forms: recognised so they are named, never approved.
@@ -103,6 +104,8 @@ export const SPECS: Readonly<Record<string, ProgramSpec>> = {
   remote: gitSpec('remote', ['-v, --verbose']),
 };
 
+const BRANCH_LISTING: ReadonlySet<string> = new Set(['--list', '--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--verbose']);
+
 export const GIT_REASON = {
   branchCreates: () => '`git branch NAME` creates a branch (only `git branch --list PATTERN` reads)',
   remoteChanges: (sub: string) => `\`git remote ${sub}\` is not a listing form`,
@@ -119,7 +122,8 @@ export function judgeGit(args: readonly ArgWord[]): ProgramJudgement | undefined
   // Indexes are into the args after the subcommand: shift them to the program's args.
   for (const p of j.paths) p.index += 1;
   j.canonical = j.canonical.map((c) => [sub.text, ...c]);
-  if (sub.text === 'branch' && parsed.operands.length > 0 && !parsed.options.some((o) => o.def.canonical === '--list')) {
+  // builtin/branch.c lists (operands are patterns) with `--list` or any filter or `-v`; else it creates.
+  if (sub.text === 'branch' && parsed.operands.length > 0 && !parsed.options.some((o) => BRANCH_LISTING.has(o.def.canonical))) {
     j.reason ??= GIT_REASON.branchCreates();
   }
   if (sub.text === 'branch' || sub.text === 'rev-parse') j.paths = []; // patterns and revisions, not paths

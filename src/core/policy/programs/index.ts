@@ -24,7 +24,7 @@ import { program as readlink } from './readlink';
 import { program as realpath } from './realpath';
 import { program as rg } from './rg';
 import { program as sed } from './sed';
-import { echoProgram, printfProgram, pwdProgram, typeProgram, whichProgram } from './shellBuiltins';
+import { echoProgram, printfProgram, pwdProgram, trueFalseProgram, typeProgram, whichProgram } from './shellBuiltins';
 import { program as sort } from './sort';
 import { program as stat } from './stat';
 import { program as tail } from './tail';
@@ -35,7 +35,7 @@ import { program as wc } from './wc';
 
 export const PROGRAM_MODULES: readonly ProgramModule[] = [
   basename, cat, cmp, cut, date, df, diff, dirname, du, file, find, git, grep, head, jq, ls, npm, readlink, realpath, rg,
-  sed, echoProgram, printfProgram, pwdProgram, typeProgram, whichProgram, sort, stat, tail, tr, tree, uniq, wc,
+  sed, echoProgram, printfProgram, pwdProgram, trueFalseProgram, typeProgram, whichProgram, sort, stat, tail, tr, tree, uniq, wc,
 ];
 
 const BY_NAME = new Map<string, ProgramModule>();

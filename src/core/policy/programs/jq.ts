@@ -3,8 +3,7 @@
 // words (`--arg NAME VALUE` takes two), options may follow the filter. The first operand is the
 // filter unless `-f FILE` gave it; `--args`/`--jsonargs` make the remaining operands values, not
 // files. jq can read files (`--slurpfile`, `--rawfile`, `-f`, `-L`) but never writes or runs one.
-import type { ArgWord } from './getopt';
-import { PARSE_PROBLEM } from './getopt';
+import { cannotBeOption, PARSE_PROBLEM, type ArgWord } from './getopt';
 import type { PathArg, ProgramJudgement, ProgramModule } from './judge';
 
 /** Long options and the words they take; `reads` marks the word that is a path. */
@@ -32,7 +31,7 @@ export function judgeJq(args: readonly ArgWord[]): ProgramJudgement {
   for (let i = 0; i < args.length; i++) {
     const w = args[i];
     const t = w.text;
-    if (done || !t.startsWith('-') || t === '-' || (w.dynamic && /^[A-Za-z0-9_./]/.test(t))) {
+    if (done || !t.startsWith('-') || t === '-' || (w.dynamic && cannotBeOption(t))) {
       operands.push({ text: t, index: i, dynamic: w.dynamic });
       continue;
     }

@@ -1,4 +1,4 @@
-// bash's builtins `echo`, `printf`, `pwd` and `type`, and Debian's `which` script, read with their
+// bash's builtins `echo`, `printf`, `pwd`, `type`, `true` and `false`, and Debian's `which` script, read with their
 // own syntax (bash 5.2's `help echo`, `help printf`, `help pwd`, `help type`; `which` 's usage line):
 // `echo` takes only leading `-n`/`-e`/`-E` clusters and prints every other word (`--` too);
 // `printf -v NAME` assigns a variable (asks); `type`, `which`, `pwd` take plain switches. None of
@@ -39,3 +39,6 @@ export const printfProgram: ProgramModule = {
 export const pwdProgram: ProgramModule = { names: ['pwd'], spec: PWD_SPEC, judge: (name, args) => judgeBySpec(PWD_SPEC, name, args) };
 export const typeProgram: ProgramModule = { names: ['type'], spec: TYPE_SPEC, judge: (name, args) => judgeBySpec(TYPE_SPEC, name, args) };
 export const whichProgram: ProgramModule = { names: ['which'], spec: WHICH_SPEC, judge: (name, args) => judgeBySpec(WHICH_SPEC, name, args) };
+
+/** bash's `true` and `false` ignore their arguments. */
+export const trueFalseProgram: ProgramModule = { names: ['true', 'false'], judge: () => ({ paths: [], canonical: [] }) };

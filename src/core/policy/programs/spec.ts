@@ -117,7 +117,7 @@ function compileLine(line: string): { shorts: string[]; longs: string[]; def: Om
       if (m[2] !== undefined) arg = 'optional';
       continue;
     }
-    if (/^[A-Z][A-Z0-9_[\]=.-]*$/.test(tok) || /^<[^>]+>$/.test(tok)) {
+    if (!tok.startsWith('-')) {
       // A value name after a short-only option (`-t SEP`).
       if (arg === 'none') arg = 'required';
       continue;
