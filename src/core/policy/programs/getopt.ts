@@ -153,7 +153,7 @@ export function parseArgs(spec: ProgramSpec, args: readonly ArgWord[]): ParsedAr
         out.options.push({ def, written, value, valueIndex: i, valueDynamic: false });
         push(`${full}=${value}`, `${full}=${value}`);
       } else if (def.arg === 'required') {
-        if (i + 1 >= args.length) return fail(PARSE_PROBLEM.needsValue(spec.name, written));
+        if (i + 1 >= args.length || def.attachedOnly) return fail(PARSE_PROBLEM.needsValue(spec.name, written));
         const v = args[++i];
         out.options.push({ def, written, value: v.text, valueIndex: i, valueDynamic: v.dynamic });
         push([full, v.text], [full, v.text]);

@@ -39,17 +39,17 @@ const LOG = [
   '--log-size', '-L RANGE', '-n, --max-count=N', '--skip=N', '--since=DATE', '--after=DATE', '--until=DATE',
   '--before=DATE', '--since-as-filter=DATE', '--author=P', '--committer=P', '--grep-reflog=P', '--grep=P',
   '--all-match', '--invert-grep', '-i, --regexp-ignore-case', '--basic-regexp', '-E, --extended-regexp',
-  '-F, --fixed-strings', '-P, --perl-regexp', '--remove-empty', '--merges', '--no-merges', '--min-parents=N',
-  '--max-parents=N', '--no-min-parents', '--no-max-parents', '--first-parent', '--exclude-first-parent-only', '--not',
+  '-F, --fixed-strings', '-P, --perl-regexp', '--remove-empty', '--merges', '--no-merges', '--min-parents=N (attached)',
+  '--max-parents=N (attached)', '--no-min-parents', '--no-max-parents', '--first-parent', '--exclude-first-parent-only', '--not',
   '--all', '--branches[=P]', '--tags[=P]', '--remotes[=P]', '--glob=P', '--exclude=P', '--reflog', '--alternate-refs',
   '--single-worktree', '--ignore-missing', '--bisect', '--cherry-mark', '--cherry-pick', '--left-only', '--right-only',
   '--cherry', '-g, --walk-reflogs', '--merge', '--boundary', '--simplify-by-decoration', '--show-pulls',
   '--full-history', '--dense', '--sparse', '--simplify-merges', '--ancestry-path[=COMMIT]', '--date-order',
   '--author-date-order', '--topo-order', '--reverse', '--no-walk[=HOW]', '--do-walk', '--pretty[=FORMAT]',
-  '--format=FORMAT', '--abbrev-commit', '--no-abbrev-commit', '--oneline', '--encoding=E', '--expand-tabs[=N]',
+  '--format=FORMAT (attached)', '--abbrev-commit', '--no-abbrev-commit', '--oneline', '--encoding=E', '--expand-tabs[=N]',
   '--no-expand-tabs', '--notes[=REF]', '--no-notes', '--show-notes[=REF]', '--show-signature @runs', '--relative-date',
   '--date=FORMAT', '--parents', '--children', '--left-right', '--graph', '--show-linear-break[=BARRIER]', '-c', '--cc',
-  '--dd', '--remerge-diff', '--no-diff-merges', '--diff-merges=FORMAT', '--combined-all-paths', '-m', '-r', '-t',
+  '--remerge-diff', '--no-diff-merges', '--diff-merges=FORMAT', '--combined-all-paths', '-m', '-r', '-t',
   '--root', '-q',
 ];
 
@@ -71,7 +71,7 @@ export const SPECS: Readonly<Record<string, ProgramSpec>> = {
     '--no-abbrev', '--color[=WHEN]', '--no-color', '-i, --ignore-case', '--column[=OPTIONS]', '--no-column',
     // git takes the next word as these options' commit when there is one: listing either way.
     '--sort=KEY', '--contains[=COMMIT]', '--no-contains[=COMMIT]', '--merged[=COMMIT]', '--no-merged[=COMMIT]',
-    '--points-at=OBJECT', '--format=FORMAT', '--omit-empty',
+    '--points-at=OBJECT', '--format=FORMAT',
     // Changing forms: recognised so they are named, never approved.
     '-d, --delete @ask', '-D @ask', '-m, --move @ask', '-M @ask', '-c, --copy @ask', '-C @ask', '-f, --force @ask',
     '-t, --track[=HOW] @ask', '--no-track @ask', '-u, --set-upstream-to=UPSTREAM @ask', '--unset-upstream @ask',

@@ -8,6 +8,7 @@
 //   '-i[SUFFIX], --in-place[=SUFFIX] @inplace'   value optional (attached only)
 //   '--color[=WHEN]'   long only, optional value; no `@effect` means plain
 //   '-t SEP'           short only, value required
+//   '--format=F (attached)'   the value must be attached (`--format=F`, never `--format F`)
 // The canonical spelling of an option is its first long name, else its short one.
 
 /** What an option (or its value) does. */
@@ -41,6 +42,8 @@ export interface OptionDef {
   /** The long name (without `--`), when there is one. */
   long?: string;
   arg: ArgKind;
+  /** A required value that must be attached (`--format=X`; git's revision options). */
+  attachedOnly?: boolean;
   effect: Effect;
 }
 
@@ -95,9 +98,14 @@ function compileLine(line: string): { shorts: string[]; longs: string[]; def: Om
   const shorts: string[] = [];
   const longs: string[] = [];
   let arg: ArgKind = 'none';
+  let attachedOnly = false;
   for (const raw of line.split(/\s+/)) {
     const tok = raw.trim().replace(/,$/, '');
     if (tok === '') continue;
+    if (tok === '(attached)') {
+      attachedOnly = true;
+      continue;
+    }
     if (tok.startsWith('@')) {
       const e = tok.slice(1);
       if (!EFFECTS.has(e)) throw new Error(`unknown effect ${tok} in ${line}`);
@@ -129,7 +137,7 @@ function compileLine(line: string): { shorts: string[]; longs: string[]; def: Om
   return {
     shorts,
     longs,
-    def: { canonical, ...(shorts[0] !== undefined ? { short: shorts[0] } : {}), ...(longs[0] !== undefined ? { long: longs[0] } : {}), arg, effect },
+    def: { canonical, ...(shorts[0] !== undefined ? { short: shorts[0] } : {}), ...(longs[0] !== undefined ? { long: longs[0] } : {}), arg, ...(attachedOnly ? { attachedOnly } : {}), effect },
   };
 }
 

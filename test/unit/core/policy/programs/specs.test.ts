@@ -1,0 +1,89 @@
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { PROGRAM_MODULES } from '../../../../../src/core/policy/programs/index';
+import { SPECS as GIT_SPECS } from '../../../../../src/core/policy/programs/git';
+import type { ProgramSpec } from '../../../../../src/core/policy/programs/spec';
+
+// Each spec file's test: where the program is installed, the program itself confirms the spec.
+// Every option the spec lists is accepted by the program (it is read before `--help` ends the
+// run, so nothing is done; git's read forms run in a one-commit repository), and the program's `--help` names no long option the spec lacks.
+
+const REJECTED = /unrecognized option|invalid option|unknown option|ambiguous|doesn't allow an argument|wasn't expected|Invalid argument `|unrecognized argument|unknown switch/i;
+
+function installed(name: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).status === 0;
+}
+
+/** Long option names a `--help` text lists on its option lines. */
+function helpLongs(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const line of text.split('\n')) {
+    if (!/^\s{1,10}-/.test(line)) continue;
+    const head = line.trim().split(/\s{2,}|\t/)[0];
+    for (const m of head.matchAll(/--([A-Za-z0-9][A-Za-z0-9_-]*)/g)) out.add(m[1]);
+  }
+  return out;
+}
+
+/** The words that spell one option for a test run, with a value where it takes one. */
+function spellings(spec: ProgramSpec, attached = false): string[][] {
+  const out: string[][] = [];
+  for (const [l, d] of spec.longs) out.push(d.arg === 'required' ? (attached ? [`--${l}=1`] : [`--${l}`, '1']) : [`--${l}`]);
+  for (const [s, d] of spec.shorts) out.push(d.arg === 'required' ? [`-${s}`, '1'] : [`-${s}`]);
+  return out;
+}
+
+/** Programs whose `--help` is not the usual GNU layout, or that have no `--help` run here. */
+const NO_HELP_CHECK = new Set(['printf', 'pwd', 'type', 'which', 'git', 'npm', 'find', 'jq', 'echo', 'true']);
+/** Options the programs spell in `--help` with placeholders the spec spells out. */
+const HELP_PLACEHOLDERS = new Set(['GTYPE-group-format', 'LTYPE-line-format']);
+
+describe('core/policy/programs: each spec is confirmed by its program', () => {
+  let dir: string;
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bash-specs-'));
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  for (const m of PROGRAM_MODULES) {
+    const spec = m.spec;
+    if (!spec || NO_HELP_CHECK.has(spec.name)) continue;
+    it(`${spec.name}: the program accepts every option of the spec, and --help lists none it lacks`, function () {
+      if (!installed(spec.name)) this.skip();
+      const help = spawnSync(spec.name, ['--help'], { cwd: dir, encoding: 'utf8', input: '', timeout: 20000 });
+      const listed = helpLongs(`${help.stdout}\n${help.stderr}`);
+      const missing = [...listed].filter((l) => !spec.longs.has(l) && !HELP_PLACEHOLDERS.has(l));
+      assert.deepEqual(missing, [], `${spec.name} --help lists options the spec lacks`);
+      for (const words of spellings(spec)) {
+        const r = spawnSync(spec.name, [...words, '--help'], { cwd: dir, encoding: 'utf8', input: '', timeout: 20000 });
+        assert.doesNotMatch(r.stderr, REJECTED, `${spec.name} ${words.join(' ')}`);
+      }
+    });
+  }
+
+  it('git read forms: git accepts every option the specs list', function () {
+    if (!installed('git')) this.skip();
+    const repo = path.join(dir, 'repo');
+    fs.mkdirSync(repo);
+    const git = (...args: string[]) => spawnSync('git', args, { cwd: repo, encoding: 'utf8', input: '', timeout: 20000, env: { ...process.env, GIT_PAGER: 'cat', PAGER: 'cat', GIT_CONFIG_NOSYSTEM: '1', HOME: dir } });
+    git('init', '-q');
+    fs.writeFileSync(path.join(repo, 'f'), 'x\n');
+    git('add', 'f');
+    git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'c');
+    const bad: string[] = [];
+    for (const [sub, spec] of Object.entries(GIT_SPECS)) {
+      for (const words of spellings(spec, true)) {
+        // Changing forms of `git branch` are listed so they are named; they are not run here.
+        const def = words[0].startsWith('--') ? spec.longs.get(words[0].slice(2).split('=')[0]) : spec.shorts.get(words[0].slice(1));
+        if (def?.effect === 'ask' || def?.effect === 'runs') continue;
+        const args = sub === 'blame' ? [sub, ...words, 'f'] : words[0] === '--merge-base' ? [sub, ...words, 'HEAD'] : [sub, ...words];
+        const r = git(...args);
+        if (REJECTED.test(r.stderr)) bad.push(`git ${args.join(' ')}: ${r.stderr.split('\n')[0]}`);
+      }
+    }
+    assert.deepEqual(bad, []);
+  });
+});
