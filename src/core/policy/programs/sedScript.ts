@@ -23,6 +23,11 @@ const SPECIAL_OUTPUT = new Set(['/dev/stdout', '/dev/stderr']);
 
 class SedError extends Error {}
 
+/** Characters of a `y` string: an escaped character counts once. */
+function charCount(s: string): number {
+  return s.replace(/\\[\s\S]/g, '.').length;
+}
+
 export function parseSedScript(text: string): SedScript {
   const out: SedScript = { commands: [], runs: false, writes: [], reads: [] };
   let i = 0;
@@ -54,12 +59,41 @@ export function parseSedScript(text: string): SedScript {
     if (c === '}' || c === '#') return;
     fail(`extra characters after command (\`${c}\`)`);
   };
-  /** Text up to the unescaped delimiter `d` (the delimiter is consumed). */
-  const delimited = (d: string): string => {
+  /** The end (exclusive) of the bracket expression opening at `text[at]` (`[`), or -1 when unterminated. */
+  const bracketEnd = (at: number): number => {
+    let j = at + 1;
+    if (text[j] === '^') j++;
+    if (text[j] === ']') j++;
+    while (j < text.length && text[j] !== '\n') {
+      const c = text[j];
+      if (c === '[' && (text[j + 1] === ':' || text[j + 1] === '.' || text[j + 1] === '=')) {
+        const close = text.indexOf(`${text[j + 1]}]`, j + 2);
+        if (close >= 0 && !text.slice(j + 2, close).includes('\n')) {
+          j = close + 2;
+          continue;
+        }
+      }
+      if (c === ']') return j + 1;
+      j++;
+    }
+    return -1;
+  };
+  /**
+   * Text up to the unescaped delimiter `d` (the delimiter is consumed). In a regular expression the
+   * delimiter does not end it inside a bracket expression (`s/[/]/x/`), as GNU sed reads it.
+   */
+  const delimited = (d: string, regex = false): string => {
     let s = '';
     for (;;) {
       const c = peek();
       if (c === undefined || c === '\n') fail('unterminated regular expression or replacement');
+      if (regex && c === '[') {
+        const end = bracketEnd(i);
+        if (end < 0) fail('unterminated bracket expression');
+        s += text.slice(i, end);
+        i = end;
+        continue;
+      }
       i++;
       if (c === d) return s;
       if (c === '\\') {
@@ -74,7 +108,7 @@ export function parseSedScript(text: string): SedScript {
   };
   const regexAddress = (d: string): void => {
     if (d === '\n' || d === '\\' || d === undefined) fail('bad regular expression delimiter');
-    delimited(d);
+    delimited(d, true);
     for (;;) {
       skipBlanks();
       const f = peek();
@@ -185,21 +219,27 @@ export function parseSedScript(text: string): SedScript {
         restOfLine();
         continue;
       }
+      let addresses = 0;
       if (address(false)) {
+        addresses = 1;
         skipBlanks();
         if (peek() === ',') {
           i++;
           skipBlanks();
           if (!address(true)) fail('unexpected `,`');
+          addresses = 2;
         }
       }
       skipBlanks();
-      while (peek() === '!') {
+      if (peek() === '!') {
         i++;
         skipBlanks();
+        if (peek() === '!') fail('multiple `!`s');
       }
       const cmd = peek();
       if (cmd === undefined) fail('missing command');
+      if ((cmd === ':' || cmd === '}') && addresses > 0) fail(`\`${cmd}\` takes no address`);
+      if ((cmd === 'q' || cmd === 'Q') && addresses > 1) fail(`\`${cmd}\` takes one address`);
       i++;
       out.commands.push(cmd as string);
       if (SIMPLE.has(cmd as string)) {
@@ -241,15 +281,14 @@ export function parseSedScript(text: string): SedScript {
         const d = peek();
         if (d === undefined || d === '\n' || d === '\\') fail('bad delimiter for `s`');
         i++;
-        delimited(d as string);
+        delimited(d as string, true);
         delimited(d as string);
         substituteFlags();
       } else if (cmd === 'y') {
         const d = peek();
         if (d === undefined || d === '\n' || d === '\\') fail('bad delimiter for `y`');
         i++;
-        delimited(d as string);
-        delimited(d as string);
+        if (charCount(delimited(d as string)) !== charCount(delimited(d as string))) fail('strings for `y` are different lengths');
         endOfCommand();
       } else {
         fail(`unknown command \`${cmd as string}\``);
