@@ -343,6 +343,8 @@ function judgeWord(word: string, certain: boolean, j: Judge): PathProblem | unde
     // `sub/keys` as surely as `sub/keys/id_rsa` does.
     const paths = globPaths(word, j.cwd);
     if (paths === undefined) return { kind: 'unresolved', word };
+    // A match named like an option (`-ofoo`) becomes an option of the program, not a path.
+    if (!word.startsWith('/') && !word.startsWith('~') && paths.some((p) => path.relative(j.cwd, p).startsWith('-'))) return { kind: 'unresolved', word };
     for (const p of paths) {
       const real = realResolve(p, j.memo);
       if (!isInside(p, j.roots) || !isInside(real, j.roots)) return { kind: 'outside', word, resolved: real };

@@ -52,6 +52,7 @@ describe('core/policy/programs: each spec is confirmed by its program', () => {
     const spec = m.spec;
     if (!spec || NO_HELP_CHECK.has(spec.name)) continue;
     it(`${spec.name}: the program accepts every option of the spec, and --help lists none it lacks`, function () {
+      this.timeout(120000);
       if (!installed(spec.name)) this.skip();
       const help = spawnSync(spec.name, ['--help'], { cwd: dir, encoding: 'utf8', input: '', timeout: 20000 });
       const listed = helpLongs(`${help.stdout}\n${help.stderr}`);
@@ -65,6 +66,7 @@ describe('core/policy/programs: each spec is confirmed by its program', () => {
   }
 
   it('git read forms: git accepts every option the specs list', function () {
+    this.timeout(600000);
     if (!installed('git')) this.skip();
     const repo = path.join(dir, 'repo');
     fs.mkdirSync(repo);
