@@ -57,8 +57,7 @@ export function judgeArgv(argv: readonly string[], dynamicArgs: readonly number[
   const hit = memo.get(argv);
   if (hit !== undefined) return hit ?? undefined;
   const dyn = new Set(dynamicArgs ?? []);
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a segment may have no argv
-  const name = argv[0] ?? '';
+  const name = argv.at(0) ?? ''; // a segment may have no argv
   const j = dyn.has(0) ? undefined : judgeProgram(name, argv.slice(1).map((text, k) => ({ text, dynamic: dyn.has(k + 1) })));
   memo.set(argv, j ?? null);
   return j;

@@ -106,8 +106,8 @@ export function parseSedScript(text: string): SedScript {
       s += c;
     }
   };
-  const regexAddress = (d: string): void => {
-    if (d === '\n' || d === '\\' || d === undefined) fail('bad regular expression delimiter');
+  const regexAddress = (d: string | undefined): void => {
+    if (d === undefined || d === '\n' || d === '\\') return fail('bad regular expression delimiter');
     delimited(d, true);
     for (;;) {
       skipBlanks();
@@ -134,7 +134,7 @@ export function parseSedScript(text: string): SedScript {
       i++;
       const d = peek();
       i++;
-      regexAddress(d as string);
+      regexAddress(d);
       return true;
     }
     if (c === '$') {

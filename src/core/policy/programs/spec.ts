@@ -115,14 +115,15 @@ function compileLine(line: string): { shorts: string[]; longs: string[]; def: Om
     let m = /^--([A-Za-z0-9][A-Za-z0-9_-]*)(\[=[^\]]*\]|=\S*)?$/.exec(tok);
     if (m) {
       longs.push(m[1]);
-      if (m[2]?.startsWith('[')) arg = 'optional';
-      else if (m[2] !== undefined && arg === 'none') arg = 'required';
+      const value = m.at(2);
+      if (value?.startsWith('[')) arg = 'optional';
+      else if (value !== undefined && arg === 'none') arg = 'required';
       continue;
     }
     m = /^-([^-\s])(\[[^\]]*\])?$/.exec(tok);
     if (m) {
       shorts.push(m[1]);
-      if (m[2] !== undefined) arg = 'optional';
+      if (m.at(2) !== undefined) arg = 'optional';
       continue;
     }
     if (!tok.startsWith('-')) {
@@ -133,11 +134,13 @@ function compileLine(line: string): { shorts: string[]; longs: string[]; def: Om
     throw new Error(`cannot read option spelling ${JSON.stringify(tok)} in ${JSON.stringify(line)}`);
   }
   if (shorts.length === 0 && longs.length === 0) throw new Error(`no option in ${JSON.stringify(line)}`);
-  const canonical = longs.length > 0 ? `--${longs[0]}` : `-${shorts[0]}`;
+  const short = shorts.at(0);
+  const long = longs.at(0);
+  const canonical = long !== undefined ? `--${long}` : `-${short ?? ''}`;
   return {
     shorts,
     longs,
-    def: { canonical, ...(shorts[0] !== undefined ? { short: shorts[0] } : {}), ...(longs[0] !== undefined ? { long: longs[0] } : {}), arg, ...(attachedOnly ? { attachedOnly } : {}), effect },
+    def: { canonical, ...(short !== undefined ? { short } : {}), ...(long !== undefined ? { long } : {}), arg, ...(attachedOnly ? { attachedOnly } : {}), effect },
   };
 }
 
