@@ -28,6 +28,7 @@ import { echoProgram, printfProgram, pwdProgram, trueFalseProgram, typeProgram, 
 import { program as sort } from './sort';
 import { program as stat } from './stat';
 import { program as tail } from './tail';
+import { program as tar } from './tar';
 import { program as tr } from './tr';
 import { program as tree } from './tree';
 import { program as uniq } from './uniq';
@@ -35,7 +36,7 @@ import { program as wc } from './wc';
 
 export const PROGRAM_MODULES: readonly ProgramModule[] = [
   basename, cat, cmp, cut, date, df, diff, dirname, du, file, find, git, grep, head, jq, ls, npm, readlink, realpath, rg,
-  sed, echoProgram, printfProgram, pwdProgram, trueFalseProgram, typeProgram, whichProgram, sort, stat, tail, tr, tree, uniq, wc,
+  sed, echoProgram, printfProgram, pwdProgram, trueFalseProgram, typeProgram, whichProgram, sort, stat, tail, tar, tr, tree, uniq, wc,
 ];
 
 const BY_NAME = new Map<string, ProgramModule>();

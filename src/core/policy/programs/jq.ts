@@ -21,6 +21,10 @@ const LONG: Readonly<Record<string, { words: number; reads?: number }>> = {
 const SHORT_FLAGS = 'srjacCMSRnehV';
 const SHORT_TO_LONG: Readonly<Record<string, string>> = { f: '--from-file', L: '-L' };
 
+export const JQ_REASON = {
+  modules: () => '`jq` filter loads modules (`import`/`include`) or cannot be read statically',
+} as const;
+
 export function judgeJq(args: readonly ArgWord[]): ProgramJudgement {
   const paths: PathArg[] = [];
   const operands: { text: string; index: number; dynamic: boolean }[] = [];
@@ -72,6 +76,9 @@ export function judgeJq(args: readonly ArgWord[]): ProgramJudgement {
     if (long === '--args' || long === '--jsonargs') valuesFollow = true;
     i += spec.words;
   }
+  // `import`/`include` load modules from search paths outside the command line (`~/.jq`, `-L`).
+  const filter = fromFile ? undefined : operands.at(0);
+  if (filter && (filter.dynamic || /\b(?:import|include)\b/.test(filter.text))) return fail(JQ_REASON.modules());
   const files = fromFile ? operands : operands.slice(1);
   if (!valuesFollow) for (const o of files) paths.push({ word: o.text, index: o.index, dynamic: o.dynamic, writes: false });
   return { paths, canonical: [] };

@@ -105,6 +105,11 @@ export function judgeBySpec(spec: ProgramSpec, name: string, args: readonly ArgW
     if (!given) operands = operands.slice(1);
   }
   for (const op of operands) paths.push({ word: op.text, index: op.index, dynamic: op.dynamic, writes: inplace });
+  // A word that is not a path but starts with a glob character is still expanded by bash: a match
+  // named like an option (`-s…`) would reach the program as one. workspaceScope asks for those.
+  for (const op of parsed.operands) {
+    if (!operands.includes(op) && !op.dynamic && /^[*?[]/.test(op.text)) paths.push({ word: op.text, index: op.index, dynamic: false, writes: false });
+  }
   const out: ProgramJudgement = { paths, canonical: canonicalOf(parsed, args) };
   if (reason !== undefined) out.reason = reason;
   return out;

@@ -29,3 +29,10 @@ export function canonicalForms(seg: Segment): string[] {
   if (seg.argv[0] === undefined) return [];
   return (judgeArgv(seg.argv, seg.dynamicArgs)?.canonical ?? []).map((c) => [seg.argv[0], ...c].join(' '));
 }
+
+/** The segment's arguments (without argv0) in the spec's canonical spellings, when they differ. */
+export function specCanonicalArgs(seg: Segment): string[][] {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a segment may have no argv
+  if (seg.argv[0] === undefined) return [];
+  return judgeArgv(seg.argv, seg.dynamicArgs)?.canonical ?? [];
+}

@@ -120,6 +120,32 @@ describe('core/policy/programs: the policy sees what the program does', () => {
     }
     assert.equal(run('head -n5 in.txt').decision, 'allow');
     assert.equal(run('git diff --outp=x').decision, 'prompt', 'git takes no abbreviations: an unlisted spelling asks');
+    assert.match(run('sort {-o,x} in.txt').reason, /`sort -o` writes files/);
+    assert.equal(run('sort {a..c}').decision, 'prompt', 'a sequence may expand to an option');
+    assert.equal(run('date *').decision, 'allow', 'nothing here is named like an option');
+  });
+
+  it('an abbreviated option that follows links is seen as the option it is (`grep --deref`)', () => {
+    fs.symlinkSync('/etc', path.join(ws, 'link'));
+    try {
+      const d = run('grep --deref x .');
+      assert.equal(d.decision, 'prompt');
+      assert.match(d.reason, /follows symbolic links/);
+      assert.equal(run('grep -r x .').decision, 'allow');
+    } finally {
+      fs.rmSync(path.join(ws, 'link'));
+    }
+  });
+
+  it('tar: the old style is read, only listing is plain, remote archives and programs ask', () => {
+    const rules: PolicyRule[] = [{ match: 'tar *', approval: 'allow' }];
+    assert.equal(run('tar tvf a.tar', rules).decision, 'allow');
+    assert.equal(run('tar -tzf a.tgz', rules).decision, 'allow');
+    assert.match(run('tar xvf a.tar', rules).reason, /`tar -x` writes files/);
+    assert.match(run('tar -tf host:a.tar', rules).reason, /remote archive/);
+    assert.match(run('tar --to-com=sh -xf a.tar', rules).reason, /`tar --to-com` names a program to run/);
+    assert.match(run('tar -T list -cf a.tar', rules).reason, /reads a list of file names|writes files/);
+    assert.match(run('tar tqf a.tar', rules).reason, /`tar -q` is not an option the policy knows/);
   });
 
   it('a glob that would expand to an option-like file name asks', () => {
