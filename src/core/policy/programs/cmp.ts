@@ -8,6 +8,8 @@ export const spec = defineProgram({
   operands: 'reads',
   options: [
     '-b, --print-bytes',
+    // Hidden: an older name of -b (found by the prefix test: `cmp --p` is ambiguous).
+    '-c, --print-chars',
     '-i, --ignore-initial=SKIP',
     '-l, --verbose',
     '-n, --bytes=LIMIT',

@@ -65,6 +65,36 @@ describe('core/policy/programs: each spec is confirmed by its program', () => {
     });
   }
 
+  // A hidden option (one `--help` does not list) sharing a prefix with a listed one would make the
+  // program find that prefix ambiguous where the spec resolves it: each option's shortest prefix that
+  // the spec resolves is run, and the program must accept it too.
+  for (const m of PROGRAM_MODULES) {
+    const spec = m.spec;
+    if (!spec?.prefixes || NO_HELP_CHECK.has(spec.name)) continue;
+    it(`${spec.name}: every shortest unique prefix the spec resolves, the program resolves too`, function () {
+      this.timeout(120000);
+      if (!installed(spec.name)) this.skip();
+      const names = [...spec.longs.keys()];
+      const bad: string[] = [];
+      for (const name of names) {
+        let prefix = '';
+        for (let n = 1; n < name.length; n++) {
+          const p = name.slice(0, n);
+          if (new Set(names.filter((x) => x.startsWith(p)).map((x) => spec.longs.get(x))).size === 1) {
+            prefix = p;
+            break;
+          }
+        }
+        if (prefix === '') continue;
+        const def = spec.longs.get(name);
+        const word = def?.arg === 'none' ? `--${prefix}` : `--${prefix}=1`;
+        const r = spawnSync(spec.name, [word, '--help'], { cwd: dir, encoding: 'utf8', input: '', timeout: 20000 });
+        if (/unrecognized option|ambiguous|invalid option|wasn't expected|Invalid argument `/i.test(r.stderr)) bad.push(`${spec.name} ${word}: ${r.stderr.split('\n')[0]}`);
+      }
+      assert.deepEqual(bad, []);
+    });
+  }
+
   it('git read forms: git accepts every option the specs list', function () {
     this.timeout(600000);
     if (!installed('git')) this.skip();
