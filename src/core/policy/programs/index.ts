@@ -18,6 +18,7 @@ import { program as git } from './git';
 import { program as grep } from './grep';
 import { program as head } from './head';
 import { program as jq } from './jq';
+import { program as less } from './less';
 import { program as ls } from './ls';
 import { program as npm } from './npm';
 import { program as readlink } from './readlink';
@@ -35,7 +36,7 @@ import { program as uniq } from './uniq';
 import { program as wc } from './wc';
 
 export const PROGRAM_MODULES: readonly ProgramModule[] = [
-  basename, cat, cmp, cut, date, df, diff, dirname, du, file, find, git, grep, head, jq, ls, npm, readlink, realpath, rg,
+  basename, cat, cmp, cut, date, df, diff, dirname, du, file, find, git, grep, head, jq, less, ls, npm, readlink, realpath, rg,
   sed, echoProgram, printfProgram, pwdProgram, trueFalseProgram, typeProgram, whichProgram, sort, stat, tail, tar, tr, tree, uniq, wc,
 ];
 

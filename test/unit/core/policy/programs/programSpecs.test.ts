@@ -148,6 +148,14 @@ describe('core/policy/programs: the policy sees what the program does', () => {
     assert.match(run('tar tqf a.tar', rules).reason, /`tar -q` is not an option the policy knows/);
   });
 
+  it('less: a log file in a cluster writes, `+` commands ask, abbreviations ask', () => {
+    const rules: PolicyRule[] = [{ match: 'less *', approval: 'allow' }];
+    assert.equal(run('less -N in.txt', rules).decision, 'allow');
+    assert.match(run('less -so out in.txt', rules).reason, /`less -o` writes files/);
+    assert.match(run('less +!id in.txt', rules).reason, /runs less commands at start/);
+    assert.match(run('less --log-f=x in.txt', rules).reason, /`less --log-f` is not an option the policy knows/);
+  });
+
   it('a glob that would expand to an option-like file name asks', () => {
     fs.writeFileSync(path.join(ws, '-ofoo'), '');
     try {
