@@ -20,6 +20,7 @@ import { program as head } from './head';
 import { program as jq } from './jq';
 import { program as less } from './less';
 import { program as ls } from './ls';
+import { program as man } from './man';
 import { program as npm } from './npm';
 import { program as readlink } from './readlink';
 import { program as realpath } from './realpath';
@@ -36,7 +37,7 @@ import { program as uniq } from './uniq';
 import { program as wc } from './wc';
 
 export const PROGRAM_MODULES: readonly ProgramModule[] = [
-  basename, cat, cmp, cut, date, df, diff, dirname, du, file, find, git, grep, head, jq, less, ls, npm, readlink, realpath, rg,
+  basename, cat, cmp, cut, date, df, diff, dirname, du, file, find, git, grep, head, jq, less, ls, man, npm, readlink, realpath, rg,
   sed, echoProgram, printfProgram, pwdProgram, trueFalseProgram, typeProgram, whichProgram, sort, stat, tail, tar, tr, tree, uniq, wc,
 ];
 

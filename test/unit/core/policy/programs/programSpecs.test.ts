@@ -156,6 +156,14 @@ describe('core/policy/programs: the policy sees what the program does', () => {
     assert.match(run('less --log-f=x in.txt', rules).reason, /`less --log-f` is not an option the policy knows/);
   });
 
+  it('man: abbreviated pager and browser options are the options they abbreviate', () => {
+    const rules: PolicyRule[] = [{ match: 'man *', approval: 'allow' }];
+    assert.equal(run('man -k printf', rules).decision, 'allow');
+    assert.match(run('man --pag=sh ls', rules).reason, /`man --pag` names a program to run/);
+    assert.match(run('man -H ls', rules).reason, /`man -H` names a program to run/);
+    assert.match(run('man -l /etc/passwd', rules).reason, /outside|\/etc\/passwd/);
+  });
+
   it('a glob that would expand to an option-like file name asks', () => {
     fs.writeFileSync(path.join(ws, '-ofoo'), '');
     try {
