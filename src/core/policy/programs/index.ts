@@ -3,6 +3,7 @@
 // `git push`) gets undefined and keeps the older option table (programOptions.ts) and its rules.
 import type { ArgWord } from './getopt';
 import type { ProgramJudgement, ProgramModule } from './judge';
+import { program as awk } from './awk';
 import { program as basename } from './basename';
 import { program as cat } from './cat';
 import { program as cmp } from './cmp';
@@ -37,7 +38,7 @@ import { program as uniq } from './uniq';
 import { program as wc } from './wc';
 
 export const PROGRAM_MODULES: readonly ProgramModule[] = [
-  basename, cat, cmp, cut, date, df, diff, dirname, du, file, find, git, grep, head, jq, less, ls, man, npm, readlink, realpath, rg,
+  awk, basename, cat, cmp, cut, date, df, diff, dirname, du, file, find, git, grep, head, jq, less, ls, man, npm, readlink, realpath, rg,
   sed, echoProgram, printfProgram, pwdProgram, trueFalseProgram, typeProgram, whichProgram, sort, stat, tail, tar, tr, tree, uniq, wc,
 ];
 

@@ -22,8 +22,10 @@ function helpLongs(text: string): Set<string> {
   const out = new Set<string>();
   for (const line of text.split('\n')) {
     if (!/^\s{1,10}-/.test(line)) continue;
-    const head = line.trim().split(/\s{2,}|\t/)[0];
-    for (const m of head.matchAll(/--([A-Za-z0-9][A-Za-z0-9_-]*)/g)) out.add(m[1]);
+    // The option columns: `-k, --key=KEYDEF  text` and gawk's `-f progfile\t\t--file=progfile`.
+    for (const part of line.trim().split(/\s{2,}|\t+/).filter((p) => p.startsWith('-'))) {
+      for (const m of part.matchAll(/--([A-Za-z0-9][A-Za-z0-9_-]*)/g)) out.add(m[1]);
+    }
   }
   return out;
 }
