@@ -113,6 +113,8 @@ export const WRITERS_AND_RUNNERS: readonly string[] = [
   'npx tsc',
   // tar and others
   'tar xf a.tar', 'tar cf a.tar src', 'tar --to-command=sh -xf a.tar', 'tar -cf - src | cat',
+  // output redirects to files
+  'ls -la > out.txt', 'echo x >> README.md', 'cat a > b', 'git log --oneline > log.txt', 'grep foo src/x.ts &> out.txt',
   // unknown options of listed programs
   'ls --frob', 'cat --frob README.md', 'head --frob README.md', 'jq --frob . package.json', 'ls --s',
 ];
