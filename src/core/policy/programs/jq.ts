@@ -7,7 +7,7 @@ import { cannotBeOption, PARSE_PROBLEM, type ArgWord } from './getopt';
 import type { PathArg, ProgramJudgement, ProgramModule } from './judge';
 
 /** Long options and the words they take; `reads` marks the word that is a path. */
-const LONG: Readonly<Record<string, { words: number; reads?: number }>> = {
+export const JQ_LONG_OPTIONS: Readonly<Record<string, { words: number; reads?: number }>> = {
   '--slurp': { words: 0 }, '--raw-output': { words: 0 }, '--join-output': { words: 0 }, '--ascii-output': { words: 0 },
   '--tab': { words: 0 }, '--indent': { words: 1 }, '--seq': { words: 0 }, '--stream': { words: 0 },
   '--stream-errors': { words: 0 }, '--exit-status': { words: 0 }, '--color-output': { words: 0 },
@@ -18,7 +18,7 @@ const LONG: Readonly<Record<string, { words: number; reads?: number }>> = {
   '--help': { words: 0 }, '--version': { words: 0 }, '--debug-dump-disasm': { words: 0 }, '--debug-trace': { words: 0 },
   '--run-tests': { words: 0 },
 };
-const SHORT_FLAGS = 'srjacCMSRnehV';
+export const JQ_SHORT_FLAGS = 'srjacCMSRnehV';
 const SHORT_TO_LONG: Readonly<Record<string, string>> = { f: '--from-file', L: '-L' };
 
 export const JQ_REASON = {
@@ -47,7 +47,7 @@ export function judgeJq(args: readonly ArgWord[]): ProgramJudgement {
     let long = t.startsWith('--') ? t : undefined;
     if (!long) {
       const letters = t.slice(1);
-      const valueLetter = [...letters].find((c) => !SHORT_FLAGS.includes(c));
+      const valueLetter = [...letters].find((c) => !JQ_SHORT_FLAGS.includes(c));
       if (valueLetter === undefined) continue;
       if (letters.length !== 1 || !Object.hasOwn(SHORT_TO_LONG, valueLetter)) {
         // `-Ldir` is the one attached form jq reads.
@@ -65,8 +65,8 @@ export function judgeJq(args: readonly ArgWord[]): ProgramJudgement {
       i++;
       continue;
     }
-    if (!Object.hasOwn(LONG, long)) return fail(PARSE_PROBLEM.unknown('jq', long));
-    const spec = LONG[long];
+    if (!Object.hasOwn(JQ_LONG_OPTIONS, long)) return fail(PARSE_PROBLEM.unknown('jq', long));
+    const spec = JQ_LONG_OPTIONS[long];
     if (i + spec.words >= args.length && spec.words > 0) return fail(PARSE_PROBLEM.needsValue('jq', long));
     if (spec.reads !== undefined) {
       const v = args[i + spec.reads];

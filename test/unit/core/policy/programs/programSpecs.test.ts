@@ -7,6 +7,7 @@ import type { PolicyRule, ShellAnalyzer } from '../../../../../src/core/contract
 import { BUILTIN_GIT_FORMS, BUILTIN_READ_ONLY_PROGRAMS, BUILTIN_RULES } from '../../../../../src/core/policy/builtinRules';
 import { decide } from '../../../../../src/core/policy/policy';
 import { judgeFind } from '../../../../../src/core/policy/programs/find';
+import { JQ_LONG_OPTIONS, JQ_REASON, JQ_SHORT_FLAGS, judgeJq } from '../../../../../src/core/policy/programs/jq';
 import { PARSE_PROBLEM, parseArgs, type ArgWord } from '../../../../../src/core/policy/programs/getopt';
 import { hasProgramSpec, judgeProgram } from '../../../../../src/core/policy/programs/index';
 import { SPEC_REASON } from '../../../../../src/core/policy/programs/judge';
@@ -172,5 +173,44 @@ describe('core/policy/programs: the policy sees what the program does', () => {
       fs.rmSync(path.join(ws, '-ofoo'));
     }
     assert.equal(run('sort *.txt').decision, 'allow');
+  });
+});
+
+describe('core/policy/programs jq and the shell builtins', () => {
+  it('jq accepts every option of its spec', function () {
+    if (spawnSync('sh', ['-c', 'command -v jq']).status !== 0) this.skip();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bash-jq-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'f.json'), '1\n');
+      const bad: string[] = [];
+      for (const [opt, { words: count, reads }] of Object.entries(JQ_LONG_OPTIONS)) {
+        const values = Array.from({ length: count }, (_, k) => (reads === k + 1 ? 'f.json' : opt === '--from-file' ? 'f.json' : 'a'));
+        const r = spawnSync('jq', [opt, ...values, '-n', '.'], { cwd: dir, input: '', encoding: 'utf8', timeout: 10000 });
+        if (/Unknown option|Unknown arguments/i.test(r.stderr)) bad.push(`${opt}: ${r.stderr.trim()}`);
+      }
+      for (const c of JQ_SHORT_FLAGS) {
+        const r = spawnSync('jq', [`-${c}`, '-n', '.'], { cwd: dir, input: '', encoding: 'utf8', timeout: 10000 });
+        if (/Unknown option/i.test(r.stderr)) bad.push(`-${c}: ${r.stderr.trim()}`);
+      }
+      assert.deepEqual(bad, []);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('jq: files are paths, the filter and --args values are not, modules ask', () => {
+    assert.deepEqual(judgeJq(words('-r', '.a', 'x.json', '--slurpfile', 'v', 'y.json')).paths.map((p) => p.word), ['y.json', 'x.json']);
+    assert.deepEqual(judgeJq(words('-n', '$ARGS', '--args', 'a', 'b')).paths, []);
+    assert.equal(judgeJq(words('import "m" as m; .')).reason, JQ_REASON.modules());
+    assert.equal(judgeJq(words('--frob', '.')).reason, PARSE_PROBLEM.unknown('jq', '--frob'));
+  });
+
+  it('printf -v asks in every spelling; echo, type, which, pwd take only their switches', () => {
+    assert.equal(judgeProgram('printf', words('-v', 'x', '%s', 'y'))?.reason, SPEC_REASON.ask('printf', '-v'));
+    assert.equal(judgeProgram('printf', words('-vx', '%s', 'y'))?.reason, SPEC_REASON.ask('printf', '-v'));
+    assert.equal(judgeProgram('printf', words('%s', '-v'))?.reason, undefined, 'after the format, -v is an argument');
+    assert.equal(judgeProgram('echo', words('-n', '--', '-e'))?.reason, undefined);
+    assert.equal(judgeProgram('type', words('-P', 'ls'))?.reason, undefined);
+    assert.equal(judgeProgram('which', words('-x', 'ls'))?.reason, PARSE_PROBLEM.unknown('which', '-x'));
   });
 });
