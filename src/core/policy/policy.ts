@@ -23,6 +23,7 @@ import { writesFile } from './redirectTargets';
 import { LayeredRules, toLayers, unreadableLayersReason, type LooseLayer } from './layeredRules';
 import { MatchBudgetError, normalizeCommandText, type MatchBudget } from './ruleGlob';
 import { basename } from './shellNormalize';
+import { canonicalForms } from './programs/pathWords';
 import { findProtectedWrite } from './protectedPaths';
 import { findLinkOutside } from './symlinkWalk';
 import { findExternalPath } from './workspaceScope';
@@ -107,6 +108,7 @@ function writtenForms(seg: Segment): string[] {
   const forms = new Set<string>();
   if (seg.prefix?.length) forms.add(normalizeCommandText([...seg.prefix, ...seg.argv].join(' ')));
   forms.add(normalizeCommandText(seg.source));
+  for (const c of canonicalForms(seg)) forms.add(normalizeCommandText(c));
   forms.delete(seg.text);
   forms.delete('');
   return [...forms];

@@ -7,6 +7,7 @@
 import * as path from 'node:path';
 import type { Segment } from './policyContracts';
 import { writesFile } from './redirectTargets';
+import { specWrittenWords } from './programs/pathWords';
 import { basename } from './shellNormalize';
 import { isInside, realPath, resolvePathWord } from './workspaceScope';
 
@@ -40,6 +41,7 @@ function protectedRel(resolved: string, roots: readonly string[]): string | unde
 function writtenWords(seg: Segment): string[] {
   const words: string[] = [];
   for (const r of seg.redirects) if (writesFile(r) && r.target !== undefined) words.push(r.target);
+  words.push(...specWrittenWords(seg));
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a segment may have no argv (`$(< file)`, a bare redirect)
   const program = seg.argv[0] === undefined ? '' : basename(seg.argv[0]);
   if (!WRITERS.has(program) && !COPIERS.has(program)) return words;

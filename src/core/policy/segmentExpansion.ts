@@ -97,7 +97,13 @@ function apply(seg: Segment, answers: ReadonlyMap<string, WordExpansion>): Expan
       argv.push(word);
       return;
     }
-    argv.push(...counted(fieldsOf(raw) ?? [word]));
+    const fields = fieldsOf(raw) ?? [word];
+    // A pattern or brace list that bash turns into `-o…` hands the program an option the analysis read
+    // as an operand (`sort * ` with a file named `-ofoo`, `sort {-o,x} f`): the options were judged on
+    // the words as written, so such a command asks.
+    const optionLike = raw.startsWith('-') ? undefined : fields.find((f) => f.startsWith('-'));
+    if (optionLike !== undefined) problem ??= { word: raw, why: EXPANSION.optionLike(optionLike) };
+    argv.push(...counted(fields));
   });
   const redirects = seg.redirects.map((r) => {
     if (r.targetRaw === undefined) return r;

@@ -2,7 +2,7 @@
 // prefix-wrapper stripping (`sudo`, `env`, `timeout 5`, …), and classification of commands that
 // run code the analysis cannot see (opaque) or whose code we can re-parse (`bash -c`, `eval`, `trap`).
 // Keeping this parser-free lets the rules be read and tested as plain tables.
-import { riskyOption } from './programOptions';
+import { programOptionReason } from './programs/optionVerdict';
 
 /** One shell word after unquoting. `text` is the static value, or the source text when dynamic. */
 export interface Word {
@@ -496,7 +496,7 @@ function classify(words: Word[], out: NormalizedCommand): void {
     out.opaqueReason = subscript;
     return;
   }
-  const risky = riskyOption(name, args);
+  const risky = programOptionReason(name, args);
   if (risky !== undefined) {
     out.opaqueReason = risky;
     return;

@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Segment } from './policyContracts';
+import { specCanonicalArgs } from './programs/pathWords';
 import { basename } from './shellNormalize';
 import { isInside, resolvePathWord } from './workspaceScope';
 
@@ -72,10 +73,12 @@ export function followsLinks(seg: Segment): boolean {
   const program = basename(seg.argv[0] ?? '');
   const rule = Object.hasOwn(FOLLOWERS, program) ? FOLLOWERS[program] : undefined;
   if (!rule) return false;
-  const args = seg.argv.slice(1);
-  if (rule.recursive && !hasOption(args, rule.recursive.short, rule.recursive.long)) return false;
-  if (rule.words && args.some((a) => rule.words?.includes(a))) return true;
-  return hasOption(args, rule.short, rule.long);
+  // As written, and as the program's spec spells it (`grep --deref` is `--dereference-recursive`).
+  return [seg.argv.slice(1), ...specCanonicalArgs(seg)].some((args) => {
+    if (rule.recursive && !hasOption(args, rule.recursive.short, rule.recursive.long)) return false;
+    if (rule.words && args.some((a) => rule.words?.includes(a))) return true;
+    return hasOption(args, rule.short, rule.long);
+  });
 }
 
 /** The directories the walk starts from: the operands that are directories, else the cwd. */

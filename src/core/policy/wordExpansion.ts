@@ -30,6 +30,7 @@ export const EXPANSION = {
   tooManyWords: (n: number) => `the command has more than ${n} words to expand`,
   ambiguous: (n: number) => `as a redirect target it expands to ${n} words`,
   nameFields: (n: number) => `as a command name it expands to ${n} words`,
+  optionLike: (field: string) => `it expands to \`${field}\`, which the program would read as an option`,
 } as const;
 
 /** More fields than this for one word: the command asks (a glob over a huge tree, `{1..100000}`). */

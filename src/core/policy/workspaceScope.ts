@@ -16,6 +16,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Segment } from './policyContracts';
 import { isHarmlessDevice, namesFile } from './redirectTargets';
+import { specPathWords } from './programs/pathWords';
 
 /** Commands whose operands are paths they read, write or enter (a dynamic operand is unresolvable). */
 export const PATH_COMMANDS: ReadonlySet<string> = new Set([
@@ -248,7 +249,7 @@ export function findExternalPath(seg: Segment, cwd: string, roots: readonly stri
   const dynamic = new Set(seg.dynamicArgs ?? []);
   const name = seg.argv[0];
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a segment may have no argv (`$(< file)`, a bare redirect)
-  const words: PathWord[] = name === undefined ? [] : PATH_COMMANDS.has(name) ? pathCommandOperands(seg, dynamic) : genericOperands(seg, dynamic);
+  const words: PathWord[] = name === undefined ? [] : PATH_COMMANDS.has(name) ? pathCommandOperands(seg, dynamic) : specPathWords(seg) ?? genericOperands(seg, dynamic);
   // Option values (`git -C DIR`) are not expanded by the helper: expansion syntax there is unresolved.
   for (const p of seg.optionPaths ?? []) words.push({ word: p, dynamic: UNEXPANDED.test(p), certain: true });
   for (const r of seg.redirects) {

@@ -1,0 +1,18 @@
+// `basename`: options from `basename --help` of GNU coreutils 9.1 on this machine (Debian 12); effects read from its man page.
+import { defineProgram } from './spec';
+import { simpleProgram } from './judge';
+
+export const spec = defineProgram({
+  name: 'basename',
+  source: 'GNU coreutils 9.1, `basename --help`',
+  operands: 'none',
+  options: [
+    '-a, --multiple',
+    '-s, --suffix=SUFFIX',
+    '-z, --zero',
+    '--help',
+    '--version',
+  ],
+});
+
+export const program = simpleProgram(spec);

@@ -1,0 +1,20 @@
+// `file`: options from `file --help` of file 5.44 on this machine (Debian 12). `-C` compiles a magic
+// file (writes), `-f` reads a list of names, `-p` resets the files' access times (changes them).
+import { defineProgram } from './spec';
+import { simpleProgram } from './judge';
+
+export const spec = defineProgram({
+  name: 'file',
+  source: 'file 5.44, `file --help`',
+  operands: 'reads',
+  options: [
+    '--help', '-v, --version', '-m, --magic-file=LIST @reads', '-z, --uncompress', '-Z, --uncompress-noreport', '-b, --brief',
+    '-c, --checking-printout', '-e, --exclude=TEST', '--exclude-quiet=TEST', '-f, --files-from=FILE @fileList',
+    '-F, --separator=STRING', '-i, --mime', '--apple', '--extension', '--mime-type', '--mime-encoding', '-k, --keep-going',
+    '-l, --list', '-L, --dereference', '-h, --no-dereference', '-n, --no-buffer', '-N, --no-pad', '-0, --print0',
+    '-p, --preserve-date @inplace', '-P, --parameter=NAME', '-r, --raw', '-s, --special-files', '-S, --no-sandbox',
+    '-C, --compile @writes', '-d, --debug',
+  ],
+});
+
+export const program = simpleProgram(spec);

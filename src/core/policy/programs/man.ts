@@ -1,0 +1,39 @@
+// `man` (man-db 2.11.2): options from `man --help` on this machine (Debian 12), read with argp's
+// syntax (unique prefixes of long options: `--pag=x` is `--pager=x`). `-P`/`--pager`, `-H`/`--html`
+// (a browser), `-X`/`--gxditview` and `-p`/`--preprocessor` run programs, `-C`/`--config-file`
+// reads configuration that names programs, `-c`/`--catman` and `-u`/`--update` write caches. With
+// `-l` the operands are files it reads; otherwise they are page names.
+import type { ArgWord } from './getopt';
+import { parseArgs } from './getopt';
+import { judgeBySpec, type ProgramJudgement, type ProgramModule } from './judge';
+import { defineProgram } from './spec';
+
+export const spec = defineProgram({
+  name: 'man',
+  source: 'man-db 2.11.2, `man --help`',
+  operands: 'none',
+  options: [
+    '-C, --config-file=FILE @config', '-d, --debug', '-D, --default', '--warnings[=WARNINGS]', '-f, --whatis',
+    '-k, --apropos', '-K, --global-apropos', '-l, --local-file', '-w, --where, --path, --location',
+    '-W, --where-cat, --location-cat', '-c, --catman @ask', '-R, --recode=ENCODING', '-L, --locale=LOCALE',
+    '-m, --systems=SYSTEM', '-M, --manpath=PATH @reads', '-S, -s, --sections=LIST', '-e, --extension=EXTENSION',
+    '-i, --ignore-case', '-I, --match-case', '--regex', '--wildcard', '--names-only', '-a, --all', '-u, --update @ask',
+    '--no-subpages', '-P, --pager=PAGER @runs', '-r, --prompt=STRING', '-7, --ascii', '-E, --encoding=ENCODING',
+    '--no-hyphenation, --nh', '--no-justification, --nj', '-p, --preprocessor=STRING @runs', '-t, --troff',
+    '-T, --troff-device[=DEVICE]', '-H, --html[=BROWSER] @runs', '-X, --gxditview[=RESOLUTION] @runs', '-Z, --ditroff',
+    '-?, --help', '--usage', '-V, --version',
+    // Hidden from `--help` (found by the prefix test: `man --pro` is ambiguous): the name in messages.
+    '--program-name=NAME',
+  ],
+});
+
+export function judgeMan(name: string, args: readonly ArgWord[]): ProgramJudgement {
+  const parsed = parseArgs(spec, args);
+  const j = judgeBySpec(spec, name, args, parsed);
+  if (parsed.options.some((o) => o.def.canonical === '--local-file')) {
+    for (const o of parsed.operands) j.paths.push({ word: o.text, index: o.index, dynamic: o.dynamic, writes: false });
+  }
+  return j;
+}
+
+export const program: ProgramModule = { names: ['man'], spec, judge: judgeMan };
