@@ -159,7 +159,7 @@ describe('exec/sandbox: one network namespace for sandboxed commands', function 
   });
 
   it('a runtime that does not share gives each command a namespace and bridge of its own', async () => {
-    const own = new SandboxRuntime({ settings: () => ({ ...DEFAULT_SANDBOX_SETTINGS, enabled: 'on' }), workspaceRoots: () => [ws], shareNetwork: false });
+    const own = new SandboxRuntime({ settings: () => ({ ...DEFAULT_SANDBOX_SETTINGS, enabled: 'on' }), workspaceRoots: () => [ws] });
     const ownExecutor = new LocalShellExecutor({ sandbox: own, shellArgs: ['-c'] });
     try {
       assert.equal(await own.warmNetwork(), false);
