@@ -99,6 +99,7 @@ export function readSandboxSettings(config: vscode.WorkspaceConfiguration = vsco
     denyRead: stringList(config.get('sandbox.filesystem.denyRead')),
     denyWrite: stringList(config.get('sandbox.filesystem.denyWrite')),
     allowedDomains: stringList(config.get('sandbox.network.allowedDomains')),
+    envAllow: stringList(config.get('sandbox.env.allow')),
   };
 }
 

@@ -32,6 +32,7 @@ describe('manifest (package.json)', () => {
       'agentBash.patterns',
       'agentBash.sandbox.autoApprove',
       'agentBash.sandbox.enabled',
+      'agentBash.sandbox.env.allow',
       'agentBash.sandbox.filesystem.allowWrite',
       'agentBash.sandbox.filesystem.denyRead',
       'agentBash.sandbox.filesystem.denyWrite',
@@ -63,6 +64,7 @@ describe('manifest (package.json)', () => {
       'agentBash.sandbox.autoApprove',
       'agentBash.sandbox.filesystem.allowWrite',
       'agentBash.sandbox.network.allowedDomains',
+      'agentBash.sandbox.env.allow',
     ]);
   });
 

@@ -106,7 +106,7 @@ static int probe(const char *name) {
   if (!strcmp(name, "umount2")) return res(umount2("/agent-bash-no-such-mount", 0)) == ENOENT ? 0 : errno;
   if (!strcmp(name, "pivot_root")) { long r = syscall(SYS_pivot_root, "/agent-bash-no-such", "/agent-bash-no-such"); return r < 0 && errno == ENOENT ? 0 : errno; }
   if (!strcmp(name, "fsopen")) return res(syscall(430, "tmpfs", 0));
-  if (!strcmp(name, "open_tree")) return res(syscall(428, AT_FDCWD, "/", 1));
+  if (!strcmp(name, "open_tree")) return res(syscall(428, AT_FDCWD, "/", 0));
   if (!strcmp(name, "unshare_ns")) return res(unshare(CLONE_NEWNS));
   if (!strcmp(name, "setns")) { int fd = open("/proc/self/ns/uts", O_RDONLY); if (fd < 0) return errno; return res(setns(fd, CLONE_NEWUTS)); }
   if (!strcmp(name, "sethostname")) return res(sethostname("probe", 5));
