@@ -31,18 +31,19 @@ export const NO_NETWORK = 'none';
 const WAIT_POLLS = 3000;
 
 // $0: descriptors above 2 to keep; $1: the filter file; $2: its descriptor; $3: the network
-// (enter:OPTIONS | wait:FILE | none); $4: nsenter; $5…: bwrap and its arguments.
+// (enter:OPTIONS | wait:FILE | none); $4: nsenter; $5: sleep; $6…: bwrap and its arguments. It
+// runs with an empty environment and names every program by its absolute path (sandboxEnv.ts).
 const SCRIPT = [
   'k=" 0 1 2 $0 "',
   'for f in /proc/self/fd/*; do n=${f##*/}; case $k in *" $n "*) ;; *) { exec {n}>&-; } 2>/dev/null;; esac; done',
   'eval "exec $2<\\"\\$1\\"" || exit 126',
-  'net=$3 enter=$4',
-  'shift 4',
+  'net=$3 enter=$4 s=$5',
+  'shift 5',
   'case $net in wait:*)',
   '  f=${net#wait:} net=none i=0',
   `  while [ $i -lt ${WAIT_POLLS} ]; do`,
   '    if [ -s "$f" ] && read -r o <"$f"; then net=$o; break; fi',
-  '    sleep 0.002; i=$((i+1))',
+  '    "$s" 0.002; i=$((i+1))',
   '  done;;',
   'esac',
   'case $net in',
@@ -54,6 +55,8 @@ const SCRIPT = [
 export interface LaunchSpec {
   bash: string;
   nsenter: string;
+  /** Absolute path of `sleep` (the wait's pause). */
+  sleep: string;
   /** Descriptors above 2 the spawn passes on purpose (a persistent shell's status pipe). */
   keep: number[];
   filterFile: string;
@@ -73,5 +76,5 @@ export function networkStateLine(options: readonly string[] | undefined): string
 export function launcherArgv(spec: LaunchSpec): string[] {
   const net = spec.network;
   const netArg = net.kind === 'enter' ? networkStateLine(net.options).trim() : net.kind === 'wait' ? `wait:${net.file}` : NO_NETWORK;
-  return [spec.bash, '-c', SCRIPT, spec.keep.join(' '), spec.filterFile, String(spec.filterFd), netArg, spec.nsenter, ...spec.bwrapArgv];
+  return [spec.bash, '-c', SCRIPT, spec.keep.join(' '), spec.filterFile, String(spec.filterFd), netArg, spec.nsenter, spec.sleep, ...spec.bwrapArgv];
 }

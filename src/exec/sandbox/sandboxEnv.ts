@@ -47,6 +47,18 @@ export interface SandboxEnvOptions {
   allow?: readonly string[];
 }
 
+/**
+ * bubblewrap's arguments that give the command exactly `env`. The processes before it (the
+ * launcher's bash, nsenter, bwrap) run outside the sandbox with an empty environment: a variable
+ * the call or a project's `.envrc` set (`BASH_ENV`, `BASH_FUNC_exec%%`, `SHELLOPTS`, `PATH`) must
+ * never steer what runs on the host.
+ */
+export function envArgs(env: Readonly<Record<string, string>>): string[] {
+  const args = ['--clearenv'];
+  for (const [name, value] of Object.entries(env)) args.push('--setenv', name, value);
+  return args;
+}
+
 /** `env` cut down to what a sandboxed command may see. */
 export function sandboxEnv(env: Readonly<Record<string, string>>, opts: SandboxEnvOptions = {}): Record<string, string> {
   const given = opts.given ?? {};

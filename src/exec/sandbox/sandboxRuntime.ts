@@ -18,9 +18,9 @@ import { confineArgs, containArgs, PROXY_PORT } from './bwrapArgs';
 import { launcherArgv, type LauncherNetwork } from './launcher';
 import { NetworkProxy, type Refusal } from './networkProxy';
 import { SharedNetwork } from './sharedNetwork';
-import { sandboxEnv } from './sandboxEnv';
+import { envArgs, sandboxEnv } from './sandboxEnv';
 import { writeSeccompFilter } from './seccompFilter';
-import { probeSandbox, type SandboxSupport } from './sandboxProbe';
+import { findOnPath, probeSandbox, type SandboxSupport } from './sandboxProbe';
 import { resolveFsPolicy, type SandboxSettings } from './sandboxPolicy';
 
 export type SandboxLevel = 'sandboxed' | 'contained' | 'plain';
@@ -94,6 +94,7 @@ export class SandboxRuntime {
   private proxies = 0;
   private warned = false;
   private filterWritten = false;
+  private sleep: string | undefined;
   private shared: { network: SharedNetwork; proxy: NetworkProxy; listeners: Map<string, SharedListener> } | undefined;
 
   constructor(private readonly options: SandboxRuntimeOptions) {}
@@ -166,16 +167,18 @@ export class SandboxRuntime {
     const [file, ...args] = launcherArgv({
       bash: support.bash as string,
       nsenter: support.nsenter ?? '',
+      sleep: (this.sleep ??= findOnPath('sleep', process.env.PATH) ?? '/bin/sleep'),
       keep,
       filterFile: this.filterPath(),
       filterFd: slot,
       network,
-      bwrapArgv: [bwrap, ...confineArgs({ fs, seccompFd: slot, terminal }, argv)],
+      bwrapArgv: [bwrap, ...envArgs(env), ...confineArgs({ fs, seccompFd: slot, terminal }, argv)],
     });
     return {
       file,
       args,
-      env,
+      // The command's environment travels in bwrap's arguments; what runs before it gets none.
+      env: {},
       level,
       refusals: listener.refusals,
       dispose: once(() => {

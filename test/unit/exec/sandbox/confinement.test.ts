@@ -7,7 +7,7 @@
 // an environment allowlist.
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -309,6 +309,26 @@ describe('exec/sandbox: confinement beyond the mounts (seccomp, namespaces, desc
       assert.equal(got.GITHUB_TOKEN, 'ghp_secret');
       assert.equal(got.MY_TOOL_HOME, '/opt/tool');
       assert.equal(got.SSH_AUTH_SOCK, '<unset>');
+    } finally {
+      await executor.dispose();
+      runtime.dispose();
+    }
+  });
+
+  it('nothing in the environment steers what runs on the host before the sandbox (BASH_ENV, exported functions, SHELLOPTS)', async () => {
+    const canary = path.join(root, 'host-canary');
+    const script = path.join(root, 'bash-env.sh');
+    writeFileSync(script, `echo sourced >> ${canary}\n`);
+    const runtime = new SandboxRuntime({ settings: () => settings(), workspaceRoots: () => [ws] });
+    const executor = new LocalShellExecutor({ sandbox: runtime, shellArgs: ['-c'] });
+    try {
+      const env = { BASH_ENV: script, 'BASH_FUNC_exec%%': `() { echo function >> ${canary}; }`, 'BASH_FUNC_shift%%': `() { echo function >> ${canary}; }`, SHELLOPTS: 'xtrace' };
+      const sink = new FakeSink();
+      const r = await executor.run({ command: 'echo ran', cwd: ws, timeoutMs: 60_000, sink, env });
+      assert.equal(r.exitCode, 0, sink.text());
+      assert.match(sink.text(), /ran\n$/);
+      // Inside, the command's own bash may try them (and cannot write there); outside nothing did.
+      assert.equal(existsSync(canary), false);
     } finally {
       await executor.dispose();
       runtime.dispose();
