@@ -30,6 +30,8 @@ export const NO_NETWORK = 'none';
  */
 const WAIT_POLLS = 3000;
 
+// `--norc`: a non-interactive bash whose stdin is a socket (Node's pipes are socketpairs) would
+// otherwise read ~/.bashrc, as for ssh.
 // $0: descriptors above 2 to keep; $1: the filter file; $2: its descriptor; $3: the network
 // (enter:OPTIONS | wait:FILE | none); $4: nsenter; $5: sleep; $6…: bwrap and its arguments. It
 // runs with an empty environment and names every program by its absolute path (sandboxEnv.ts).
@@ -76,5 +78,5 @@ export function networkStateLine(options: readonly string[] | undefined): string
 export function launcherArgv(spec: LaunchSpec): string[] {
   const net = spec.network;
   const netArg = net.kind === 'enter' ? networkStateLine(net.options).trim() : net.kind === 'wait' ? `wait:${net.file}` : NO_NETWORK;
-  return [spec.bash, '-c', SCRIPT, spec.keep.join(' '), spec.filterFile, String(spec.filterFd), netArg, spec.nsenter, spec.sleep, ...spec.bwrapArgv];
+  return [spec.bash, '--norc', '--noprofile', '-c', SCRIPT, spec.keep.join(' '), spec.filterFile, String(spec.filterFd), netArg, spec.nsenter, spec.sleep, ...spec.bwrapArgv];
 }

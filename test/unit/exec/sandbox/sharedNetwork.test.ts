@@ -65,7 +65,7 @@ describe('exec/sandbox: one network namespace for sandboxed commands', function 
     wrapped.dispose();
     // The launcher (bash) enters the namespace through nsenter, with the options of the holder.
     assert.equal(path.basename(wrapped.file), 'bash');
-    assert.match(wrapped.args[5], /^enter:--target \d+ --user --preserve-credentials --net$/);
+    assert.match(wrapped.args[7], /^enter:--target \d+ --user --preserve-credentials --net$/);
     assert.ok(!wrapped.args.includes('--unshare-net'), wrapped.args.join(' '));
     const a = await run('readlink /proc/self/ns/net');
     const b = await run('readlink /proc/self/ns/net');
@@ -171,7 +171,7 @@ describe('exec/sandbox: one network namespace for sandboxed commands', function 
       assert.equal(await own.warmNetwork(), false);
       const wrapped = own.wrap(['/bin/true'], { env: {} });
       wrapped.dispose();
-      assert.equal(wrapped.args[5], 'none');
+      assert.equal(wrapped.args[7], 'none');
       const sink = new FakeSink();
       const r = await ownExecutor.run({ command: 'readlink /proc/self/ns/net; cat /proc/net/tcp | wc -l; echo "proxy=${http_proxy:-unset}"; exec 3<>/dev/tcp/127.0.0.1/3128', cwd: ws, timeoutMs: 20_000, sink });
       const lines = sink.text().split('\n');
