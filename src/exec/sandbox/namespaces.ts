@@ -14,8 +14,11 @@ export function namespaceArgs(opts: { terminal?: boolean } = {}): string[] {
   return ['--unshare-user', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', ...(opts.terminal ? [] : ['--new-session'])];
 }
 
-/** After `--proc /proc`: its sysctls read-only (bubblewrap covers them only when it sees fit). */
-export const PROC_SYS_READ_ONLY: readonly string[] = ['--ro-bind', '/proc/sys', '/proc/sys'];
+/**
+ * After `--proc /proc`: its sysctls read-only (bubblewrap covers them only when it sees fit), and
+ * the SysRq trigger where the kernel has one (uid 0 may write it without any capability).
+ */
+export const PROC_SYS_READ_ONLY: readonly string[] = ['--ro-bind', '/proc/sys', '/proc/sys', '--ro-bind-try', '/proc/sysrq-trigger', '/proc/sysrq-trigger'];
 
 /** The flags the availability probe starts `bwrap … true` with: a machine without them cannot sandbox. */
 export const PROBE_NAMESPACE_ARGS: readonly string[] = ['--unshare-user', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--unshare-pid'];
