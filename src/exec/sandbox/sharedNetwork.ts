@@ -100,7 +100,8 @@ export class SharedNetwork {
       '--info-fd', '3',
       '--', socat, `TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr`, `UNIX-CONNECT:${this.socketPath}`,
     ];
-    const holder = spawn(bwrap, args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+    // No host environment: the holder needs none, and tokens have no business next to the sandbox.
+    const holder = spawn(bwrap, args, { env: {}, stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
     this.holder = holder;
     // It serves while we run and dies with us (die-with-parent); it never keeps a host process alive.
     holder.unref();
