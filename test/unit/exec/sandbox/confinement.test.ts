@@ -347,6 +347,8 @@ describe('exec/sandbox: confinement beyond the mounts (seccomp, namespaces, desc
           'git init -q repo && git -C repo -c user.name=t -c user.email=t@t commit -q --allow-empty -m m && git -C repo log --format=%s',
           // The proxy answers (and refuses the unlisted host): TCP to it works under the filter.
           `curl -sS -o /dev/null -w '%{http_code}\\n' http://refused-host.invalid/`,
+          // ptrace is refused: strace cannot trace (where strace is installed at all).
+          '{ ! command -v strace >/dev/null || ! strace -o /dev/null true 2>/dev/null; }',
         ].join(' && '),
         cwd: ws,
         timeoutMs: 120_000,
