@@ -186,8 +186,7 @@ export async function runMain(args: string[]): Promise<number> {
     const input: Record<string, unknown> = { command: parsed.command };
     if (parsed.timeout !== undefined) input.timeout = parsed.timeout;
     if (parsed.pty) input.pty = true;
-    // The network namespace the command enters (and with it the unix-socket filter): its start costs
-    // about what a bridge of the command's own would.
+    // The network namespace the command enters: started now, so the command does not wait for it.
     await sandbox.warmNetwork();
     const result = await pipeline.run(input, { signal: controller.signal });
     const text = result.content.map((c) => c.text).join('\n');

@@ -65,6 +65,7 @@ export class BridgeProcess {
     // Throws SandboxUnavailableError (sandbox `on`, none here) before anything starts.
     const wrapped = wrapSpawn(opts.sandbox, [file, ...args], {
       env: env as Record<string, string>,
+      ...(params.env?.length ? { given: Object.fromEntries(params.env.map((v) => [v.name, v.value])) } : {}),
       ...(opts.sandboxMode ? { sandbox: opts.sandboxMode } : {}),
       onRefused: (r) => this.onData(Buffer.from(refusalLine(r))),
     });

@@ -59,6 +59,7 @@ export async function runOneShot(req: ExecRequest, options: OneShotOptions): Pro
   try {
     wrapped = wrapSpawn(options.sandbox, [options.shell, ...options.args, script], {
       env: options.env,
+      ...(req.env ? { given: req.env } : {}),
       ...(req.sandbox ? { sandbox: req.sandbox } : {}),
       onRefused: (r) => {
         if (accepting) req.sink.push(refusalLine(r));

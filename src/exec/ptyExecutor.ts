@@ -228,6 +228,7 @@ class PtyRun implements PtySession {
         env,
         // node-pty passes no descriptors beyond the terminal.
         fdSlot: 'none',
+        ...(req.env ? { given: req.env } : {}),
         ...(req.sandbox ? { sandbox: req.sandbox } : {}),
         onRefused: (r) => {
           if (accepting) sink.push(refusalLine(r));

@@ -154,6 +154,7 @@ export function readSandboxSettings(config: vscode.WorkspaceConfiguration = vsco
     denyRead: stringList(config.get('sandbox.filesystem.denyRead')),
     denyWrite: stringList(config.get('sandbox.filesystem.denyWrite')),
     allowedDomains,
+    envAllow: stringList(config.get('sandbox.env.allow')),
   };
 }
 

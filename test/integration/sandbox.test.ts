@@ -2,7 +2,7 @@
 // workspace is refused and named), the refusal's retry with `sandbox: "off"` goes through the
 // approval dialog and then runs outside, and a deny rule stays deny with autoApprove on.
 import * as assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
@@ -51,6 +51,14 @@ describe('sandbox: agent commands in the OS sandbox', function () {
     assert.match(text, /touch: cannot touch 'x': Read-only file system/);
     assert.ok(text.includes('The OS sandbox refused writing x ('), text);
     assert.ok(text.endsWith(SANDBOX_RETRY_HINT), text);
+  });
+
+  it('in the editor too, the command runs under the seccomp filter in a user namespace, and VS Code\'s variables stay outside', async () => {
+    await answerDialogs('Allow once');
+    assert.ok(Object.keys(process.env).some((k) => k.startsWith('VSCODE_')), 'the extension host has VSCODE_* variables');
+    const text = await invoke({ command: 'grep -E "^Seccomp(_filters)?:" /proc/self/status; env | grep -c "^VSCODE_" || true; readlink /proc/self/ns/user' });
+    assert.match(text, /^Seccomp:\s+2\nSeccomp_filters:\s+1\n0\nuser:\[\d+\]\n/);
+    assert.ok(!text.includes(readlinkSync('/proc/self/ns/user')), text);
   });
 
   it('a refused write names the path, and the retry with sandbox "off" shows the approval saying so', async () => {

@@ -34,6 +34,7 @@ describe('manifest (package.json)', () => {
       'agentBash.patterns',
       'agentBash.sandbox.autoApprove',
       'agentBash.sandbox.enabled',
+      'agentBash.sandbox.env.allow',
       'agentBash.sandbox.filesystem.allowWrite',
       'agentBash.sandbox.filesystem.denyRead',
       'agentBash.sandbox.filesystem.denyWrite',
@@ -65,6 +66,7 @@ describe('manifest (package.json)', () => {
       'agentBash.sandbox.autoApprove',
       'agentBash.sandbox.filesystem.allowWrite',
       'agentBash.sandbox.network.allowedDomains',
+      'agentBash.sandbox.env.allow',
     ]);
   });
 

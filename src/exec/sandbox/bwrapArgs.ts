@@ -2,26 +2,19 @@
 // part of a string we build: nothing a command contains can end a quote of ours (VS Code #298729).
 import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { namespaceArgs, PROC_SYS_READ_ONLY } from './namespaces';
 import type { FsPolicy } from './sandboxPolicy';
 
 /** Inside the sandbox's own network namespace the proxy bridge listens here (nothing else can). */
 export const PROXY_PORT = 3128;
 export const PROXY_URL = `http://127.0.0.1:${PROXY_PORT}`;
 
-export interface NetworkBridge {
-  socat: string;
-  /** The host proxy's unix socket (bound read-only into the sandbox). */
-  socketPath: string;
-}
-
 export interface Confinement {
   fs: FsPolicy;
-  /** A network namespace and bridge of the command's own; absent: no network at all (loopback only). */
-  network?: NetworkBridge;
-  /** The process already is in the shared network namespace (sharedNetwork.ts): keep it. */
-  enteredNetwork?: boolean;
-  /** The descriptor bwrap reads the seccomp filter from (unixSocketFilter.ts). */
+  /** The descriptor bwrap reads the seccomp filter from (seccompFilter.ts, opened by launcher.ts). */
   seccompFd?: number;
+  /** The command's stdio is a terminal made for it (PTY): no `--new-session` (namespaces.ts). */
+  terminal?: boolean;
 }
 
 /**
@@ -31,28 +24,6 @@ export interface Confinement {
  */
 export function containArgs(argv: readonly string[]): string[] {
   return ['--dev-bind', '/', '/', '--proc', '/proc', '--unshare-pid', '--die-with-parent', '--', ...argv];
-}
-
-/**
- * Hex of 127.0.0.1:PORT as /proc/net/tcp writes it, and the shell that starts socat (TCP on the
- * sandbox's loopback → the host proxy's unix socket), waits until it listens, then execs the
- * command from "$@" untouched.
- */
-export function bridgeScript(): string {
-  const local = `0100007F:${PROXY_PORT.toString(16).toUpperCase().padStart(4, '0')}`;
-  return [
-    `"$0" TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr "UNIX-CONNECT:$1" </dev/null >/dev/null 2>&1 3>&- &`,
-    'n=0',
-    // Bounded: a socat that never listens costs the command its network, not its run. The sleep
-    // yields the CPU to socat (a busy loop cost ~300 ms on a loaded 2-core machine).
-    'while [ "$n" -lt 500 ]; do',
-    `  while read -r _ a _ s _; do [ "$a" = ${local} ] && [ "$s" = 0A ] && n=500; done </proc/net/tcp`,
-    '  [ "$n" -lt 500 ] && sleep 0.002',
-    '  n=$((n+1))',
-    'done',
-    'shift',
-    'exec "$@"',
-  ].join('\n');
 }
 
 /** Everything after `bwrap` for a confined run of `argv`. */
@@ -69,11 +40,10 @@ export function confineArgs(c: Confinement, argv: readonly string[]): string[] {
     else args.push('--ro-bind', '/dev/null', p);
   }
   // Last, so a writable bind of a parent (a workspace at `/`) cannot cover them (binds are nodev).
-  args.push('--dev', '/dev', '--proc', '/proc');
-  // Root outside stays uid 0 inside: without dropping every capability it could remount `/` rw.
+  args.push('--dev', '/dev', '--proc', '/proc', ...PROC_SYS_READ_ONLY);
   if (c.seccompFd !== undefined) args.push('--seccomp', String(c.seccompFd));
-  args.push('--unshare-pid', ...(c.enteredNetwork ? [] : ['--unshare-net']), '--die-with-parent', '--cap-drop', 'ALL', '--');
-  if (c.network && !c.enteredNetwork) args.push('/bin/sh', '-c', bridgeScript(), c.network.socat, c.network.socketPath);
+  // The network: the shared namespace the launcher entered, or `--unshare-net` it adds (launcher.ts).
+  args.push(...namespaceArgs({ terminal: c.terminal }), '--unshare-pid', '--die-with-parent', '--cap-drop', 'ALL', '--');
   args.push(...argv);
   return args;
 }

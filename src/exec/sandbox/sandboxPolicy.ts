@@ -15,6 +15,8 @@ export interface SandboxSettings {
   denyRead: string[];
   denyWrite: string[];
   allowedDomains: string[];
+  /** `agentBash.sandbox.env.allow`: host variables (names or `*` globs) a sandboxed command also sees (sandboxEnv.ts). */
+  envAllow?: string[];
 }
 
 export const DEFAULT_SANDBOX_SETTINGS: SandboxSettings = {

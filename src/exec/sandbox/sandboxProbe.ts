@@ -5,14 +5,17 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import * as path from 'node:path';
+import { PROBE_NAMESPACE_ARGS } from './namespaces';
 
 export interface SandboxSupport {
   /** Absolute path of bwrap when found. */
   bwrap?: string;
   /** Absolute path of socat when found. */
   socat?: string;
-  /** Absolute path of nsenter when found: commands then share one network namespace (sharedNetwork.ts). */
+  /** Absolute path of nsenter when found: commands then share one network namespace (sharedNetwork.ts); without it they have no network. */
   nsenter?: string;
+  /** Absolute path of bash: the launcher of every sandboxed command (launcher.ts). */
+  bash?: string;
   /** PID namespace + die-with-parent work (kernel containment). */
   contain: boolean;
   /** The filesystem/network sandbox works (bwrap and socat both usable). */
@@ -68,6 +71,18 @@ function probeUncached(pathVar: string | undefined): SandboxSupport {
     return { bwrap, ...(socat ? { socat } : {}), contain: false, sandbox: false, problem: `bubblewrap cannot create namespaces here (${why}); user namespaces may be disabled` };
   }
   if (!socat) return { bwrap, contain: true, sandbox: false, problem: `socat is not installed: ${INSTALL_HINT}` };
+  const bash = findOnPath('bash', pathVar);
+  if (!bash) return { bwrap, socat, contain: true, sandbox: false, problem: 'bash is not installed (the sandbox starts every command through it)' };
+  // The sandbox needs a user namespace (root included) and the others of namespaces.ts.
+  const userns = spawnSync(bwrap, ['--ro-bind', '/', '/', ...PROBE_NAMESPACE_ARGS, '--die-with-parent', '--', 'true'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: 10_000,
+  });
+  if (userns.status !== 0) {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- as above
+    const why = (userns.stderr?.toString('utf8').trim() || userns.error?.message || `exit ${userns.status}`).split('\n')[0];
+    return { bwrap, socat, contain: true, sandbox: false, problem: `bubblewrap cannot create a user namespace here (${why}); the sandbox needs one, also as root` };
+  }
   const nsenter = findOnPath('nsenter', pathVar);
-  return { bwrap, socat, ...(nsenter ? { nsenter } : {}), contain: true, sandbox: true };
+  return { bwrap, socat, bash, ...(nsenter ? { nsenter } : {}), contain: true, sandbox: true };
 }

@@ -1,7 +1,8 @@
 // The one wrapper every spawn point calls: `(argv, {cwd, env, sandbox}) → {file, args, env}`. It
 // decides, per call and from the current settings, between
-//   - sandboxed: bubblewrap with the filesystem policy, no network but the filtering proxy, and a
-//     PID namespace (see bwrapArgs.ts);
+//   - sandboxed: bubblewrap with the filesystem policy, no network but the filtering proxy, user,
+//     PID, IPC, UTS and cgroup namespaces (namespaces.ts), one seccomp filter (seccompFilter.ts),
+//     an allowlisted environment (sandboxEnv.ts) and no stray descriptors (launcher.ts);
 //   - contained: bubblewrap with the whole filesystem, only the PID namespace + die-with-parent
 //     (sandbox off, `sandbox: "off"` calls, bang commands);
 //   - plain: the argv as given, where bubblewrap cannot run (the group kill and the environment-mark
@@ -9,16 +10,18 @@
 // It owns the per-session TMPDIR and the network proxy, and removes both on dispose. Sandboxed
 // commands share one network namespace and proxy (sharedNetwork.ts) and tell the proxy who they are
 // by the user name of their proxy URL, so each hears only its own refusals; until that namespace
-// listens (or where it cannot start) a command gets a namespace, bridge and proxy of its own.
-import { closeSync, mkdirSync, openSync, rmSync } from 'node:fs';
+// listens a command waits for it, and where it cannot start a command has no network at all.
+import { mkdirSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { confineArgs, containArgs, PROXY_PORT, PROXY_URL } from './bwrapArgs';
+import { confineArgs, containArgs, PROXY_PORT } from './bwrapArgs';
+import { launcherArgv, type LauncherNetwork } from './launcher';
 import { NetworkProxy, type Refusal } from './networkProxy';
 import { SharedNetwork } from './sharedNetwork';
 import { makeOwnedTempDir } from './tempSweep';
-import { writeUnixSocketFilter } from './unixSocketFilter';
-import { probeSandbox, type SandboxSupport } from './sandboxProbe';
+import { envArgs, sandboxEnv } from './sandboxEnv';
+import { writeSeccompFilter } from './seccompFilter';
+import { findOnPath, probeSandbox, type SandboxSupport } from './sandboxProbe';
 import { resolveFsPolicy, type SandboxSettings } from './sandboxPolicy';
 
 export type SandboxLevel = 'sandboxed' | 'contained' | 'plain';
@@ -48,21 +51,21 @@ export interface SandboxRuntimeOptions {
   probe?: () => SandboxSupport;
   /** Told once when `auto` falls back to running unsandboxed. */
   onFallback?: (message: string) => void;
-  /**
-   * Share one network namespace among sandboxed commands (default true). A one-shot host (the CLI's
-   * `run`) says false: it would start the holder for a single command.
-   */
-  shareNetwork?: boolean;
 }
 
 export interface WrapOptions {
   env: Record<string, string>;
   /**
-   * The child descriptor where the spawn puts `WrappedSpawn.passFds` (default 3: after stdio; a
-   * persistent shell, whose fd 3 is its status pipe, says 4). `none`: the spawn cannot pass
-   * descriptors (node-pty), so a constant `sh` opens them (`exec "$@" 3<file`).
+   * The first descriptor that is not the spawn's own (default 3: after stdio; a persistent shell,
+   * whose fd 3 is its status pipe, says 4). Every other descriptor is closed before the command
+   * starts (launcher.ts). `none`: node-pty, whose stdio is a terminal made for the command.
    */
   fdSlot?: number | 'none';
+  /**
+   * Variables the call set on purpose (its `env` parameter and the project's direnv values, judged
+   * by the policy): they pass the sandbox's environment allowlist (sandboxEnv.ts).
+   */
+  given?: Readonly<Record<string, string>>;
   /** `off`: this call runs outside the sandbox (still contained). */
   sandbox?: 'off';
   /** Hears each refused network request of this process. */
@@ -73,7 +76,7 @@ export interface WrappedSpawn {
   file: string;
   args: string[];
   env: Record<string, string>;
-  /** Descriptors (ours) the spawn must put at `fdSlot`, `fdSlot + 1`…; closed by dispose. */
+  /** Descriptors (ours) the spawn must put at `fdSlot`, `fdSlot + 1`… (none today: the launcher opens what bwrap reads). */
   passFds?: number[];
   level: SandboxLevel;
   /** Network requests refused so far. */
@@ -91,8 +94,8 @@ export class SandboxRuntime {
   private dir: string | undefined;
   private proxies = 0;
   private warned = false;
-  private readonly live = new Set<NetworkProxy>();
   private filterWritten = false;
+  private sleep: string | undefined;
   private shared: { network: SharedNetwork; proxy: NetworkProxy; listeners: Map<string, SharedListener> } | undefined;
 
   constructor(private readonly options: SandboxRuntimeOptions) {}
@@ -133,51 +136,54 @@ export class SandboxRuntime {
     const tmpDir = this.tmpDir();
     const home = this.options.home ?? os.homedir();
     const fs = resolveFsPolicy(settings, { home, workspaceRoots: this.options.workspaceRoots(), tmpDir });
-    const env: Record<string, string> = { ...opts.env, TMPDIR: tmpDir, TMP: tmpDir, TEMP: tmpDir, [SANDBOX_ENV]: '1' };
+    // The host's environment stops here (sandboxEnv.ts): only the allowlist and what the call gave.
+    const env: Record<string, string> = {
+      ...sandboxEnv(opts.env, { ...(opts.given ? { given: opts.given } : {}), allow: settings.envAllow ?? [] }),
+      TMPDIR: tmpDir,
+      TMP: tmpDir,
+      TEMP: tmpDir,
+      [SANDBOX_ENV]: '1',
+    };
     for (const name of NO_PROXY_ENV) delete env[name];
 
-    const enter = this.sharedNetwork()?.enterArgv();
-    if (enter && this.shared) {
-      const listeners = this.shared.listeners;
-      const token = `agent-bash-${process.pid}-${++this.proxies}`;
-      const listener: SharedListener = { refusals: [], onRefused: opts.onRefused };
-      listeners.set(token, listener);
+    // Every route runs under the filter (launcher.ts): none gets a network bridge of its own, so a
+    // command that starts before the shared namespace serves waits for it, and one where it cannot
+    // serve runs with loopback only.
+    const shared = this.sharedNetwork();
+    let network: LauncherNetwork = { kind: 'none' };
+    let token: string | undefined;
+    const listener: SharedListener = { refusals: [], onRefused: opts.onRefused };
+    if (shared) {
+      const enter = shared.network.enterArgv();
+      if (enter) network = { kind: 'enter', options: enter.slice(1, -1) };
+      else if (shared.network.failure() === undefined) network = { kind: 'wait', file: this.networkStateFile() };
+      token = `agent-bash-${process.pid}-${++this.proxies}`;
+      shared.listeners.set(token, listener);
       for (const name of PROXY_ENV) env[name] = `http://${token}@127.0.0.1:${PROXY_PORT}`;
-      // No unix sockets inside (unixSocketFilter.ts): the filter reaches bwrap as a descriptor.
-      const slot = opts.fdSlot ?? 3;
-      const seccompFd = slot === 'none' ? 3 : slot;
-      const confined = [enter[0], ...enter.slice(1), bwrap, ...confineArgs({ fs, enteredNetwork: true, seccompFd }, argv)];
-      const filter = this.filterPath();
-      const passFds = slot === 'none' ? [] : [openSync(filter, 'r')];
-      return {
-        ...(slot === 'none'
-          ? { file: '/bin/sh', args: ['-c', 'exec "$@" 3<"$0"', filter, ...confined] }
-          : { file: confined[0], args: confined.slice(1), passFds }),
-        env,
-        level,
-        refusals: listener.refusals,
-        dispose: once(() => {
-          listeners.delete(token);
-          for (const fd of passFds) closeSync(fd);
-        }),
-      };
     }
-
-    const socketPath = path.join(this.baseDir(), 'net', `proxy-${process.pid}-${++this.proxies}.sock`);
-    const proxy = new NetworkProxy(socketPath, () => this.options.settings().allowedDomains, opts.onRefused);
-    this.live.add(proxy);
-    for (const name of PROXY_ENV) env[name] = PROXY_URL;
-    const args = confineArgs({ fs, network: { socat: support.socat as string, socketPath } }, argv);
+    // Descriptors below the slot are the spawn's own (a persistent shell's status pipe at 3).
+    const slot = opts.fdSlot === undefined || opts.fdSlot === 'none' ? 3 : opts.fdSlot;
+    const keep = Array.from({ length: slot - 3 }, (_, i) => 3 + i);
+    const terminal = opts.fdSlot === 'none';
+    const [file, ...args] = launcherArgv({
+      bash: support.bash as string,
+      nsenter: support.nsenter ?? '',
+      sleep: (this.sleep ??= findOnPath('sleep', process.env.PATH) ?? '/bin/sleep'),
+      keep,
+      filterFile: this.filterPath(),
+      filterFd: slot,
+      network,
+      bwrapArgv: [bwrap, ...envArgs(env), ...confineArgs({ fs, seccompFd: slot, terminal }, argv)],
+    });
     return {
-      file: bwrap,
+      file,
       args,
-      env,
+      // The command's environment travels in bwrap's arguments; what runs before it gets none.
+      env: {},
       level,
-      refusals: proxy.refusals,
+      refusals: listener.refusals,
       dispose: once(() => {
-        proxy.close();
-        this.live.delete(proxy);
-        rmSync(socketPath, { force: true });
+        if (token !== undefined) shared?.listeners.delete(token);
       }),
     };
   }
@@ -187,9 +193,8 @@ export class SandboxRuntime {
    * A refusal goes to the command whose token asked; one without a token (a client that drops the
    * proxy URL's user name) goes to every live command, so none is left unexplained.
    */
-  private sharedNetwork(): SharedNetwork | undefined {
-    if (this.options.shareNetwork === false) return undefined;
-    if (this.shared) return this.shared.network;
+  private sharedNetwork(): { network: SharedNetwork; listeners: Map<string, SharedListener> } | undefined {
+    if (this.shared) return this.shared;
     const support = this.support();
     if (!support.nsenter || !support.bwrap || !support.socat) return undefined;
     const listeners = new Map<string, SharedListener>();
@@ -202,22 +207,27 @@ export class SandboxRuntime {
         listener.onRefused?.(refusal);
       }
     });
-    const network = new SharedNetwork({ bwrap: support.bwrap, socat: support.socat, nsenter: support.nsenter }, socketPath);
+    const network = new SharedNetwork({ bwrap: support.bwrap, socat: support.socat, nsenter: support.nsenter }, socketPath, this.networkStateFile());
     this.shared = { network, proxy, listeners };
-    return network;
+    return this.shared;
+  }
+
+  /** Where launchers that start before the shared namespace serves wait for it. */
+  private networkStateFile(): string {
+    return path.join(this.baseDir(), 'net', 'shared-network');
   }
 
   /** Starts the shared network namespace now and resolves when it serves (false: commands use their own). */
   async warmNetwork(): Promise<boolean> {
     if (!this.support().sandbox || this.options.settings().enabled === 'off') return false;
-    return (await this.sharedNetwork()?.ready()) ?? false;
+    return (await this.sharedNetwork()?.network.ready()) ?? false;
   }
 
-  /** The unix-socket seccomp filter, written once per runtime. */
+  /** The seccomp filter, written once per runtime. */
   private filterPath(): string {
-    const file = path.join(this.baseDir(), 'net', 'no-unix-sockets.bpf');
+    const file = path.join(this.baseDir(), 'net', 'seccomp.bpf');
     if (!this.filterWritten) {
-      writeUnixSocketFilter(file);
+      writeSeccompFilter(file);
       this.filterWritten = true;
     }
     return file;
@@ -239,8 +249,6 @@ export class SandboxRuntime {
       this.shared.proxy.close();
       this.shared = undefined;
     }
-    for (const proxy of this.live) proxy.close();
-    this.live.clear();
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
     this.dir = undefined;
     this.filterWritten = false;

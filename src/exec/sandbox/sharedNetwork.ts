@@ -8,8 +8,9 @@
 // stays out of reach. Until the holder listens, or where it cannot start, commands fall back to a
 // namespace and bridge of their own (bwrapArgs.ts), so nothing waits for it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, readlinkSync } from 'node:fs';
+import { readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { PROXY_PORT } from './bwrapArgs';
+import { networkStateLine } from './launcher';
 
 /** How long the holder may take to listen before we give up on it for this runtime. */
 const READY_TIMEOUT_MS = 5000;
@@ -37,6 +38,11 @@ export class SharedNetwork {
     private readonly tools: SharedNetworkTools,
     /** The host proxy's unix socket the holder's socat forwards to. */
     private readonly socketPath: string,
+    /**
+     * Where commands that start while the holder does wait for it (launcher.ts): written with the
+     * `nsenter` options once it serves, `none` when it cannot, removed while it is not running.
+     */
+    private readonly stateFile?: string,
   ) {}
 
   /**
@@ -62,19 +68,40 @@ export class SharedNetwork {
 
   private settle(state: Exclude<State, { kind: 'starting' }>): void {
     this.state = state;
+    this.writeState();
     for (const wake of this.waiters.splice(0)) wake();
+  }
+
+  /** The state file for launchers waiting on the start (atomic: a reader sees all of it or nothing). */
+  private writeState(): void {
+    if (!this.stateFile) return;
+    try {
+      if (this.state.kind === 'idle' || this.state.kind === 'starting') {
+        rmSync(this.stateFile, { force: true });
+        return;
+      }
+      const tmp = `${this.stateFile}.${process.pid}.tmp`;
+      writeFileSync(tmp, networkStateLine(this.state.kind === 'ready' ? this.state.enter.slice(1, -1) : undefined));
+      renameSync(tmp, this.stateFile);
+    } catch {
+      // The runtime's folder is gone (disposed): nobody waits any more.
+    }
   }
 
   private start(): void {
     this.state = { kind: 'starting' };
+    this.writeState();
     const { bwrap, socat, nsenter } = this.tools;
     const args = [
       '--ro-bind', '/', '/',
-      '--unshare-net', '--unshare-pid', '--die-with-parent', '--cap-drop', 'ALL',
+      // A user namespace of its own, root included: it owns the network namespace, and commands
+      // enter both (`--user --preserve-credentials`) before bubblewrap nests theirs inside.
+      '--unshare-user', '--unshare-net', '--unshare-pid', '--die-with-parent', '--cap-drop', 'ALL',
       '--info-fd', '3',
       '--', socat, `TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr`, `UNIX-CONNECT:${this.socketPath}`,
     ];
-    const holder = spawn(bwrap, args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+    // No host environment: the holder needs none, and tokens have no business next to the sandbox.
+    const holder = spawn(bwrap, args, { env: {}, stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
     this.holder = holder;
     // It serves while we run and dies with us (die-with-parent); it never keeps a host process alive.
     holder.unref();
@@ -120,7 +147,7 @@ export class SharedNetwork {
       if (!LISTEN_LINE.test(tcp)) return;
       this.stopPolling();
       const enter = ['--target', String(childPid)];
-      // Unprivileged, bubblewrap made a user namespace that owns the network one: enter it too.
+      // The holder's user namespace owns the network one: enter it too.
       if (namespaceOf('self', 'user') !== namespaceOf(String(childPid), 'user')) enter.push('--user', '--preserve-credentials');
       enter.push('--net', '--');
       this.settle({ kind: 'ready', enter: [nsenter, ...enter] });

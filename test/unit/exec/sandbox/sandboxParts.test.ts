@@ -39,7 +39,13 @@ describe('exec/sandbox: parts', () => {
     const args = confineArgs({ fs: { writable: [dir], denyRead: [], denyWrite: [] } }, argv);
     assert.deepEqual(args.slice(-argv.length - 1), ['--', ...argv]);
     assert.deepEqual(args.slice(0, 6), ['--ro-bind', '/', '/', '--bind', dir, dir]);
-    for (const flag of ['--unshare-pid', '--unshare-net', '--die-with-parent', '--cap-drop']) assert.ok(args.includes(flag), flag);
+    for (const flag of ['--unshare-user', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--new-session', '--unshare-pid', '--die-with-parent', '--cap-drop']) assert.ok(args.includes(flag), flag);
+    // The network is the launcher's (the shared namespace, or `--unshare-net` it adds).
+    assert.ok(!args.includes('--unshare-net'));
+    const proc = args.indexOf('--proc');
+    assert.deepEqual(args.slice(proc, proc + 5), ['--proc', '/proc', '--ro-bind', '/proc/sys', '/proc/sys']);
+    // A PTY keeps the terminal made for it.
+    assert.ok(!confineArgs({ fs: { writable: [dir], denyRead: [], denyWrite: [] }, terminal: true }, argv).includes('--new-session'));
   });
 
   it('hides secret directories with a read-only tmpfs and secret files with /dev/null; skips missing paths', () => {

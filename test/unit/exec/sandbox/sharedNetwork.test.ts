@@ -63,7 +63,9 @@ describe('exec/sandbox: one network namespace for sandboxed commands', function 
     assert.equal(await runtime.warmNetwork(), true);
     const wrapped = runtime.wrap(['/bin/true'], { env: {} });
     wrapped.dispose();
-    assert.equal(path.basename(wrapped.file), 'nsenter');
+    // The launcher (bash) enters the namespace through nsenter, with the options of the holder.
+    assert.equal(path.basename(wrapped.file), 'bash');
+    assert.match(wrapped.args[7], /^enter:--target \d+ --user --preserve-credentials --net$/);
     assert.ok(!wrapped.args.includes('--unshare-net'), wrapped.args.join(' '));
     const a = await run('readlink /proc/self/ns/net');
     const b = await run('readlink /proc/self/ns/net');
@@ -158,24 +160,27 @@ describe('exec/sandbox: one network namespace for sandboxed commands', function 
     assert.deepEqual(left, []);
   });
 
-  it('a runtime that does not share gives each command a namespace and bridge of its own', async () => {
-    const own = new SandboxRuntime({ settings: () => ({ ...DEFAULT_SANDBOX_SETTINGS, enabled: 'on' }), workspaceRoots: () => [ws], shareNetwork: false });
+  it('where the shared namespace cannot start (no nsenter), commands run with loopback only, never with a bridge of their own', async () => {
+    const own = new SandboxRuntime({
+      settings: () => ({ ...DEFAULT_SANDBOX_SETTINGS, enabled: 'on', allowedDomains: ['example.com'] }),
+      workspaceRoots: () => [ws],
+      probe: () => ({ ...probeSandbox(), nsenter: undefined }),
+    });
     const ownExecutor = new LocalShellExecutor({ sandbox: own, shellArgs: ['-c'] });
     try {
       assert.equal(await own.warmNetwork(), false);
       const wrapped = own.wrap(['/bin/true'], { env: {} });
       wrapped.dispose();
-      assert.equal(path.basename(wrapped.file), 'bwrap');
-      assert.ok(wrapped.args.includes('--unshare-net'));
-      const texts: string[] = [];
-      for (let i = 0; i < 2; i++) {
-        const sink = new FakeSink();
-        await ownExecutor.run({ command: 'readlink /proc/self/ns/net; curl -sS -m 5 http://own-host.invalid/ ; true', cwd: ws, timeoutMs: 20_000, sink });
-        texts.push(sink.text());
-      }
-      const ns = texts.map((t) => t.split('\n')[0]);
-      assert.notEqual(ns[0], ns[1]);
-      for (const t of texts) assert.match(t, /\[sandbox\] network access to own-host\.invalid:80 was refused: not in agentBash\.sandbox\.network\.allowedDomains$/m);
+      assert.equal(wrapped.args[7], 'none');
+      const sink = new FakeSink();
+      const r = await ownExecutor.run({ command: 'readlink /proc/self/ns/net; cat /proc/net/tcp | wc -l; echo "proxy=${http_proxy:-unset}"; exec 3<>/dev/tcp/127.0.0.1/3128', cwd: ws, timeoutMs: 20_000, sink });
+      const lines = sink.text().split('\n');
+      assert.notEqual(lines[0], readlinkSync('/proc/self/ns/net'));
+      // Nothing listens inside (only the header line of /proc/net/tcp), and no proxy is offered.
+      assert.equal(lines[1], '1');
+      assert.equal(lines[2], 'proxy=unset');
+      assert.match(sink.text(), /Connection refused/);
+      assert.notEqual(r.exitCode, 0);
     } finally {
       await ownExecutor.dispose();
       own.dispose();
