@@ -69,7 +69,7 @@ export async function mcpMain(args: string[]): Promise<number> {
   const artifactDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bash-mcp-'));
   const settings = { ...cliSettings(rules), asyncEnabled: true };
   const sessionId = `mcp-stdio-${process.pid}`;
-  const processes = startCliProcesses({ subcommand: 'mcp', sessionId, sandbox: sandboxSettings, cwd });
+  const processes = startCliProcesses({ subcommand: 'mcp', sessionId, sandbox: sandboxSettings, cwd, rules });
   const { sandbox, executor, pty } = processes;
   const jobs = new BashJobManager(() => settings.asyncMaxJobs);
   const artifacts = new FileArtifactStore(artifactDir);
@@ -84,8 +84,8 @@ export async function mcpMain(args: string[]): Promise<number> {
     sessionCwd: () => cwd,
     workspaceRoots: () => [cwd],
     sessionId,
-    environment: direnvStage(() => settings.direnv),
-    sandbox: { levelFor: (off) => sandbox.levelFor(off), autoApprove: () => false },
+    environment: direnvStage(() => settings.direnv, undefined, sandbox),
+    sandbox: { levelFor: (off) => sandbox.levelFor(off), autoApprove: () => false, watch: () => sandbox.watch() },
   });
   const backend: McpBackend = {
     run: (input, opts) => pipeline.run(input, opts),

@@ -7,6 +7,7 @@ import type { BashSettings, InterceptorRule, PolicyRule } from '../core/contract
 import { parsePolicyRules, RULE_MESSAGES } from '../core/policy/policyRulesSchema';
 import { DEFAULT_INTERCEPTOR_RULES } from '../core/interceptor';
 import type { SandboxSettings } from '../exec/sandbox/sandboxPolicy';
+import { DEFAULT_SANDBOX_LIMITS, limitValue } from '../exec/sandbox/limits';
 import type { SavedRules } from './approvalDialog';
 
 const SECTION = 'agentBash';
@@ -99,6 +100,12 @@ export function readSandboxSettings(config: vscode.WorkspaceConfiguration = vsco
     denyRead: stringList(config.get('sandbox.filesystem.denyRead')),
     denyWrite: stringList(config.get('sandbox.filesystem.denyWrite')),
     allowedDomains: stringList(config.get('sandbox.network.allowedDomains')),
+    gitAllowWrite: config.get<boolean>('sandbox.git.allowWrite') === true,
+    limits: {
+      processes: limitValue(config.get('sandbox.limits.processes'), DEFAULT_SANDBOX_LIMITS.processes),
+      memoryMiB: limitValue(config.get('sandbox.limits.memoryMiB'), DEFAULT_SANDBOX_LIMITS.memoryMiB),
+      tmpMiB: limitValue(config.get('sandbox.limits.tmpMiB'), DEFAULT_SANDBOX_LIMITS.tmpMiB),
+    },
   };
 }
 

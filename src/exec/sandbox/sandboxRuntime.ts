@@ -18,7 +18,12 @@ import { NetworkProxy, type Refusal } from './networkProxy';
 import { SharedNetwork } from './sharedNetwork';
 import { writeUnixSocketFilter } from './unixSocketFilter';
 import { probeSandbox, type SandboxSupport } from './sandboxProbe';
-import { resolveFsPolicy, type SandboxSettings } from './sandboxPolicy';
+import { planFor, resolveFsPolicy, type PolicyContext, type SandboxSettings } from './sandboxPolicy';
+import type { ProtectedPlan } from './protectedMounts';
+import { compareSnapshots, protectedChangeNotice, skippedNotice, snapshotProtected } from './protectedCheck';
+import { bwrapHasSize, CGROUP_ENTER_SCRIPT, CommandCgroups, DEFAULT_SANDBOX_LIMITS, limitHitsInOutput, limitNotice, type LimitCounts, type SandboxLimits } from './limits';
+import { planMasks, type MaskedProgram } from './denyMasks';
+import type { SandboxWatch } from '../../core/pipeline';
 
 export type SandboxLevel = 'sandboxed' | 'contained' | 'plain';
 
@@ -52,7 +57,12 @@ export interface SandboxRuntimeOptions {
    * `run`) says false: it would start the holder for a single command.
    */
   shareNetwork?: boolean;
+  /** Programs the deny rules name whole (denyMasks.ts): masked inside the sandbox. */
+  maskedPrograms?: () => readonly MaskedProgram[];
 }
+
+/** How long a protected plan is reused by the next wrap (the pipeline plans right before it). */
+const PLAN_FRESH_MS = 2000;
 
 export interface WrapOptions {
   env: Record<string, string>;
@@ -93,6 +103,11 @@ export class SandboxRuntime {
   private readonly live = new Set<NetworkProxy>();
   private filterWritten = false;
   private shared: { network: SharedNetwork; proxy: NetworkProxy; listeners: Map<string, SharedListener> } | undefined;
+  private planCache: { plan: ProtectedPlan; key: string; at: number } | undefined;
+  private cgroupCount = 0;
+  private readonly liveCgroups = new Set<CommandCgroups>();
+  private readonly busyCgroups = new Set<CommandCgroups>();
+  private readonly closedCounts: LimitCounts = { processes: 0, memory: 0 };
 
   constructor(private readonly options: SandboxRuntimeOptions) {}
 
@@ -130,8 +145,13 @@ export class SandboxRuntime {
 
     const settings = this.options.settings();
     const tmpDir = this.tmpDir();
-    const home = this.options.home ?? os.homedir();
-    const fs = resolveFsPolicy(settings, { home, workspaceRoots: this.options.workspaceRoots(), tmpDir });
+    const ctx = this.policyContext();
+    const fs = resolveFsPolicy(settings, { ...ctx, protectedPlan: this.protectedPlan(false) });
+    const limits = this.limits();
+    const tmpfs = limits.tmpMiB > 0 && bwrapHasSize(support.bwrap as string) ? { path: tmpDir, bytes: limits.tmpMiB * 1024 * 1024 } : undefined;
+    const masks = planMasks(this.options.maskedPrograms?.() ?? [], opts.env.PATH ?? process.env.PATH ?? '', path.join(this.baseDir(), 'masks')).masks;
+    const cgroups = this.cgroupsFor(limits);
+    const extra = { ...(tmpfs ? { tmpfs } : {}), ...(masks.length ? { masks } : {}) };
     const env: Record<string, string> = { ...opts.env, TMPDIR: tmpDir, TMP: tmpDir, TEMP: tmpDir, [SANDBOX_ENV]: '1' };
     for (const name of NO_PROXY_ENV) delete env[name];
 
@@ -145,7 +165,7 @@ export class SandboxRuntime {
       // No unix sockets inside (unixSocketFilter.ts): the filter reaches bwrap as a descriptor.
       const slot = opts.fdSlot ?? 3;
       const seccompFd = slot === 'none' ? 3 : slot;
-      const confined = [enter[0], ...enter.slice(1), bwrap, ...confineArgs({ fs, enteredNetwork: true, seccompFd }, argv)];
+      const confined = withCgroups(cgroups, [enter[0], ...enter.slice(1), bwrap, ...confineArgs({ fs, enteredNetwork: true, seccompFd, ...extra }, argv)]);
       const filter = this.filterPath();
       const passFds = slot === 'none' ? [] : [openSync(filter, 'r')];
       return {
@@ -158,6 +178,7 @@ export class SandboxRuntime {
         dispose: once(() => {
           listeners.delete(token);
           for (const fd of passFds) closeSync(fd);
+          this.releaseCgroups(cgroups);
         }),
       };
     }
@@ -166,9 +187,9 @@ export class SandboxRuntime {
     const proxy = new NetworkProxy(socketPath, () => this.options.settings().allowedDomains, opts.onRefused);
     this.live.add(proxy);
     for (const name of PROXY_ENV) env[name] = PROXY_URL;
-    const args = confineArgs({ fs, network: { socat: support.socat as string, socketPath } }, argv);
+    const [file, ...args] = withCgroups(cgroups, [bwrap, ...confineArgs({ fs, network: { socat: support.socat as string, socketPath }, ...extra }, argv)]);
     return {
-      file: bwrap,
+      file,
       args,
       env,
       level,
@@ -177,8 +198,92 @@ export class SandboxRuntime {
         proxy.close();
         this.live.delete(proxy);
         rmSync(socketPath, { force: true });
+        this.releaseCgroups(cgroups);
       }),
     };
+  }
+
+  private policyContext(): PolicyContext {
+    return { home: this.options.home ?? os.homedir(), workspaceRoots: this.options.workspaceRoots(), tmpDir: this.tmpDir() };
+  }
+
+  private limits(): SandboxLimits {
+    return this.options.settings().limits ?? DEFAULT_SANDBOX_LIMITS;
+  }
+
+  /** The protected mounts: planned anew when `fresh` or when the last plan is old or for other settings. */
+  private protectedPlan(fresh: boolean): ProtectedPlan {
+    const settings = this.options.settings();
+    const key = JSON.stringify([this.options.workspaceRoots(), settings.allowWrite, settings.gitAllowWrite === true, this.options.home]);
+    const cached = this.planCache;
+    if (!fresh && cached && cached.key === key && Date.now() - cached.at < PLAN_FRESH_MS) return cached.plan;
+    const plan = planFor(settings, this.policyContext());
+    this.planCache = { plan, key, at: Date.now() };
+    return plan;
+  }
+
+  /**
+   * Before a sandboxed run (the pipeline calls it): the protected set's state and the limit
+   * counters; `finish` says what was skipped, what changed anyway and which limit was hit.
+   */
+  watch(): SandboxWatch {
+    const plan = this.protectedPlan(true);
+    const roots = this.options.workspaceRoots();
+    const before = snapshotProtected(plan, roots);
+    const counts = this.limitCounts();
+    const tmpDir = this.tmpDir();
+    const masked = planMasks(this.options.maskedPrograms?.() ?? [], process.env.PATH ?? '', path.join(this.baseDir(), 'masks')).skipped;
+    return {
+      finish: (output) => {
+        const after = this.protectedPlan(true);
+        const protectedChanged = compareSnapshots(before, snapshotProtected(after, roots));
+        const now = this.limitCounts();
+        const limits = new Set(limitHitsInOutput(output, tmpDir));
+        if (now.processes > counts.processes) limits.add('processes');
+        if (now.memory > counts.memory) limits.add('memory');
+        const skipped = [...plan.skipped, ...masked];
+        const notices = [
+          skippedNotice(skipped),
+          protectedChangeNotice(protectedChanged),
+          limitNotice([...limits], this.limits()),
+        ].filter((n): n is string => n !== undefined);
+        return { skipped, protectedChanged, limits: [...limits], notices };
+      },
+    };
+  }
+
+  /** The cgroups of a command, where this process may make them (limits.ts). */
+  private cgroupsFor(limits: SandboxLimits): CommandCgroups | undefined {
+    this.retryCgroupRemoval();
+    if (limits.processes <= 0 && limits.memoryMiB <= 0) return undefined;
+    const cg = new CommandCgroups(`agent-bash-${process.pid}-${++this.cgroupCount}`, limits);
+    if (cg.procsFiles.length === 0) return undefined;
+    this.liveCgroups.add(cg);
+    return cg;
+  }
+
+  private releaseCgroups(cg: CommandCgroups | undefined): void {
+    if (!cg) return;
+    this.liveCgroups.delete(cg);
+    const c = cg.counts();
+    this.closedCounts.processes += c.processes;
+    this.closedCounts.memory += c.memory;
+    if (!cg.remove()) this.busyCgroups.add(cg);
+  }
+
+  private retryCgroupRemoval(): void {
+    for (const cg of this.busyCgroups) if (cg.remove()) this.busyCgroups.delete(cg);
+  }
+
+  /** Limit hits so far, of every command's cgroups (closed ones counted when they closed). */
+  private limitCounts(): LimitCounts {
+    const out = { ...this.closedCounts };
+    for (const cg of this.liveCgroups) {
+      const c = cg.counts();
+      out.processes += c.processes;
+      out.memory += c.memory;
+    }
+    return out;
   }
 
   /**
@@ -240,10 +345,17 @@ export class SandboxRuntime {
     }
     for (const proxy of this.live) proxy.close();
     this.live.clear();
+    this.retryCgroupRemoval();
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
     this.dir = undefined;
     this.filterWritten = false;
   }
+}
+
+/** `argv` started by the constant shell that first enters the command's cgroups (limits.ts). */
+function withCgroups(cg: CommandCgroups | undefined, argv: string[]): string[] {
+  if (!cg) return argv;
+  return ['/bin/sh', '-c', CGROUP_ENTER_SCRIPT, 'sh', ...cg.procsFiles, '--', ...argv];
 }
 
 /** `fn`, run on the first call only (a dispose may be called from exit and from error). */

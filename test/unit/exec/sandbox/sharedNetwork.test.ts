@@ -14,6 +14,7 @@ import { proxyToken } from '../../../../src/exec/sandbox/networkProxy';
 import { probeSandbox } from '../../../../src/exec/sandbox/sandboxProbe';
 import { DEFAULT_SANDBOX_SETTINGS } from '../../../../src/exec/sandbox/sandboxPolicy';
 import { SandboxRuntime } from '../../../../src/exec/sandbox/sandboxRuntime';
+import { CGROUP_ENTER_SCRIPT } from '../../../../src/exec/sandbox/limits';
 import { FakeSink } from '../helpers';
 
 /** Live processes whose command line contains `needle`. */
@@ -28,6 +29,11 @@ function processesWith(needle: string): number[] {
     }
   }
   return found;
+}
+
+/** The program a wrapped spawn starts, past the shell that enters the command's cgroups (limits.ts). */
+function launcher(w: { file: string; args: string[] }): string {
+  return w.file === '/bin/sh' && w.args[1] === CGROUP_ENTER_SCRIPT ? w.args[w.args.indexOf('--') + 1] : w.file;
 }
 
 describe('exec/sandbox: one network namespace for sandboxed commands', function () {
@@ -63,7 +69,7 @@ describe('exec/sandbox: one network namespace for sandboxed commands', function 
     assert.equal(await runtime.warmNetwork(), true);
     const wrapped = runtime.wrap(['/bin/true'], { env: {} });
     wrapped.dispose();
-    assert.equal(path.basename(wrapped.file), 'nsenter');
+    assert.equal(path.basename(launcher(wrapped)), 'nsenter');
     assert.ok(!wrapped.args.includes('--unshare-net'), wrapped.args.join(' '));
     const a = await run('readlink /proc/self/ns/net');
     const b = await run('readlink /proc/self/ns/net');
@@ -165,7 +171,7 @@ describe('exec/sandbox: one network namespace for sandboxed commands', function 
       assert.equal(await own.warmNetwork(), false);
       const wrapped = own.wrap(['/bin/true'], { env: {} });
       wrapped.dispose();
-      assert.equal(path.basename(wrapped.file), 'bwrap');
+      assert.equal(path.basename(launcher(wrapped)), 'bwrap');
       assert.ok(wrapped.args.includes('--unshare-net'));
       const texts: string[] = [];
       for (let i = 0; i < 2; i++) {
