@@ -4,7 +4,7 @@
 // size of TMPDIR as a size-limited tmpfs (bwrap `--size`, 0.6 and later). Which limit a command
 // hit is read back from the cgroup's event counters and from the output.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 export interface SandboxLimits {
@@ -76,10 +76,43 @@ export function cgroupControllers(): Controller[] {
     if (v2 !== undefined) for (const mount of ['/sys/fs/cgroup', '/sys/fs/cgroup/unified']) candidates.push({ parent: path.join(mount, v2), kind, version: 2 });
     for (const c of candidates) if (usable(c)) {
       controllers.push(c);
+      sweep(c.parent);
       break;
     }
   }
   return controllers;
+}
+
+/** Removes the empty cgroups of Agent Bash processes that are gone (a crash, a SIGKILL). */
+function sweep(parent: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = /^agent-bash-(?:probe-)?(\d+)(?:-\d+)?$/.exec(name);
+    if (!m || Number(m[1]) === process.pid || pidAlive(Number(m[1]))) continue;
+    try {
+      rmdirSync(path.join(parent, name));
+    } catch {
+      // Still has processes, or not ours to remove.
+    }
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function unlimited(c: Controller): string {
+  return c.kind === 'memory' && c.version === 1 ? '-1' : 'max';
 }
 
 function limitFile(c: Controller): string {
@@ -96,7 +129,8 @@ function usable(c: Controller): boolean {
     return false;
   }
   try {
-    writeFileSync(path.join(probe, limitFile(c)), 'max');
+    // `r+`: the file must be the kernel's (a plain tmpfs at /sys/fs/cgroup would take any name).
+    writeFileSync(path.join(probe, limitFile(c)), unlimited(c), { flag: 'r+' });
     return true;
   } catch {
     return false;
@@ -126,7 +160,7 @@ export class CommandCgroups {
       const dir = path.join(c.parent, name);
       try {
         mkdirSync(dir);
-        writeFileSync(path.join(dir, limitFile(c)), String(value));
+        writeFileSync(path.join(dir, limitFile(c)), String(value), { flag: 'r+' });
         // v1: no swap beyond the limit either, where the kernel offers it.
         if (c.kind === 'memory' && c.version === 2) tryWrite(path.join(dir, 'memory.swap.max'), '0');
         this.dirs.push({ dir, c });
@@ -166,7 +200,7 @@ export class CommandCgroups {
 
 function tryWrite(file: string, value: string): void {
   try {
-    writeFileSync(file, value);
+    writeFileSync(file, value, { flag: 'r+' });
   } catch {
     // Not offered here.
   }

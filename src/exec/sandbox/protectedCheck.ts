@@ -2,7 +2,7 @@
 // inode, size and modification time (and those of the files in protected folders), protected names
 // that did not exist, and the set of `.git`s. Anything the mounts missed (a persistent shell started
 // before a repository existed, a name that cannot have a placeholder, a race) is named in the result.
-import { lstatSync, readdirSync } from 'node:fs';
+import { lstatSync, readdirSync, renameSync } from 'node:fs';
 import * as path from 'node:path';
 import { gitSensitivePaths, PROTECTED_DIR_NAMES, type ProtectedPlan } from './protectedMounts';
 import { WORKSPACE_PROTECTED_PATHS } from '../../core/policy/protectedPaths';
@@ -35,7 +35,7 @@ function emptyOrAbsent(p: string): string {
 }
 
 function addTree(snap: Snapshot, p: string): void {
-  snap.set(p, stateOf(p));
+  snap.set(p, emptyOrAbsent(p));
   const queue = [p];
   let files = 0;
   for (let i = 0; i < queue.length && files < FILES_PER_DIR; i++) {
@@ -65,7 +65,8 @@ export function snapshotProtected(plan: ProtectedPlan, workspaceRoots: readonly 
   for (const p of plan.placeholders) if (!inGit(p)) snap.set(p, emptyOrAbsent(p));
   // Of a repository, what makes git run something (its index and refs change under the user's own git).
   for (const git of plan.gitPaths) {
-    snap.set(`git:${git}`, 'present');
+    // An empty `.git` is the placeholder bwrap leaves behind: no repository.
+    if (emptyOrAbsent(git) !== 'absent') snap.set(`git:${git}`, 'present');
     for (const p of gitSensitivePaths(git)) addTree(snap, p);
   }
   for (const root of workspaceRoots) {
@@ -78,27 +79,27 @@ export function snapshotProtected(plan: ProtectedPlan, workspaceRoots: readonly 
   return snap;
 }
 
-/** What changed between two snapshots: one line per path (new `.git`s included). */
+/** What changed between two snapshots: one line per path (new `.git`s included; not what is inside a new one). */
 export function compareSnapshots(before: Snapshot, after: Snapshot): string[] {
-  const out: string[] = [];
+  const changes = new Map<string, string>();
   for (const [key, was] of before) {
     const now = after.get(key);
     if (key.startsWith('git:')) {
-      if (now === undefined) out.push(`${key.slice(4)} was removed or moved`);
+      if (now === undefined) changes.set(key.slice(4), 'was removed or moved');
       continue;
     }
     if (now === undefined || now === was) continue;
-    out.push(was === 'absent' ? `${key} was created` : now === 'absent' ? `${key} was removed` : `${key} was changed`);
+    changes.set(key, was === 'absent' ? 'was created' : now === 'absent' ? 'was removed' : 'was changed');
   }
   for (const [key, now] of after) {
     if (before.has(key)) continue;
-    if (key.startsWith('git:')) out.push(`${key.slice(4)} was created`);
-    else if (now !== 'absent' && !before.has(key)) {
-      // A file that appeared inside a protected folder.
-      out.push(`${key} was created`);
-    }
+    if (key.startsWith('git:')) changes.set(key.slice(4), 'was created');
+    else if (now !== 'absent') changes.set(key, 'was created');
   }
-  return out;
+  const created = [...changes].filter(([, what]) => what === 'was created').map(([p]) => p);
+  return [...changes]
+    .filter(([p]) => !created.some((c) => p !== c && p.startsWith(`${c}/`)))
+    .map(([p, what]) => `${p} ${what}`);
 }
 
 export function protectedChangeNotice(changes: readonly string[]): string | undefined {
@@ -111,4 +112,30 @@ export function protectedChangeNotice(changes: readonly string[]): string | unde
 export function skippedNotice(skipped: readonly string[]): string | undefined {
   if (skipped.length === 0) return undefined;
   return `Agent Bash: the sandbox did not protect ${skipped.join('; ')}.`;
+}
+
+/** Inside a `.git`, files whose mere existence redirects or extends git (no placeholder can stand there). */
+const REDIRECTING = new Set(['commondir', 'alternates', 'config.worktree', 'attributes']);
+
+/**
+ * Of the changes, the files the command created in an existing `.git` that make git read another
+ * place or run something (commondir, alternates, hooks…): moved aside at once to `NAME.agent-bash-blocked`
+ * so the host's next git does not follow them. Returns the change lines, saying what was moved.
+ */
+export function moveAsideCreated(changes: readonly string[], gitPaths: readonly string[]): string[] {
+  return changes.map((line) => {
+    const m = / was created$/.exec(line);
+    if (!m) return line;
+    const p = line.slice(0, m.index);
+    const inGit = gitPaths.some((g) => p.startsWith(`${g}/`));
+    const name = path.basename(p);
+    if (!inGit || !(REDIRECTING.has(name) || path.basename(path.dirname(p)) === 'hooks')) return line;
+    const aside = `${p}.agent-bash-blocked`;
+    try {
+      renameSync(p, aside);
+      return `${line} (moved aside to ${aside})`;
+    } catch {
+      return line;
+    }
+  });
 }

@@ -20,7 +20,7 @@ import { writeUnixSocketFilter } from './unixSocketFilter';
 import { probeSandbox, type SandboxSupport } from './sandboxProbe';
 import { planFor, resolveFsPolicy, type PolicyContext, type SandboxSettings } from './sandboxPolicy';
 import type { ProtectedPlan } from './protectedMounts';
-import { compareSnapshots, protectedChangeNotice, skippedNotice, snapshotProtected } from './protectedCheck';
+import { compareSnapshots, moveAsideCreated, protectedChangeNotice, skippedNotice, snapshotProtected } from './protectedCheck';
 import { bwrapHasSize, CGROUP_ENTER_SCRIPT, CommandCgroups, DEFAULT_SANDBOX_LIMITS, limitHitsInOutput, limitNotice, type LimitCounts, type SandboxLimits } from './limits';
 import { planMasks, type MaskedProgram } from './denyMasks';
 import type { SandboxWatch } from '../../core/pipeline';
@@ -236,7 +236,7 @@ export class SandboxRuntime {
     return {
       finish: (output) => {
         const after = this.protectedPlan(true);
-        const protectedChanged = compareSnapshots(before, snapshotProtected(after, roots));
+        const protectedChanged = moveAsideCreated(compareSnapshots(before, snapshotProtected(after, roots)), plan.gitPaths);
         const now = this.limitCounts();
         const limits = new Set(limitHitsInOutput(output, tmpDir));
         if (now.processes > counts.processes) limits.add('processes');
