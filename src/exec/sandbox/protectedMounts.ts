@@ -93,13 +93,13 @@ function walk(root: string, budget: { dirs: number }, wantLinks: boolean): Walk 
       continue;
     }
     for (const e of entries) {
-      const p = path.join(dir, e.name);
       if (e.name === '.git') {
-        out.gits.push(p);
+        out.gits.push(`${dir}/${e.name}`);
         continue;
       }
       if (!e.isDirectory()) {
         if (wantLinks && !skipTree && e.isFile()) {
+          const p = `${dir}/${e.name}`;
           const st = lstat(p);
           if (st && st.nlink > 1) {
             const key = `${st.dev}:${st.ino}`;
@@ -108,6 +108,7 @@ function walk(root: string, budget: { dirs: number }, wantLinks: boolean): Walk 
         }
         continue;
       }
+      const p = `${dir}/${e.name}`;
       // Inside a skipped tree only each entry's own `.git` is looked for (one lstat, no listing).
       if (skipTree) {
         const git = path.join(p, '.git');

@@ -227,7 +227,8 @@ export class SandboxRuntime {
    * counters; `finish` says what was skipped, what changed anyway and which limit was hit.
    */
   watch(): SandboxWatch {
-    const plan = this.protectedPlan(true);
+    // The last command's closing look is as good as a new one for a while (PLAN_FRESH_MS).
+    const plan = this.protectedPlan(false);
     const roots = this.options.workspaceRoots();
     const before = snapshotProtected(plan, roots);
     const counts = this.limitCounts();
