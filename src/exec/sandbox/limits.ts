@@ -55,7 +55,7 @@ let controllers: Controller[] | undefined;
 export function cgroupControllers(): Controller[] {
   if (controllers) return controllers;
   controllers = [];
-  let lines: string[] = [];
+  let lines: string[];
   try {
     lines = readFileSync('/proc/self/cgroup', 'utf8').split('\n');
   } catch {
@@ -64,8 +64,9 @@ export function cgroupControllers(): Controller[] {
   const v1 = new Map<string, string>();
   let v2: string | undefined;
   for (const line of lines) {
-    const [id, names, rel] = line.split(':');
-    if (rel === undefined) continue;
+    const parts = line.split(':');
+    if (parts.length < 3) continue;
+    const [id, names, rel] = parts;
     if (id === '0' && names === '') v2 = rel;
     else for (const n of names.split(',')) v1.set(n, rel);
   }

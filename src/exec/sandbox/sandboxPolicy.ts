@@ -1,7 +1,7 @@
 // What a sandboxed command may touch: the settings (`agentBash.sandbox.*`) and the defaults that let
 // ordinary development run without a prompt — read everywhere except secrets, write to the workspace
 // folders, a per-session TMPDIR and the package managers' caches, network only to listed hosts.
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { planProtected, type ProtectedPlan } from './protectedMounts';
 import type { SandboxLimits } from './limits';
 import { ENV_FILE, expandSecretPatterns, SECRET_HOME_PATTERNS } from './secretPaths';

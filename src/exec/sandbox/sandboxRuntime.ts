@@ -149,7 +149,7 @@ export class SandboxRuntime {
     const fs = resolveFsPolicy(settings, { ...ctx, protectedPlan: this.protectedPlan(false) });
     const limits = this.limits();
     const tmpfs = limits.tmpMiB > 0 && bwrapHasSize(support.bwrap as string) ? { path: tmpDir, bytes: limits.tmpMiB * 1024 * 1024 } : undefined;
-    const masks = planMasks(this.options.maskedPrograms?.() ?? [], opts.env.PATH ?? process.env.PATH ?? '', path.join(this.baseDir(), 'masks')).masks;
+    const masks = planMasks(this.options.maskedPrograms?.() ?? [], (opts.env.PATH as string | undefined) ?? process.env.PATH ?? '', path.join(this.baseDir(), 'masks')).masks;
     const cgroups = this.cgroupsFor(limits);
     const extra = { ...(tmpfs ? { tmpfs } : {}), ...(masks.length ? { masks } : {}) };
     const env: Record<string, string> = { ...opts.env, TMPDIR: tmpDir, TMP: tmpDir, TEMP: tmpDir, [SANDBOX_ENV]: '1' };

@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { ApprovalAnswer, ApprovalRequest, Approver, BashSettings, ShellAnalyzer, ToolResult } from '../../../../src/core/contracts';
+import type { ApprovalAnswer, Approver, BashSettings, ShellAnalyzer, ToolResult } from '../../../../src/core/contracts';
 import { DEFAULT_INTERCEPTOR_RULES } from '../../../../src/core/interceptor';
 import { FileArtifactStore } from '../../../../src/core/output/artifacts';
 import { BashPipeline } from '../../../../src/core/pipeline';
@@ -23,7 +23,7 @@ import { SandboxRuntime } from '../../../../src/exec/sandbox/sandboxRuntime';
 const textOf = (r: ToolResult): string => r.content.map((c) => c.text).join('\n');
 
 class AllowApprover implements Approver {
-  async approve(_req: ApprovalRequest): Promise<ApprovalAnswer> {
+  async approve(): Promise<ApprovalAnswer> {
     return { kind: 'allow' };
   }
 }
@@ -266,7 +266,7 @@ describe('exec/sandbox: escapes the host judges', function () {
   });
 
   it('direnv runs inside the sandbox: an allowed .envrc sourcing a sandbox-written .envrc.local cannot touch the host', async function () {
-    if (!spawnSync('direnv', ['version']).stdout) this.skip();
+    if (spawnSync('direnv', ['version']).status !== 0) this.skip();
     writeFileSync(path.join(ws, '.envrc'), 'source_env_if_exists .envrc.local\nexport FROM_ENVRC=yes\n');
     const env = { ...process.env, HOME: home, XDG_DATA_HOME: path.join(home, '.local', 'share'), XDG_CONFIG_HOME: path.join(home, '.config') };
     execFileSync('direnv', ['allow', ws], { env, cwd: ws });
