@@ -26,6 +26,8 @@ export interface Confinement {
   tmpfs?: { path: string; bytes: number };
   /** Program files masked by a refusing stand-in (denyMasks.ts). */
   masks?: Array<{ path: string; source: string }>;
+  /** Run first inside, before the command (a constant shell that sets a limit, limits.ts). */
+  innerPrefix?: string[];
 }
 
 /**
@@ -84,6 +86,7 @@ export function confineArgs(c: Confinement, argv: readonly string[]): string[] {
   // Root outside stays uid 0 inside: without dropping every capability it could remount `/` rw.
   if (c.seccompFd !== undefined) args.push('--seccomp', String(c.seccompFd));
   args.push('--unshare-pid', ...(c.enteredNetwork ? [] : ['--unshare-net']), '--die-with-parent', '--cap-drop', 'ALL', '--');
+  if (c.innerPrefix) args.push(...c.innerPrefix);
   if (c.network && !c.enteredNetwork) args.push('/bin/sh', '-c', bridgeScript(), c.network.socat, c.network.socketPath);
   args.push(...argv);
   return args;

@@ -176,6 +176,11 @@ export class CommandCgroups {
     }
   }
 
+  /** True when a cgroup of this kind was made. */
+  has(kind: 'pids' | 'memory'): boolean {
+    return this.dirs.some((d) => d.c.kind === kind);
+  }
+
   counts(): LimitCounts {
     const out: LimitCounts = { processes: 0, memory: 0 };
     for (const { dir, c } of this.dirs) {
@@ -251,4 +256,16 @@ export function limitNotice(hits: readonly string[], limits: SandboxLimits): str
         : `TMPDIR size (${limits.tmpMiB} MiB, ${LIMIT_NAMES.tmp})`,
   );
   return `The sandboxed command hit its limit on ${words.join(' and ')}.`;
+}
+
+/**
+ * Where no pids cgroup can be made (an unprivileged user, measured here): RLIMIT_NPROC set by the
+ * first process inside the sandbox. bwrap runs an unprivileged command in a user namespace of its
+ * own, where the kernel counts only that namespace's processes against it (not the user's others).
+ * For root outside a user namespace the kernel does not apply it at all.
+ */
+export function nprocPrefix(processes: number): string[] {
+  if (processes <= 0) return [];
+  // dash spells it -p, bash and busybox -u.
+  return ['/bin/sh', '-c', '{ ulimit -u "$0" || ulimit -p "$0"; } 2>/dev/null; exec "$@"', String(processes)];
 }

@@ -21,7 +21,7 @@ import { probeSandbox, type SandboxSupport } from './sandboxProbe';
 import { planFor, resolveFsPolicy, type PolicyContext, type SandboxSettings } from './sandboxPolicy';
 import type { ProtectedPlan } from './protectedMounts';
 import { compareSnapshots, moveAsideCreated, protectedChangeNotice, skippedNotice, snapshotProtected } from './protectedCheck';
-import { bwrapHasSize, CGROUP_ENTER_SCRIPT, CommandCgroups, DEFAULT_SANDBOX_LIMITS, limitHitsInOutput, limitNotice, type LimitCounts, type SandboxLimits } from './limits';
+import { bwrapHasSize, CGROUP_ENTER_SCRIPT, CommandCgroups, DEFAULT_SANDBOX_LIMITS, limitHitsInOutput, limitNotice, nprocPrefix, type LimitCounts, type SandboxLimits } from './limits';
 import { planMasks, type MaskedProgram } from './denyMasks';
 import type { SandboxWatch } from '../../core/pipeline';
 
@@ -151,7 +151,9 @@ export class SandboxRuntime {
     const tmpfs = limits.tmpMiB > 0 && bwrapHasSize(support.bwrap as string) ? { path: tmpDir, bytes: limits.tmpMiB * 1024 * 1024 } : undefined;
     const masks = planMasks(this.options.maskedPrograms?.() ?? [], (opts.env.PATH as string | undefined) ?? process.env.PATH ?? '', path.join(this.baseDir(), 'masks')).masks;
     const cgroups = this.cgroupsFor(limits);
-    const extra = { ...(tmpfs ? { tmpfs } : {}), ...(masks.length ? { masks } : {}) };
+    // Without a pids cgroup, the process limit is RLIMIT_NPROC inside (limits.ts).
+    const nproc = cgroups?.has('pids') ? [] : nprocPrefix(limits.processes);
+    const extra = { ...(tmpfs ? { tmpfs } : {}), ...(masks.length ? { masks } : {}), ...(nproc.length ? { innerPrefix: nproc } : {}) };
     const env: Record<string, string> = { ...opts.env, TMPDIR: tmpDir, TMP: tmpDir, TEMP: tmpDir, [SANDBOX_ENV]: '1' };
     for (const name of NO_PROXY_ENV) delete env[name];
 
