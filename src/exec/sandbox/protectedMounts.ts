@@ -5,7 +5,7 @@
 // root and a nested repository: `mv .git x`, `mv sub x` then a new `sub/.git` fail. A protected folder
 // that does not exist yet gets an empty read-only one in its place. What cannot be mounted (a
 // symlink, a socket…) is skipped and named, never a reason for the command not to run.
-import { lstatSync, readdirSync, realpathSync, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, realpathSync, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import { WORKSPACE_PROTECTED_PATHS } from '../../core/policy/protectedPaths';
 
@@ -184,6 +184,12 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
   }
 
   // Every `.git`, whole (or, when commits may write, all but what makes git run something).
+  // A `gitdir:` file may point at a git dir elsewhere in a writable folder (`--separate-git-dir`):
+  // that folder is a repository's metadata as much as a `.git` is.
+  for (const git of [...gits]) {
+    const target = gitdirTarget(git);
+    if (target !== undefined && !gits.includes(target) && roots.some((r) => inside(target, r)) && !gits.some((g) => inside(target, g))) gits.push(target);
+  }
   for (const git of gits) {
     const st = lstat(git);
     if (!st) continue;
@@ -262,6 +268,21 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
     skip(dropped[0][1], `and ${dropped.length - 1} more: over ${MOUNT_BUDGET} protected mounts; not mounted`);
   }
   return plan;
+}
+
+/** The folder a `gitdir: PATH` file names (relative to the file's folder), when it is a folder. */
+function gitdirTarget(file: string): string | undefined {
+  if (!lstat(file)?.isFile()) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8').slice(0, 4096);
+  } catch {
+    return undefined;
+  }
+  const m = /^gitdir: (.+)$/m.exec(text);
+  if (!m) return undefined;
+  const target = path.resolve(path.dirname(file), m[1].trim());
+  return lstat(target)?.isDirectory() ? target : undefined;
 }
 
 function listDir(dir: string): string[] {

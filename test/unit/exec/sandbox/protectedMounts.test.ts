@@ -84,6 +84,16 @@ describe('exec/sandbox: protected mounts and the other plans', () => {
     assert.ok(small.skipped.includes(`${ws}: more than 3 folders: the search for .git stopped early`), small.skipped.join('\n'));
   });
 
+  it('a gitdir: file pointing at a git dir elsewhere in the workspace protects that folder too', () => {
+    mk('meta/sep');
+    mkdirSync(path.join(ws, 'checkout'));
+    writeFileSync(path.join(ws, 'checkout', '.git'), 'gitdir: ../meta/sep\n');
+    const plan = planProtected({ roots: [ws], workspaceRoots: [ws] });
+    assert.ok(plan.gitPaths.includes(path.join(ws, 'meta', 'sep')), plan.gitPaths.join(' '));
+    assert.ok(plan.readOnly.includes(path.join(ws, 'meta', 'sep')));
+    assert.ok(plan.selfBinds.includes(path.join(ws, 'meta')));
+  });
+
   it('allowWrite opens a protected path up', () => {
     mk('.vscode');
     const plan = planProtected({ roots: [ws], workspaceRoots: [ws], opened: [path.join(ws, '.vscode')] });
