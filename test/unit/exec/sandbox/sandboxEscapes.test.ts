@@ -321,7 +321,7 @@ describe('exec/sandbox: escapes the host judges', function () {
   it('a program a deny rule names whole is masked inside: find -exec, a here-doc shell and a script cannot run it', async () => {
     for (const f of ['a', 'b', 'c']) writeFileSync(path.join(ws, f), f);
     writeFileSync(path.join(ws, 'script.sh'), 'rm c\necho "script rc=$?"\n');
-    const r = await make().run({ command: 'p=rm; find . -name a -exec $p {} \\; ; bash <<\'EOF\'\nrm b\necho "heredoc rc=$?"\nEOF\nbash script.sh; curl --version >/dev/null; echo "curl rc=$?"; git --version >/dev/null && echo git ok' });
+    const r = await make().run({ command: 'p=rm; find . -name a -exec $p {} \\; ; bash <<\'EOF\'\np=rm; $p b\necho "heredoc rc=$?"\nEOF\nbash script.sh; curl --version >/dev/null; echo "curl rc=$?"; git --version >/dev/null && echo git ok' });
     const out = textOf(r);
     for (const f of ['a', 'b', 'c']) assert.equal(existsSync(path.join(ws, f)), true, f);
     assert.match(out, /^agent-bash: `rm` is denied by rule `rm \*`$/m, out);
