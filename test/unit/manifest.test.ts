@@ -35,6 +35,10 @@ describe('manifest (package.json)', () => {
       'agentBash.sandbox.filesystem.allowWrite',
       'agentBash.sandbox.filesystem.denyRead',
       'agentBash.sandbox.filesystem.denyWrite',
+      'agentBash.sandbox.git.allowWrite',
+      'agentBash.sandbox.limits.memoryMiB',
+      'agentBash.sandbox.limits.processes',
+      'agentBash.sandbox.limits.tmpMiB',
       'agentBash.sandbox.network.allowedDomains',
       'agentBash.shell.args',
       'agentBash.shell.path',
@@ -63,6 +67,11 @@ describe('manifest (package.json)', () => {
       'agentBash.sandbox.autoApprove',
       'agentBash.sandbox.filesystem.allowWrite',
       'agentBash.sandbox.network.allowedDomains',
+      // Nor let the agent write its git metadata, or lift its limits.
+      'agentBash.sandbox.git.allowWrite',
+      'agentBash.sandbox.limits.processes',
+      'agentBash.sandbox.limits.memoryMiB',
+      'agentBash.sandbox.limits.tmpMiB',
     ]);
   });
 

@@ -76,7 +76,46 @@ interface Walk {
   truncated: boolean;
 }
 
-/** Breadth-first over `root`, not into `.git`, symlinks or SKIPPED_TREES (whose own `.git` is still seen). */
+/**
+ * A folder's listing as the walk needs it, kept while the folder's inode and ctime stay the same
+ * (ctime, not mtime: a command can set a folder's mtime back after adding to it, never its ctime).
+ */
+interface Listing {
+  ino: number;
+  ctimeMs: number;
+  hasGit: boolean;
+  dirs: string[];
+}
+
+/** Listings by folder: a folder whose entries did not change is not read again (lstat, not readdir). */
+const listings = new Map<string, Listing>();
+const MAX_LISTINGS = 50_000;
+
+function listing(dir: string): Listing | undefined {
+  const st = lstat(dir);
+  if (!st?.isDirectory()) {
+    listings.delete(dir);
+    return undefined;
+  }
+  const cached = listings.get(dir);
+  if (cached && cached.ino === st.ino && cached.ctimeMs === st.ctimeMs) return cached;
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+  const out: Listing = { ino: st.ino, ctimeMs: st.ctimeMs, hasGit: false, dirs: [] };
+  for (const e of entries) {
+    if (e.name === '.git') out.hasGit = true;
+    else if (e.isDirectory()) out.dirs.push(e.name);
+  }
+  if (listings.size >= MAX_LISTINGS) listings.clear();
+  listings.set(dir, out);
+  return out;
+}
+
+/** Breadth-first over `root`, not into `.git`, symlinks or SKIPPED_TREES (whose entries' own `.git` is still seen). */
 function walk(root: string, budget: { dirs: number }, wantLinks: boolean): Walk {
   const out: Walk = { gits: [], linked: new Map(), truncated: false };
   const queue: Array<{ dir: string; skipTree: boolean }> = [{ dir: root, skipTree: false }];
@@ -86,34 +125,33 @@ function walk(root: string, budget: { dirs: number }, wantLinks: boolean): Walk 
       out.truncated = true;
       break;
     }
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    for (const e of entries) {
-      if (e.name === '.git') {
-        out.gits.push(`${dir}/${e.name}`);
-        continue;
-      }
-      if (!e.isDirectory()) {
-        if (wantLinks && !skipTree && e.isFile()) {
-          const p = `${dir}/${e.name}`;
-          const st = lstat(p);
-          if (st && st.nlink > 1) {
-            const key = `${st.dev}:${st.ino}`;
-            out.linked.set(key, [...(out.linked.get(key) ?? []), p]);
-          }
-        }
-        continue;
-      }
-      const p = `${dir}/${e.name}`;
+    const list = listing(dir);
+    if (!list) continue;
+    if (list.hasGit) out.gits.push(`${dir}/.git`);
+    for (const name of list.dirs) {
+      const p = `${dir}/${name}`;
       // Inside a skipped tree only each entry's own `.git` is looked for (one lstat, no listing).
       if (skipTree) {
-        const git = path.join(p, '.git');
+        const git = `${p}/.git`;
         if (lstat(git)) out.gits.push(git);
-      } else queue.push({ dir: p, skipTree: SKIPPED_TREES.has(e.name) });
+      } else queue.push({ dir: p, skipTree: SKIPPED_TREES.has(name) });
+    }
+    if (wantLinks && !skipTree) {
+      let entries;
+      try {
+        entries = readdirSync(dir, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      for (const e of entries) {
+        if (!e.isFile()) continue;
+        const p = `${dir}/${e.name}`;
+        const st = lstat(p);
+        if (st && st.nlink > 1) {
+          const key = `${st.dev}:${st.ino}`;
+          out.linked.set(key, [...(out.linked.get(key) ?? []), p]);
+        }
+      }
     }
   }
   return out;

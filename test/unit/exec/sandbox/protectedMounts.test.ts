@@ -2,7 +2,7 @@
 // mount, credential patterns, the programs deny rules mask, limit hits read from output, and the
 // protected-set comparison.
 import * as assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { maskRefusal, planMasks, programsDeniedByRules } from '../../../../src/exec/sandbox/denyMasks';
@@ -92,6 +92,16 @@ describe('exec/sandbox: protected mounts and the other plans', () => {
     assert.ok(plan.gitPaths.includes(path.join(ws, 'meta', 'sep')), plan.gitPaths.join(' '));
     assert.ok(plan.readOnly.includes(path.join(ws, 'meta', 'sep')));
     assert.ok(plan.selfBinds.includes(path.join(ws, 'meta')));
+  });
+
+  it('a folder listing is read again when its entries change, even with its mtime set back', () => {
+    const sub = mk('sub');
+    utimesSync(sub, 1_000_000, 1_000_000);
+    assert.deepEqual(planProtected({ roots: [ws], workspaceRoots: [ws] }).gitPaths, []);
+    mk('sub/x/.git');
+    utimesSync(sub, 1_000_000, 1_000_000);
+    assert.equal(statSync(sub).mtimeMs, 1_000_000_000);
+    assert.deepEqual(planProtected({ roots: [ws], workspaceRoots: [ws] }).gitPaths, [path.join(ws, 'sub', 'x', '.git')]);
   });
 
   it('allowWrite opens a protected path up', () => {
