@@ -2,7 +2,7 @@
 // inode, size and modification time (and those of the files in protected folders), protected names
 // that did not exist, and the set of `.git`s. Anything the mounts missed (a persistent shell started
 // before a repository existed, a name that cannot have a placeholder, a race) is named in the result.
-import { lstatSync, readdirSync, renameSync } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync, renameSync } from 'node:fs';
 import * as path from 'node:path';
 import { gitSensitivePaths, PROTECTED_DIR_NAMES, type ProtectedPlan } from './protectedMounts';
 import { WORKSPACE_PROTECTED_PATHS } from '../../core/policy/protectedPaths';
@@ -127,11 +127,16 @@ export function moveAsideCreated(changes: readonly string[], gitPaths: readonly 
     const m = / was created$/.exec(line);
     if (!m) return line;
     const p = line.slice(0, m.index);
-    const inGit = gitPaths.some((g) => p.startsWith(`${g}/`));
+    const git = gitPaths.find((g) => p.startsWith(`${g}/`));
     const name = path.basename(p);
-    if (!inGit || !(REDIRECTING.has(name) || path.basename(path.dirname(p)) === 'hooks')) return line;
+    if (git === undefined || !(REDIRECTING.has(name) || path.basename(path.dirname(p)) === 'hooks')) return line;
     const aside = `${p}.agent-bash-blocked`;
     try {
+      // Only where the path is what it says: a folder on the way swapped for a symlink would point
+      // the rename at a file of the host's own.
+      if (realpathSync(path.dirname(p)) !== path.join(realpathSync(git), path.relative(git, path.dirname(p)))) {
+        return `${line} (not moved: its folder is reached through a symlink)`;
+      }
       renameSync(p, aside);
       return `${line} (moved aside to ${aside})`;
     } catch {

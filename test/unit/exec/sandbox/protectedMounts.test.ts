@@ -2,12 +2,12 @@
 // mount, credential patterns, the programs deny rules mask, limit hits read from output, and the
 // protected-set comparison.
 import * as assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { maskRefusal, planMasks, programsDeniedByRules } from '../../../../src/exec/sandbox/denyMasks';
 import { limitHitsInOutput } from '../../../../src/exec/sandbox/limits';
-import { compareSnapshots } from '../../../../src/exec/sandbox/protectedCheck';
+import { compareSnapshots, moveAsideCreated } from '../../../../src/exec/sandbox/protectedCheck';
 import { GIT_ALWAYS_READ_ONLY, planProtected } from '../../../../src/exec/sandbox/protectedMounts';
 import { expandSecretPatterns } from '../../../../src/exec/sandbox/secretPaths';
 import { CACHE_HOME_PATHS } from '../../../../src/exec/sandbox/sandboxPolicy';
@@ -142,6 +142,24 @@ describe('exec/sandbox: protected mounts and the other plans', () => {
     assert.ok(plan.masks.some((m) => m.path === realpathSync('/usr/bin/rm') && m.source === path.join(dir, 'masks', 'rm')));
     assert.ok(!plan.masks.some((m) => path.basename(m.path) === 'sh' || path.basename(m.path) === 'dash'));
     assert.deepEqual(plan.skipped, ['sh: the sandbox needs it to run commands; the rule `sh *` is applied by the policy only']);
+  });
+
+  it('moves aside a commondir created in a .git, never a file reached through a symlinked folder', () => {
+    const git = mk('.git');
+    writeFileSync(path.join(git, 'commondir'), '/elsewhere\n');
+    const hostDir = path.join(dir, 'host');
+    mkdirSync(hostDir);
+    writeFileSync(path.join(hostDir, 'alternates'), 'host file\n');
+    mkdirSync(path.join(git, 'objects'));
+    symlinkSync(hostDir, path.join(git, 'objects', 'info'));
+    const lines = moveAsideCreated([`${git}/commondir was created`, `${git}/objects/info/alternates was created`, `${ws}/.mcp.json was created`], [git]);
+    assert.deepEqual(lines, [
+      `${git}/commondir was created (moved aside to ${git}/commondir.agent-bash-blocked)`,
+      `${git}/objects/info/alternates was created (not moved: its folder is reached through a symlink)`,
+      `${ws}/.mcp.json was created`,
+    ]);
+    assert.equal(readFileSync(path.join(hostDir, 'alternates'), 'utf8'), 'host file\n');
+    assert.equal(readFileSync(path.join(git, 'commondir.agent-bash-blocked'), 'utf8'), '/elsewhere\n');
   });
 
   it('limit hits in the output; protected changes collapse under a new .git', () => {
