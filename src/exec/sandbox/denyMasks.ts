@@ -2,7 +2,7 @@
 // file that program is found as (PATH and the usual system folders, symlinks resolved) has a stand-in
 // mounted over it that prints the refusal and exits 126, so `find -exec rm`, `sed e`, an npm script
 // or a here-doc'd shell cannot run it either. Rules with arguments (`git push *`) stay the policy's.
-import { chmodSync, mkdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { PolicyRule } from '../../core/policy/policyContracts';
 
@@ -88,7 +88,16 @@ function standIn(p: MaskedProgram, dir: string): string {
   mkdirSync(dir, { recursive: true, mode: 0o755 });
   const file = path.join(dir, p.program);
   const quoted = `'${maskRefusal(p).replace(/'/g, `'\\''`)}'`;
-  writeFileSync(file, `#!/bin/sh\nprintf '%s\\n' ${quoted} >&2\nexit 126\n`);
-  chmodSync(file, 0o555);
+  const text = `#!/bin/sh\nprintf '%s\\n' ${quoted} >&2\nexit 126\n`;
+  try {
+    if (readFileSync(file, 'utf8') === text) return file;
+  } catch {
+    // Not written yet.
+  }
+  // Read-only once written: a new text goes in beside it and is renamed over it.
+  const next = `${file}.${process.pid}.new`;
+  writeFileSync(next, text, { mode: 0o555 });
+  chmodSync(next, 0o555);
+  renameSync(next, file);
   return file;
 }

@@ -342,6 +342,18 @@ describe('exec/sandbox: escapes the host judges', function () {
       assert.ok(textOf(r).includes('hit its limit on TMPDIR size (4 MiB, agentBash.sandbox.limits.tmpMiB)'), textOf(r));
     });
 
+    it('processes without a cgroup (an unprivileged user): RLIMIT_NPROC inside the sandbox, named in the result', async function () {
+      // Root outside a user namespace is exempt from RLIMIT_NPROC; root here gets the cgroup below.
+      if (process.getuid?.() === 0 || cgroupControllers().some((c) => c.kind === 'pids')) this.skip();
+      sandboxSettings.limits = { processes: 20, memoryMiB: 0, tmpMiB: 0 };
+      // dash gives up on the first failed fork (bash retries for seconds).
+      const r = await make().run({ command: 'sh -c \'for i in $(seq 1 60); do sleep 3 & echo started; done\' 2>&1 | sort | uniq -c' });
+      assert.match(textOf(r), /^\s+1 sh: \d+: Cannot fork$/m, textOf(r));
+      const started = Number(/^\s+(\d+) started$/m.exec(textOf(r))?.[1]);
+      assert.ok(started > 0 && started < 20, textOf(r));
+      assert.deepEqual(r.details.sandbox?.limits, ['processes'], textOf(r));
+    });
+
     it('processes and memory: a cgroup of the command where one can be made; the result names the limit hit', async function () {
       if (cgroupControllers().length < 2) this.skip();
       sandboxSettings.limits = { processes: 40, memoryMiB: 64, tmpMiB: 0 };
