@@ -161,8 +161,13 @@ export class CommandCgroups {
       const dir = path.join(c.parent, name);
       try {
         mkdirSync(dir);
+      } catch {
+        // Taken (never ours to remove) or not allowed: this command goes without it.
+        continue;
+      }
+      try {
         writeFileSync(path.join(dir, limitFile(c)), String(value), { flag: 'r+' });
-        // v1: no swap beyond the limit either, where the kernel offers it.
+        // v2: no swap beyond the limit either, where the kernel offers it.
         if (c.kind === 'memory' && c.version === 2) tryWrite(path.join(dir, 'memory.swap.max'), '0');
         this.dirs.push({ dir, c });
         this.procsFiles.push(path.join(dir, 'cgroup.procs'));
@@ -170,7 +175,7 @@ export class CommandCgroups {
         try {
           rmdirSync(dir);
         } catch {
-          // Never made.
+          // Already gone.
         }
       }
     }

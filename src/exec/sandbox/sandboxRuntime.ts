@@ -61,6 +61,9 @@ export interface SandboxRuntimeOptions {
   maskedPrograms?: () => readonly MaskedProgram[];
 }
 
+/** Names each command's cgroups, unique in this process (runtimes come and go; a busy one lingers). */
+let cgroupCount = 0;
+
 /** How long a protected plan is reused by the next wrap (the pipeline plans right before it). */
 const PLAN_FRESH_MS = 2000;
 
@@ -104,7 +107,6 @@ export class SandboxRuntime {
   private filterWritten = false;
   private shared: { network: SharedNetwork; proxy: NetworkProxy; listeners: Map<string, SharedListener> } | undefined;
   private planCache: { plan: ProtectedPlan; key: string; at: number } | undefined;
-  private cgroupCount = 0;
   private readonly liveCgroups = new Set<CommandCgroups>();
   private readonly busyCgroups = new Set<CommandCgroups>();
   private readonly closedCounts: LimitCounts = { processes: 0, memory: 0 };
@@ -259,7 +261,7 @@ export class SandboxRuntime {
   private cgroupsFor(limits: SandboxLimits): CommandCgroups | undefined {
     this.retryCgroupRemoval();
     if (limits.processes <= 0 && limits.memoryMiB <= 0) return undefined;
-    const cg = new CommandCgroups(`agent-bash-${process.pid}-${++this.cgroupCount}`, limits);
+    const cg = new CommandCgroups(`agent-bash-${process.pid}-${++cgroupCount}`, limits);
     if (cg.procsFiles.length === 0) return undefined;
     this.liveCgroups.add(cg);
     return cg;

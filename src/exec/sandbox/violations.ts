@@ -31,13 +31,20 @@ export function findViolations(output: string): Violations {
   return { paths: [...paths], hosts: [...hosts] };
 }
 
+/** Said when a refused path is a repository's metadata. */
+export const GIT_WRITE_HINT = 'git metadata (.git) is read-only unless agentBash.sandbox.git.allowWrite is on';
+
+function isGitMetadata(p: string): boolean {
+  return /(^|\/)\.git(\/|$)/.test(p);
+}
+
 export const SANDBOX_RETRY_HINT =
   'To run it outside the sandbox, call the tool again with "sandbox": "off" (the user is asked to approve it).';
 
 /** The notice for a sandboxed run's result, or undefined when nothing was refused. */
 export function violationNotice(v: Violations): string | undefined {
   const parts: string[] = [];
-  if (v.paths.length) parts.push(`writing ${v.paths.join(', ')} (writable: the workspace folders, $TMPDIR, package caches, agentBash.sandbox.filesystem.allowWrite)`);
+  if (v.paths.length) parts.push(`writing ${v.paths.join(', ')} (writable: the workspace folders, $TMPDIR, package caches, agentBash.sandbox.filesystem.allowWrite${v.paths.some(isGitMetadata) ? `; ${GIT_WRITE_HINT}` : ''})`);
   if (v.hosts.length) parts.push(`network access to ${v.hosts.join(', ')} (allowed: agentBash.sandbox.network.allowedDomains)`);
   if (!parts.length) return undefined;
   return `The OS sandbox refused ${parts.join('; and ')}. ${SANDBOX_RETRY_HINT}`;

@@ -19,6 +19,7 @@ import { cgroupControllers } from '../../../../src/exec/sandbox/limits';
 import { probeSandbox } from '../../../../src/exec/sandbox/sandboxProbe';
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from '../../../../src/exec/sandbox/sandboxPolicy';
 import { SandboxRuntime } from '../../../../src/exec/sandbox/sandboxRuntime';
+import { GIT_WRITE_HINT } from '../../../../src/exec/sandbox/violations';
 
 const textOf = (r: ToolResult): string => r.content.map((c) => c.text).join('\n');
 
@@ -190,6 +191,7 @@ describe('exec/sandbox: escapes the host judges', function () {
       command: 'for d in .claude .idea .devcontainer .cursor .agent-bash .vscode; do mkdir -p $d/x 2>/dev/null; echo x > $d/f 2>/dev/null; done; git init -q . ; echo "init: $?"',
     });
     assert.match(textOf(r), /^init: 128$/m, textOf(r));
+    assert.ok(textOf(r).includes(`; ${GIT_WRITE_HINT})`), textOf(r));
     assert.equal(r.details.sandbox?.protectedChanged, undefined, textOf(r));
     for (const d of ['.claude', '.idea', '.devcontainer', '.cursor', '.agent-bash', '.vscode']) {
       // What bwrap leaves behind: an empty folder at most.
@@ -357,8 +359,10 @@ describe('exec/sandbox: escapes the host judges', function () {
     it('processes and memory: a cgroup of the command where one can be made; the result names the limit hit', async function () {
       if (cgroupControllers().length < 2) this.skip();
       sandboxSettings.limits = { processes: 40, memoryMiB: 64, tmpMiB: 0 };
-      const forks = await make().run({ command: 'for i in $(seq 1 100); do sleep 3 & done 2>/dev/null; echo started=$(jobs -p | wc -l); kill $(jobs -p) 2>/dev/null; true' });
-      const started = Number(/started=(\d+)/.exec(textOf(forks))?.[1]);
+      // dash gives up on the first failed fork (bash retries for seconds, then cannot even count).
+      const forks = await make().run({ command: 'sh -c \'for i in $(seq 1 100); do sleep 3 & echo started; done\' 2>&1 | sort | uniq -c' });
+      assert.match(textOf(forks), /^\s+1 sh: \d+: Cannot fork$/m, textOf(forks));
+      const started = Number(/^\s+(\d+) started$/m.exec(textOf(forks))?.[1]);
       assert.ok(started > 0 && started < 40, textOf(forks));
       assert.deepEqual(forks.details.sandbox?.limits, ['processes']);
       const mem = await make().run({ command: 'python3 -c "a = bytearray(256 * 1024 * 1024); print(len(a))"; echo "rc=$?"' });
