@@ -9,6 +9,7 @@ import { buildNonInteractiveEnv } from './core/nonInteractiveEnv';
 import { BashPipeline } from './core/pipeline';
 import { createShellAnalyzer } from './core/policy/shellAnalysis';
 import { direnvStage } from './exec/direnv';
+import { programsDeniedByRules } from './exec/sandbox/denyMasks';
 import { BashJobManager } from './exec/jobManager';
 import { killByEnv } from './exec/processTree';
 import { NodePtyExecutor } from './exec/ptyExecutor';
@@ -70,6 +71,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
   const sandbox = new SandboxRuntime({
     settings: () => settings.sandbox(),
     workspaceRoots,
+    maskedPrograms: () => programsDeniedByRules(settings.current().ruleLayers.flatMap((l) => l.rules)),
     onFallback: (message) => {
       log.warn(message);
       sandboxStatus?.warnFallback(message);
@@ -128,8 +130,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
       return { command: s.path, args: s.args };
     },
     bridgePollIntervalMs: 250,
-    environment: direnvStage(() => settings.current().direnv, processEnv),
-    sandbox: { levelFor: (off) => sandbox.levelFor(off), autoApprove: () => settings.sandbox().autoApprove },
+    environment: direnvStage(() => settings.current().direnv, processEnv, sandbox),
+    sandbox: { levelFor: (off) => sandbox.levelFor(off), autoApprove: () => settings.sandbox().autoApprove, watch: () => sandbox.watch() },
   });
   const commandLog = new CommandLog(log);
   const tracked = commandLog.wrap(pipeline);
@@ -146,7 +148,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     workspaceCwd: () => cwd.get(),
     workspaceRoots,
     processEnv,
-    sandbox: { levelFor: (off) => sandbox.levelFor(off), autoApprove: () => settings.sandbox().autoApprove },
+    sandbox: { levelFor: (off) => sandbox.levelFor(off), autoApprove: () => settings.sandbox().autoApprove, watch: () => sandbox.watch() },
   };
 
   const jobsStatus = new JobsStatusItem(jobs);

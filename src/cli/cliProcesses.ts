@@ -2,6 +2,8 @@
 // earlier SIGKILLed CLIs left, the OS sandbox from the command line's options, the environment marks
 // that let a later sweep find this process's children, and the two executors; and the one teardown
 // (executors, then whatever still carries this session's mark, then the sandbox).
+import type { PolicyRule } from '../core/policy/policyContracts';
+import { programsDeniedByRules } from '../exec/sandbox/denyMasks';
 import { LocalShellExecutor } from '../exec/localExecutor';
 import { NodePtyExecutor } from '../exec/ptyExecutor';
 import { killByEnv } from '../exec/processTree';
@@ -21,7 +23,7 @@ export interface CliProcesses {
   dispose(): Promise<void>;
 }
 
-export function startCliProcesses(opts: { subcommand: string; sessionId: string; sandbox: SandboxSettings; cwd: string }): CliProcesses {
+export function startCliProcesses(opts: { subcommand: string; sessionId: string; sandbox: SandboxSettings; cwd: string; rules?: readonly PolicyRule[] }): CliProcesses {
   // What earlier CLI processes left when they were SIGKILLed where no PID namespace held them.
   killOrphans();
   // And the temp folders they left (off the start path: nothing waits for it).
@@ -29,6 +31,7 @@ export function startCliProcesses(opts: { subcommand: string; sessionId: string;
   const sandbox = new SandboxRuntime({
     settings: () => opts.sandbox,
     workspaceRoots: () => [opts.cwd],
+    maskedPrograms: () => programsDeniedByRules(opts.rules ?? []),
     onFallback: (message) => process.stderr.write(`agent-bash ${opts.subcommand}: ${message}\n`),
   });
   // Marks for the sweep below and for `killOrphans` of a later CLI, should this one be SIGKILLed.

@@ -102,7 +102,7 @@ export async function mcpMain(args: string[]): Promise<number> {
   const ready = new Promise<BashPipeline>((resolve, reject) => {
     setImmediate(() => {
       void (async () => {
-        processes = startCliProcesses({ subcommand: 'mcp', sessionId, sandbox: sandboxSettings, cwd });
+        processes = startCliProcesses({ subcommand: 'mcp', sessionId, sandbox: sandboxSettings, cwd, rules: layers.flatMap((l) => l.rules) });
         const { sandbox, executor, pty } = processes;
         return new BashPipeline({
           expander,
@@ -116,8 +116,8 @@ export async function mcpMain(args: string[]): Promise<number> {
           sessionCwd: () => cwd,
           workspaceRoots: () => [cwd],
           sessionId,
-          environment: direnvStage(() => settings.direnv),
-          sandbox: { levelFor: (off) => sandbox.levelFor(off), autoApprove: () => false },
+          environment: direnvStage(() => settings.direnv, undefined, sandbox),
+          sandbox: { levelFor: (off) => sandbox.levelFor(off), autoApprove: () => false, watch: () => sandbox.watch() },
         });
       })().then(resolve, reject);
     });

@@ -140,7 +140,7 @@ export async function runMain(args: string[]): Promise<number> {
   const pruned = pruneRunArtifacts(os.tmpdir(), artifactDir).catch(() => []);
   const settings = cliSettings(layers);
   const sessionId = `cli-${process.pid}`;
-  const processes = startCliProcesses({ subcommand: 'run', sessionId, sandbox: parsed.sandbox, cwd });
+  const processes = startCliProcesses({ subcommand: 'run', sessionId, sandbox: parsed.sandbox, cwd, rules: layers.flatMap((l) => l.rules) });
   const { sandbox, executor, pty } = processes;
   const controller = new AbortController();
   let caught: NodeJS.Signals | undefined;
@@ -180,8 +180,8 @@ export async function runMain(args: string[]): Promise<number> {
       sessionCwd: () => cwd,
       workspaceRoots: () => [cwd],
       sessionId,
-      environment: direnvStage(() => settings.direnv),
-      sandbox: { levelFor: (off) => sandbox.levelFor(off), autoApprove: () => false },
+      environment: direnvStage(() => settings.direnv, undefined, sandbox),
+      sandbox: { levelFor: (off) => sandbox.levelFor(off), autoApprove: () => false, watch: () => sandbox.watch() },
     });
     const input: Record<string, unknown> = { command: parsed.command };
     if (parsed.timeout !== undefined) input.timeout = parsed.timeout;

@@ -41,7 +41,16 @@ export interface BashToolDetails {
   artifactId?: string;
   signal?: string;
   /** How the command ran (OS sandbox, only a PID namespace, or plain) and what the sandbox refused. */
-  sandbox?: { level: 'sandboxed' | 'contained' | 'plain'; refused?: { paths: string[]; hosts: string[]; reasons?: Record<string, string> } };
+  sandbox?: {
+    level: 'sandboxed' | 'contained' | 'plain';
+    refused?: { paths: string[]; hosts: string[]; reasons?: Record<string, string> };
+    /** Protected paths the sandbox could not mount (a symlink, a socket…), with why. */
+    skipped?: string[];
+    /** Protected paths that changed while the command ran (what the mounts missed). */
+    protectedChanged?: string[];
+    /** The limits the command hit (processes, memory, TMPDIR size). */
+    limits?: string[];
+  };
 }
 
 export interface ToolResult {

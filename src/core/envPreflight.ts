@@ -11,6 +11,8 @@ export interface EnvPreflightInput {
   timeoutMs: number;
   /** The call's cancellation: whatever the stage started is killed with it. */
   signal?: AbortSignal;
+  /** `off`: the command runs outside the OS sandbox, and so may the stage; absent: where the command runs. */
+  sandbox?: 'off';
 }
 
 export interface EnvPreflightResult {

@@ -67,6 +67,15 @@ export interface PipelineSandbox {
   levelFor(sandbox?: 'off'): 'sandboxed' | 'contained' | 'plain';
   /** `agentBash.sandbox.autoApprove`: prompt-level commands run without asking when sandboxed. */
   autoApprove(): boolean;
+  /**
+   * Optional: a look at the protected paths before a sandboxed run; `finish()` after it says what
+   * the sandbox skipped, what changed anyway and which limit the output shows hit, with the notices.
+   */
+  watch?(): SandboxWatch;
+}
+
+export interface SandboxWatch {
+  finish(output: string): { skipped: string[]; protectedChanged: string[]; limits: string[]; notices: string[] };
 }
 
 /**
@@ -229,6 +238,7 @@ export class BashPipeline {
       // The sandbox is on but cannot start: nothing runs (a denial above still said why first).
       if (box.error !== undefined) throw new ToolError(box.error);
       sandboxLevel = box.level;
+      const watch = sandboxLevel === 'sandboxed' && !input.async ? deps.sandbox?.watch?.() : undefined;
 
       // 5. Interceptor: raw command, then the cd-stripped one.
       if (settings.interceptor.enabled) {
@@ -264,7 +274,7 @@ export class BashPipeline {
       // 9. Route.
       const result = await this.route(prepared, input.pty, input.async, raw, opts);
       result.details.decision = verdict;
-      if (sandboxLevel) withSandboxDetails(result, sandboxLevel);
+      if (sandboxLevel) withSandboxDetails(result, sandboxLevel, watch);
       return result;
     } catch (err) {
       const result = errorResult(err);
@@ -323,6 +333,7 @@ export class BashPipeline {
       ...(p.env ? { env: p.env } : {}),
       timeoutMs: p.timeout.timeoutMs,
       ...(signal ? { signal } : {}),
+      ...(p.sandbox ? { sandbox: p.sandbox } : {}),
     });
     const next: Prepared = { ...p };
     if (out.env) next.env = out.env;
@@ -521,15 +532,28 @@ export class BashPipeline {
  * Records how the command ran and, for a sandboxed run, what the sandbox refused (read from the
  * output), with the notice that says how to retry outside it. Nothing is retried here.
  */
-export function withSandboxDetails(result: ToolResult, level: 'sandboxed' | 'contained' | 'plain'): ToolResult {
+export function withSandboxDetails(result: ToolResult, level: 'sandboxed' | 'contained' | 'plain', watch?: SandboxWatch): ToolResult {
   result.details.sandbox = { level };
   if (level !== 'sandboxed') return result;
-  const refused = findViolations(result.content.map((c) => c.text).join('\n'));
+  const output = result.content.map((c) => c.text).join('\n');
+  const refused = findViolations(output);
+  const notices: string[] = [];
   const notice = violationNotice(refused);
-  if (!notice) return result;
-  result.details.sandbox.refused = refused;
-  const last = result.content.at(-1);
-  if (last) last.text = `${last.text}\n\n${notice}`;
-  else result.content.push({ type: 'text', text: notice });
+  if (notice) {
+    result.details.sandbox.refused = refused;
+    notices.push(notice);
+  }
+  if (watch) {
+    const seen = watch.finish(output);
+    if (seen.skipped.length) result.details.sandbox.skipped = seen.skipped;
+    if (seen.protectedChanged.length) result.details.sandbox.protectedChanged = seen.protectedChanged;
+    if (seen.limits.length) result.details.sandbox.limits = seen.limits;
+    notices.push(...seen.notices);
+  }
+  for (const text of notices) {
+    const last = result.content.at(-1);
+    if (last) last.text = `${last.text}\n\n${text}`;
+    else result.content.push({ type: 'text', text });
+  }
   return result;
 }

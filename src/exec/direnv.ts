@@ -8,6 +8,13 @@ import * as path from 'node:path';
 import { UNSETTABLE_NAME, type EnvPreflight, type EnvPreflightResult } from '../core/envPreflight';
 import { findOnPath } from './shellConfig';
 import { killProcessTree, spawnInGroup } from './processTree';
+import type { WrapOptions, WrappedSpawn } from './sandbox/sandboxRuntime';
+
+/**
+ * Puts direnv where the command runs (sandboxRuntime.ts `wrap`): inside the OS sandbox when it is
+ * on, so an `.envrc` (or whatever it sources) runs there, never on the host; its JSON is only read.
+ */
+export type DirenvWrap = (argv: readonly string[], opts: WrapOptions) => WrappedSpawn;
 
 export type DirenvMode = 'auto' | 'off';
 
@@ -42,18 +49,21 @@ export function loadDirenvDiff(
   env: Record<string, string>,
   budgetMs: number,
   signal?: AbortSignal,
+  wrap?: DirenvWrap,
 ): Promise<DirenvDiff | undefined> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve(undefined);
     let child: ChildProcess;
+    let wrapped: WrappedSpawn | undefined;
     try {
       // DIRENV_LOG_FORMAT='' silences the "direnv: loading" chatter on stderr we don't read anyway.
-      child = spawnInGroup(direnvPath, ['export', 'json'], {
-        cwd,
-        env: { ...env, DIRENV_LOG_FORMAT: '' },
-        stdio: ['ignore', 'pipe', 'ignore'],
-      });
+      const direnvEnv = { ...env, DIRENV_LOG_FORMAT: '' };
+      wrapped = wrap?.([direnvPath, 'export', 'json'], { env: direnvEnv });
+      child = wrapped
+        ? spawnInGroup(wrapped.file, wrapped.args, { cwd, env: wrapped.env, stdio: ['ignore', 'pipe', 'ignore', ...(wrapped.passFds ?? [])] })
+        : spawnInGroup(direnvPath, ['export', 'json'], { cwd, env: direnvEnv, stdio: ['ignore', 'pipe', 'ignore'] });
     } catch {
+      wrapped?.dispose();
       resolve(undefined);
       return;
     }
@@ -67,6 +77,7 @@ export function loadDirenvDiff(
     const timer = setTimeout(stop, budgetMs);
     signal?.addEventListener('abort', stop, { once: true });
     const done = (ok: boolean): void => {
+      wrapped?.dispose();
       clearTimeout(timer);
       signal?.removeEventListener('abort', stop);
       if (!ok || stopped) return resolve(undefined);
@@ -119,6 +130,10 @@ export interface DirenvPreflightInput {
   direnvPath?: string;
   /** Kills direnv when the call is cancelled. */
   signal?: AbortSignal;
+  /** Where direnv runs: the command's sandbox (absent: on the host). */
+  wrap?: DirenvWrap;
+  /** `off`: the command runs outside the sandbox (the user approved it), and so does direnv (contained). */
+  sandbox?: 'off';
 }
 
 export interface DirenvPreflightResult extends EnvPreflightResult {
@@ -151,16 +166,27 @@ export async function applyDirenvPreflight(input: DirenvPreflightInput): Promise
   const base = input.baseEnv ?? stringEnv(process.env);
   const direnvPath = input.direnvPath ?? findDirenv(base);
   if (!direnvPath || !direnvHasWork(input.cwd, base)) return unchanged;
-  const diff = await loadDirenvDiff(direnvPath, input.cwd, base, direnvBudgetMs(input.timeoutMs), input.signal);
+  const { wrap: inner, sandbox } = input;
+  const wrap: DirenvWrap | undefined = inner && ((argv, opts) => inner(argv, { ...opts, ...(sandbox ? { sandbox } : {}) }));
+  const diff = await loadDirenvDiff(direnvPath, input.cwd, base, direnvBudgetMs(input.timeoutMs), input.signal, wrap);
   if (!diff) return unchanged;
   const merged = mergeDirenv(input.env, diff);
   return { env: merged.env, ...(merged.unset.length > 0 ? { unset: merged.unset } : {}), applied: true };
 }
 
-/** The pipeline's environment stage backed by direnv; `mode` and `baseEnv` are read at each call. */
-export function direnvStage(mode: () => DirenvMode, baseEnv?: () => NodeJS.ProcessEnv): EnvPreflight {
+/**
+ * The pipeline's environment stage backed by direnv; `mode` and `baseEnv` are read at each call.
+ * With a sandbox runtime, direnv runs the way the command will: sandboxed unless the call says
+ * `sandbox: "off"` or the sandbox is off (then contained, on the host, as the command is).
+ */
+export function direnvStage(mode: () => DirenvMode, baseEnv?: () => NodeJS.ProcessEnv, sandbox?: { wrap: DirenvWrap }): EnvPreflight {
   return async (input) => {
-    const out = await applyDirenvPreflight({ mode: mode(), ...input, ...(baseEnv ? { baseEnv: stringEnv(baseEnv()) } : {}) });
+    const out = await applyDirenvPreflight({
+      mode: mode(),
+      ...input,
+      ...(baseEnv ? { baseEnv: stringEnv(baseEnv()) } : {}),
+      ...(sandbox ? { wrap: (argv: readonly string[], opts: WrapOptions) => sandbox.wrap(argv, opts) } : {}),
+    });
     return { ...(out.env ? { env: out.env } : {}), ...(out.unset ? { unset: out.unset } : {}) };
   };
 }

@@ -10,6 +10,7 @@ import { builtinLayer, ManagedRulesFile, managedRulesPath, MANAGED_RULES_ENV } f
 import { DEFAULT_INTERCEPTOR_RULES } from '../core/interceptor';
 import type { SandboxSettings } from '../exec/sandbox/sandboxPolicy';
 import { parseAllowEntry } from '../exec/sandbox/proxyTarget';
+import { DEFAULT_SANDBOX_LIMITS, limitValue } from '../exec/sandbox/limits';
 import type { SavedRules } from './approvalDialog';
 
 const SECTION = 'agentBash';
@@ -155,6 +156,12 @@ export function readSandboxSettings(config: vscode.WorkspaceConfiguration = vsco
     denyWrite: stringList(config.get('sandbox.filesystem.denyWrite')),
     allowedDomains,
     envAllow: stringList(config.get('sandbox.env.allow')),
+    gitAllowWrite: config.get<boolean>('sandbox.git.allowWrite') === true,
+    limits: {
+      processes: limitValue(config.get('sandbox.limits.processes'), DEFAULT_SANDBOX_LIMITS.processes),
+      memoryMiB: limitValue(config.get('sandbox.limits.memoryMiB'), DEFAULT_SANDBOX_LIMITS.memoryMiB),
+      tmpMiB: limitValue(config.get('sandbox.limits.tmpMiB'), DEFAULT_SANDBOX_LIMITS.tmpMiB),
+    },
   };
 }
 

@@ -38,6 +38,10 @@ describe('manifest (package.json)', () => {
       'agentBash.sandbox.filesystem.allowWrite',
       'agentBash.sandbox.filesystem.denyRead',
       'agentBash.sandbox.filesystem.denyWrite',
+      'agentBash.sandbox.git.allowWrite',
+      'agentBash.sandbox.limits.memoryMiB',
+      'agentBash.sandbox.limits.processes',
+      'agentBash.sandbox.limits.tmpMiB',
       'agentBash.sandbox.network.allowedDomains',
       'agentBash.shell.args',
       'agentBash.shell.path',
@@ -67,6 +71,13 @@ describe('manifest (package.json)', () => {
       'agentBash.sandbox.filesystem.allowWrite',
       'agentBash.sandbox.network.allowedDomains',
       'agentBash.sandbox.env.allow',
+      // Nor let the agent write its git metadata, or lift its limits.
+      'agentBash.sandbox.git.allowWrite',
+      'agentBash.sandbox.limits.processes',
+      'agentBash.sandbox.limits.memoryMiB',
+      'agentBash.sandbox.limits.tmpMiB',
+      // Nor turn the built-in read-only list back on where the person turned it off.
+      'agentBash.builtinRules',
     ]);
   });
 

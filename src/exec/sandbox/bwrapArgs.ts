@@ -1,6 +1,6 @@
 // The bubblewrap command line. The command is always the tail of the argv (`-- file args…`), never
 // part of a string we build: nothing a command contains can end a quote of ours (VS Code #298729).
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { namespaceArgs, PROC_SYS_READ_ONLY } from './namespaces';
 import type { FsPolicy } from './sandboxPolicy';
@@ -15,6 +15,12 @@ export interface Confinement {
   seccompFd?: number;
   /** The command's stdio is a terminal made for it (PTY): no `--new-session` (namespaces.ts). */
   terminal?: boolean;
+  /** TMPDIR as a tmpfs of this size instead of a bind of the session folder (limits.ts). */
+  tmpfs?: { path: string; bytes: number };
+  /** Program files masked by a refusing stand-in (denyMasks.ts). */
+  masks?: Array<{ path: string; source: string }>;
+  /** Run first inside, before the command (a constant shell that sets a limit, limits.ts). */
+  innerPrefix?: string[];
 }
 
 /**
@@ -29,21 +35,29 @@ export function containArgs(argv: readonly string[]): string[] {
 /** Everything after `bwrap` for a confined run of `argv`. */
 export function confineArgs(c: Confinement, argv: readonly string[]): string[] {
   const args = ['--ro-bind', '/', '/'];
-  for (const dir of unique(c.fs.writable)) if (existsSync(dir)) args.push('--bind', dir, dir);
+  for (const dir of unique(c.fs.writable)) if (existsSync(dir) && dir !== c.tmpfs?.path) args.push('--bind', dir, dir);
+  if (c.tmpfs && existsSync(c.tmpfs.path)) args.push('--size', String(c.tmpfs.bytes), '--tmpfs', c.tmpfs.path);
+  // Mount points cannot be renamed (protectedMounts.ts): the folders above a nested repository.
+  for (const dir of unique(c.fs.selfBinds ?? [])) if (lstatSync(dir, { throwIfNoEntry: false })?.isDirectory()) args.push('--bind', dir, dir);
   for (const p of unique(c.fs.denyWrite)) if (existsSync(p)) args.push('--ro-bind', p, p);
-  // A protected folder not made yet: an empty read-only one in its place (bwrap leaves it behind, empty).
-  for (const p of unique(c.fs.denyCreate ?? [])) if (!existsSync(p) && existsSync(dirname(p))) args.push('--tmpfs', p, '--remount-ro', p);
+  // A protected folder not made yet: an empty read-only one in its place (bwrap leaves it behind,
+  // empty). Only where nothing is, not even a dangling symlink, and the parent is a real folder.
+  for (const p of unique(c.fs.denyCreate ?? [])) {
+    if (!lstatSync(p, { throwIfNoEntry: false }) && lstatSync(dirname(p), { throwIfNoEntry: false })?.isDirectory()) args.push('--tmpfs', p, '--remount-ro', p);
+  }
   for (const p of unique(c.fs.denyRead)) {
     const st = statSync(p, { throwIfNoEntry: false });
     if (!st) continue;
     if (st.isDirectory()) args.push('--tmpfs', p, '--remount-ro', p);
     else args.push('--ro-bind', '/dev/null', p);
   }
+  for (const m of c.masks ?? []) args.push('--ro-bind', m.source, m.path);
   // Last, so a writable bind of a parent (a workspace at `/`) cannot cover them (binds are nodev).
   args.push('--dev', '/dev', '--proc', '/proc', ...PROC_SYS_READ_ONLY);
   if (c.seccompFd !== undefined) args.push('--seccomp', String(c.seccompFd));
   // The network: the shared namespace the launcher entered, or `--unshare-net` it adds (launcher.ts).
   args.push(...namespaceArgs({ terminal: c.terminal }), '--unshare-pid', '--die-with-parent', '--cap-drop', 'ALL', '--');
+  if (c.innerPrefix) args.push(...c.innerPrefix);
   args.push(...argv);
   return args;
 }

@@ -1,8 +1,10 @@
 // What a sandboxed command may touch: the settings (`agentBash.sandbox.*`) and the defaults that let
 // ordinary development run without a prompt — read everywhere except secrets, write to the workspace
 // folders, a per-session TMPDIR and the package managers' caches, network only to listed hosts.
-import { existsSync, readdirSync } from 'node:fs';
-import { WORKSPACE_PROTECTED_PATHS } from '../../core/policy/protectedPaths';
+import { readdirSync } from 'node:fs';
+import { planProtected, type ProtectedPlan } from './protectedMounts';
+import type { SandboxLimits } from './limits';
+import { ENV_FILE, expandSecretPatterns, SECRET_HOME_PATTERNS } from './secretPaths';
 import * as path from 'node:path';
 
 export type SandboxMode = 'auto' | 'on' | 'off';
@@ -17,6 +19,10 @@ export interface SandboxSettings {
   allowedDomains: string[];
   /** `agentBash.sandbox.env.allow`: host variables (names or `*` globs) a sandboxed command also sees (sandboxEnv.ts). */
   envAllow?: string[];
+  /** `agentBash.sandbox.git.allowWrite`: commits may write `.git` (its config, hooks… stay read-only). */
+  gitAllowWrite?: boolean;
+  /** `agentBash.sandbox.limits.*` (absent: DEFAULT_SANDBOX_LIMITS). */
+  limits?: SandboxLimits;
 }
 
 export const DEFAULT_SANDBOX_SETTINGS: SandboxSettings = {
@@ -39,44 +45,33 @@ export const PACKAGE_REGISTRY_DOMAINS = [
   'static.crates.io',
 ];
 
-/** Secrets hidden from every sandboxed command, relative to the home directory. */
-export const SECRET_HOME_PATHS = [
-  '.ssh',
-  '.aws',
-  '.azure',
-  '.config/gcloud',
-  '.gnupg',
-  '.netrc',
-  '.npmrc',
-  '.pypirc',
-  '.docker/config.json',
-  '.kube',
-  '.git-credentials',
-  '.config/gh',
-];
+/** Secrets hidden from every sandboxed command, relative to the home directory (secretPaths.ts). */
+export const SECRET_HOME_PATHS = SECRET_HOME_PATTERNS;
 
-/** Package-manager caches a sandboxed install or build writes to, relative to the home directory. */
+/**
+ * Package-manager stores a sandboxed install or build writes to, relative to the home directory:
+ * downloaded archives and sources only. Never `~/.cache` as a whole (browsers, language servers and
+ * this extension's own runtime live there and run on the host unasked), nor a store's folders of
+ * installed programs (`~/.npm/_npx`, `~/.yarn/bin`, pnpm's global bin).
+ */
 export const CACHE_HOME_PATHS = [
-  '.npm',
-  '.cache',
-  '.yarn',
+  '.npm/_cacache',
+  '.npm/_logs',
+  '.cache/yarn',
+  '.yarn/berry/cache',
   '.pnpm-store',
-  '.local/share/pnpm',
+  '.local/share/pnpm/store',
   '.bun/install/cache',
+  '.cache/pip',
+  '.cache/uv',
   '.cargo/registry',
   '.cargo/git',
   '.rustup/downloads',
   'go/pkg/mod',
+  '.cache/go-build',
   '.m2/repository',
   '.gradle/caches',
 ];
-
-/**
- * Of the workspace paths that run later outside the sandbox or hold an agent's rules
- * (WORKSPACE_PROTECTED_PATHS, read-only inside the sandbox unless listed in `allowWrite`), the one
- * protected even where it does not exist yet: an empty read-only folder is mounted in its place.
- */
-export const WORKSPACE_PROTECTED_ALWAYS = '.vscode';
 
 export interface FsPolicy {
   /** Bound read-write (those that exist). */
@@ -87,6 +82,10 @@ export interface FsPolicy {
   denyWrite: string[];
   /** Folders that do not exist: an empty read-only folder in their place, so none can be made. */
   denyCreate?: string[];
+  /** Folders bound onto themselves read-write, before denyWrite: mount points cannot be renamed. */
+  selfBinds?: string[];
+  /** What the protected mounts could not cover (protectedMounts.ts), one line each. */
+  skipped?: string[];
 }
 
 export interface PolicyContext {
@@ -94,6 +93,8 @@ export interface PolicyContext {
   workspaceRoots: string[];
   /** The per-session temporary directory (TMPDIR inside). */
   tmpDir: string;
+  /** The protected mounts, when the caller planned them already (sandboxRuntime.ts caches one). */
+  protectedPlan?: ProtectedPlan;
 }
 
 /** `~/x` and `~` expand to the home directory; relative paths resolve against the first workspace folder. */
@@ -104,7 +105,7 @@ export function expandPath(p: string, ctx: { home: string; base: string }): stri
 }
 
 /**
- * `.env`, `.env.local`… in the home directory and in every folder above a workspace root: the
+ * `.env`, `.env.local`, `.envrc`, `.envrc.local`… (ENV_FILE) in the home directory and in every folder above a workspace root: the
  * ones inside a workspace are the project's own and stay readable.
  */
 export function envFilesOutside(ctx: PolicyContext): string[] {
@@ -123,44 +124,47 @@ export function envFilesOutside(ctx: PolicyContext): string[] {
     } catch {
       continue;
     }
-    for (const name of names) if (/^\.env(\..*)?$/.test(name)) out.push(path.join(dir, name));
+    for (const name of names) if (ENV_FILE.test(name)) out.push(path.join(dir, name));
   }
   return out;
 }
 
 export function resolveFsPolicy(settings: SandboxSettings, ctx: PolicyContext): FsPolicy {
-  const base = ctx.workspaceRoots[0] ?? ctx.home;
-  const expand = (p: string): string => expandPath(p, { home: ctx.home, base });
-  const allowWrite = settings.allowWrite.map(expand);
-  const protectedPaths = workspaceProtected(ctx.workspaceRoots).filter((p) => !allowWrite.includes(p.path));
+  const plan = ctx.protectedPlan ?? planFor(settings, ctx);
   return {
-    writable: [...ctx.workspaceRoots, ctx.tmpDir, ...CACHE_HOME_PATHS.map((p) => path.join(ctx.home, p)), ...allowWrite],
-    denyRead: [...SECRET_HOME_PATHS.map((p) => path.join(ctx.home, p)), ...envFilesOutside(ctx), ...settings.denyRead.map(expand)],
-    denyWrite: [...protectedPaths.filter((p) => p.exists).map((p) => p.path), ...settings.denyWrite.map(expand)],
-    denyCreate: protectedPaths.filter((p) => !p.exists).map((p) => p.path),
+    writable: writableRoots(settings, ctx),
+    denyRead: [...secretsOutside(ctx), ...envFilesOutside(ctx), ...settings.denyRead.map((p) => expandSetting(p, ctx))],
+    denyWrite: [...plan.readOnly, ...settings.denyWrite.map((p) => expandSetting(p, ctx))],
+    denyCreate: plan.placeholders,
+    selfBinds: plan.selfBinds,
+    skipped: plan.skipped,
   };
 }
 
+/** The credential stores that exist, except one holding a workspace folder (it would hide the work). */
+function secretsOutside(ctx: PolicyContext): string[] {
+  return expandSecretPatterns(ctx.home).filter((p) => !ctx.workspaceRoots.some((root) => root === p || root.startsWith(`${p}/`)));
+}
+
+function expandSetting(p: string, ctx: PolicyContext): string {
+  return expandPath(p, { home: ctx.home, base: ctx.workspaceRoots[0] ?? ctx.home });
+}
+
+function writableRoots(settings: SandboxSettings, ctx: PolicyContext): string[] {
+  return [...ctx.workspaceRoots, ctx.tmpDir, ...CACHE_HOME_PATHS.map((p) => path.join(ctx.home, p)), ...settings.allowWrite.map((p) => expandSetting(p, ctx))];
+}
+
 /**
- * The protected paths of every workspace folder (WORKSPACE_PROTECTED_PATHS, plus its
- * `*.code-workspace` files, whose settings apply like `.vscode`'s): those that exist, and the
- * `.vscode` folder where it does not.
+ * The protected mounts (protectedMounts.ts) for these settings: every `.git` under the workspace
+ * folders and allowWrite, the workspace's protected names (WORKSPACE_PROTECTED_PATHS and its
+ * `*.code-workspace` files) — except the paths listed in allowWrite.
  */
-function workspaceProtected(roots: readonly string[]): Array<{ path: string; exists: boolean }> {
-  const out: Array<{ path: string; exists: boolean }> = [];
-  for (const root of roots) {
-    for (const rel of WORKSPACE_PROTECTED_PATHS) {
-      const p = path.join(root, rel);
-      if (existsSync(p)) out.push({ path: p, exists: true });
-      else if (rel === WORKSPACE_PROTECTED_ALWAYS) out.push({ path: p, exists: false });
-    }
-    let names: string[] = [];
-    try {
-      names = readdirSync(root);
-    } catch {
-      // An unreadable folder: nothing to list.
-    }
-    for (const name of names) if (name.endsWith('.code-workspace')) out.push({ path: path.join(root, name), exists: true });
-  }
-  return out;
+export function planFor(settings: SandboxSettings, ctx: PolicyContext): ProtectedPlan {
+  const allowWrite = settings.allowWrite.map((p) => expandSetting(p, ctx));
+  return planProtected({
+    roots: [...ctx.workspaceRoots, ...allowWrite],
+    workspaceRoots: ctx.workspaceRoots,
+    gitAllowWrite: settings.gitAllowWrite === true,
+    opened: allowWrite,
+  });
 }

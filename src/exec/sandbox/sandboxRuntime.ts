@@ -22,7 +22,12 @@ import { makeOwnedTempDir } from './tempSweep';
 import { envArgs, sandboxEnv } from './sandboxEnv';
 import { writeSeccompFilter } from './seccompFilter';
 import { findOnPath, probeSandbox, type SandboxSupport } from './sandboxProbe';
-import { resolveFsPolicy, type SandboxSettings } from './sandboxPolicy';
+import { planFor, resolveFsPolicy, type PolicyContext, type SandboxSettings } from './sandboxPolicy';
+import type { ProtectedPlan } from './protectedMounts';
+import { compareSnapshots, moveAsideCreated, protectedChangeNotice, skippedNotice, snapshotProtected } from './protectedCheck';
+import { bwrapHasSize, CGROUP_ENTER_SCRIPT, CommandCgroups, DEFAULT_SANDBOX_LIMITS, limitHitsInOutput, limitNotice, nprocPrefix, type LimitCounts, type SandboxLimits } from './limits';
+import { planMasks, type MaskedProgram } from './denyMasks';
+import type { SandboxWatch } from '../../core/pipeline';
 
 export type SandboxLevel = 'sandboxed' | 'contained' | 'plain';
 
@@ -51,7 +56,15 @@ export interface SandboxRuntimeOptions {
   probe?: () => SandboxSupport;
   /** Told once when `auto` falls back to running unsandboxed. */
   onFallback?: (message: string) => void;
+  /** Programs the deny rules name whole (denyMasks.ts): masked inside the sandbox. */
+  maskedPrograms?: () => readonly MaskedProgram[];
 }
+
+/** Names each command's cgroups, unique in this process (runtimes come and go; a busy one lingers). */
+let cgroupCount = 0;
+
+/** How long a protected plan is reused by the next wrap (the pipeline plans right before it). */
+const PLAN_FRESH_MS = 2000;
 
 export interface WrapOptions {
   env: Record<string, string>;
@@ -97,6 +110,10 @@ export class SandboxRuntime {
   private filterWritten = false;
   private sleep: string | undefined;
   private shared: { network: SharedNetwork; proxy: NetworkProxy; listeners: Map<string, SharedListener> } | undefined;
+  private planCache: { plan: ProtectedPlan; key: string; at: number } | undefined;
+  private readonly liveCgroups = new Set<CommandCgroups>();
+  private readonly busyCgroups = new Set<CommandCgroups>();
+  private readonly closedCounts: LimitCounts = { processes: 0, memory: 0 };
 
   constructor(private readonly options: SandboxRuntimeOptions) {}
 
@@ -134,8 +151,15 @@ export class SandboxRuntime {
 
     const settings = this.options.settings();
     const tmpDir = this.tmpDir();
-    const home = this.options.home ?? os.homedir();
-    const fs = resolveFsPolicy(settings, { home, workspaceRoots: this.options.workspaceRoots(), tmpDir });
+    const ctx = this.policyContext();
+    const fs = resolveFsPolicy(settings, { ...ctx, protectedPlan: this.protectedPlan(false) });
+    const limits = this.limits();
+    const tmpfs = limits.tmpMiB > 0 && bwrapHasSize(support.bwrap as string) ? { path: tmpDir, bytes: limits.tmpMiB * 1024 * 1024 } : undefined;
+    const masks = planMasks(this.options.maskedPrograms?.() ?? [], (opts.env.PATH as string | undefined) ?? process.env.PATH ?? '', path.join(this.baseDir(), 'masks')).masks;
+    const cgroups = this.cgroupsFor(limits);
+    // Without a pids cgroup, the process limit is RLIMIT_NPROC inside (limits.ts).
+    const nproc = cgroups?.has('pids') ? [] : nprocPrefix(limits.processes);
+    const extra = { ...(tmpfs ? { tmpfs } : {}), ...(masks.length ? { masks } : {}), ...(nproc.length ? { innerPrefix: nproc } : {}) };
     // The host's environment stops here (sandboxEnv.ts): only the allowlist and what the call gave.
     const env: Record<string, string> = {
       ...sandboxEnv(opts.env, { ...(opts.given ? { given: opts.given } : {}), allow: settings.envAllow ?? [] }),
@@ -165,7 +189,8 @@ export class SandboxRuntime {
     const slot = opts.fdSlot === undefined || opts.fdSlot === 'none' ? 3 : opts.fdSlot;
     const keep = Array.from({ length: slot - 3 }, (_, i) => 3 + i);
     const terminal = opts.fdSlot === 'none';
-    const [file, ...args] = launcherArgv({
+    // The command's cgroups (limits.ts) are entered first, then the launcher runs as before.
+    const [file, ...args] = withCgroups(cgroups, launcherArgv({
       bash: support.bash as string,
       nsenter: support.nsenter ?? '',
       sleep: (this.sleep ??= findOnPath('sleep', process.env.PATH) ?? '/bin/sleep'),
@@ -173,8 +198,8 @@ export class SandboxRuntime {
       filterFile: this.filterPath(),
       filterFd: slot,
       network,
-      bwrapArgv: [bwrap, ...envArgs(env), ...confineArgs({ fs, seccompFd: slot, terminal }, argv)],
-    });
+      bwrapArgv: [bwrap, ...envArgs(env), ...confineArgs({ fs, seccompFd: slot, terminal, ...extra }, argv)],
+    }));
     return {
       file,
       args,
@@ -184,8 +209,93 @@ export class SandboxRuntime {
       refusals: listener.refusals,
       dispose: once(() => {
         if (token !== undefined) shared?.listeners.delete(token);
+        this.releaseCgroups(cgroups);
       }),
     };
+  }
+
+  private policyContext(): PolicyContext {
+    return { home: this.options.home ?? os.homedir(), workspaceRoots: this.options.workspaceRoots(), tmpDir: this.tmpDir() };
+  }
+
+  private limits(): SandboxLimits {
+    return this.options.settings().limits ?? DEFAULT_SANDBOX_LIMITS;
+  }
+
+  /** The protected mounts: planned anew when `fresh` or when the last plan is old or for other settings. */
+  private protectedPlan(fresh: boolean): ProtectedPlan {
+    const settings = this.options.settings();
+    const key = JSON.stringify([this.options.workspaceRoots(), settings.allowWrite, settings.gitAllowWrite === true, this.options.home]);
+    const cached = this.planCache;
+    if (!fresh && cached && cached.key === key && Date.now() - cached.at < PLAN_FRESH_MS) return cached.plan;
+    const plan = planFor(settings, this.policyContext());
+    this.planCache = { plan, key, at: Date.now() };
+    return plan;
+  }
+
+  /**
+   * Before a sandboxed run (the pipeline calls it): the protected set's state and the limit
+   * counters; `finish` says what was skipped, what changed anyway and which limit was hit.
+   */
+  watch(): SandboxWatch {
+    // The last command's closing look is as good as a new one for a while (PLAN_FRESH_MS).
+    const plan = this.protectedPlan(false);
+    const roots = this.options.workspaceRoots();
+    const before = snapshotProtected(plan, roots);
+    const counts = this.limitCounts();
+    const tmpDir = this.tmpDir();
+    const masked = planMasks(this.options.maskedPrograms?.() ?? [], process.env.PATH ?? '', path.join(this.baseDir(), 'masks')).skipped;
+    return {
+      finish: (output) => {
+        const after = this.protectedPlan(true);
+        const protectedChanged = moveAsideCreated(compareSnapshots(before, snapshotProtected(after, roots)), plan.gitPaths);
+        const now = this.limitCounts();
+        const limits = new Set(limitHitsInOutput(output, tmpDir));
+        if (now.processes > counts.processes) limits.add('processes');
+        if (now.memory > counts.memory) limits.add('memory');
+        const skipped = [...plan.skipped, ...masked];
+        const notices = [
+          skippedNotice(skipped),
+          protectedChangeNotice(protectedChanged),
+          limitNotice([...limits], this.limits()),
+        ].filter((n): n is string => n !== undefined);
+        return { skipped, protectedChanged, limits: [...limits], notices };
+      },
+    };
+  }
+
+  /** The cgroups of a command, where this process may make them (limits.ts). */
+  private cgroupsFor(limits: SandboxLimits): CommandCgroups | undefined {
+    this.retryCgroupRemoval();
+    if (limits.processes <= 0 && limits.memoryMiB <= 0) return undefined;
+    const cg = new CommandCgroups(`agent-bash-${process.pid}-${++cgroupCount}`, limits);
+    if (cg.procsFiles.length === 0) return undefined;
+    this.liveCgroups.add(cg);
+    return cg;
+  }
+
+  private releaseCgroups(cg: CommandCgroups | undefined): void {
+    if (!cg) return;
+    this.liveCgroups.delete(cg);
+    const c = cg.counts();
+    this.closedCounts.processes += c.processes;
+    this.closedCounts.memory += c.memory;
+    if (!cg.remove()) this.busyCgroups.add(cg);
+  }
+
+  private retryCgroupRemoval(): void {
+    for (const cg of this.busyCgroups) if (cg.remove()) this.busyCgroups.delete(cg);
+  }
+
+  /** Limit hits so far, of every command's cgroups (closed ones counted when they closed). */
+  private limitCounts(): LimitCounts {
+    const out = { ...this.closedCounts };
+    for (const cg of this.liveCgroups) {
+      const c = cg.counts();
+      out.processes += c.processes;
+      out.memory += c.memory;
+    }
+    return out;
   }
 
   /**
@@ -249,10 +359,17 @@ export class SandboxRuntime {
       this.shared.proxy.close();
       this.shared = undefined;
     }
+    this.retryCgroupRemoval();
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
     this.dir = undefined;
     this.filterWritten = false;
   }
+}
+
+/** `argv` started by the constant shell that first enters the command's cgroups (limits.ts). */
+function withCgroups(cg: CommandCgroups | undefined, argv: string[]): string[] {
+  if (!cg) return argv;
+  return ['/bin/sh', '-c', CGROUP_ENTER_SCRIPT, 'sh', ...cg.procsFiles, '--', ...argv];
 }
 
 /** `fn`, run on the first call only (a dispose may be called from exit and from error). */

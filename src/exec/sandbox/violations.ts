@@ -44,6 +44,13 @@ export function findViolations(output: string): Violations {
   return { paths: [...paths], hosts: [...hosts], ...(reasons.size ? { reasons: Object.fromEntries(reasons) } : {}) };
 }
 
+/** Said when a refused path is a repository's metadata. */
+export const GIT_WRITE_HINT = 'git metadata (.git) is read-only unless agentBash.sandbox.git.allowWrite is on';
+
+function isGitMetadata(p: string): boolean {
+  return /(^|\/)\.git(\/|$)/.test(p);
+}
+
 export const SANDBOX_RETRY_HINT =
   'To run it outside the sandbox, call the tool again with "sandbox": "off" (the user is asked to approve it).';
 
@@ -56,7 +63,7 @@ export function violationNotice(v: Violations): string | undefined {
 /** What the sandbox refused, without the retry (each caller says how it retries). */
 export function refusalNotice(v: Violations): string | undefined {
   const parts: string[] = [];
-  if (v.paths.length) parts.push(`writing ${v.paths.join(', ')} (writable: the workspace folders, $TMPDIR, package caches, agentBash.sandbox.filesystem.allowWrite)`);
+  if (v.paths.length) parts.push(`writing ${v.paths.join(', ')} (writable: the workspace folders, $TMPDIR, package caches, agentBash.sandbox.filesystem.allowWrite${v.paths.some(isGitMetadata) ? `; ${GIT_WRITE_HINT}` : ''})`);
   const reasonOf = (h: string): string | undefined => (v.reasons && Object.hasOwn(v.reasons, h) ? v.reasons[h] : undefined);
   const unlisted = v.hosts.filter((h) => reasonOf(h) === undefined);
   if (unlisted.length) parts.push(`network access to ${unlisted.join(', ')} (allowed: agentBash.sandbox.network.allowedDomains)`);

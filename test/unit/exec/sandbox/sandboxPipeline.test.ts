@@ -122,12 +122,20 @@ describe('exec/sandbox: sandboxed runs through the pipeline', function () {
     assert.ok(textOf(r).endsWith(SANDBOX_RETRY_HINT), textOf(r));
   });
 
-  it('writes to the workspace and to TMPDIR; TMPDIR is the session directory', async () => {
+  it('writes to the workspace and to TMPDIR; TMPDIR is a size-limited folder of the command own', async () => {
     const r = await make().run({ command: 'echo ws > in-ws.txt && echo t > "$TMPDIR/t" && cat "$TMPDIR/t" && echo "$TMPDIR"' });
     assert.equal(r.isError, undefined, textOf(r));
     assert.equal(readFileSync(path.join(ws, 'in-ws.txt'), 'utf8'), 'ws\n');
     assert.ok(textOf(r).startsWith(`t\n${runtime.tmpDir()}\n`), textOf(r));
-    assert.equal(readFileSync(path.join(runtime.tmpDir(), 't'), 'utf8'), 't\n');
+    // A tmpfs inside the sandbox: nothing of it lands on the host's disk.
+    assert.equal(existsSync(path.join(runtime.tmpDir(), 't')), false);
+    // With tmpMiB 0, the session folder itself (shared by the session's commands, on the host).
+    sandboxSettings.limits = { processes: 0, memoryMiB: 0, tmpMiB: 0 };
+    await executor.dispose();
+    executor = new LocalShellExecutor({ sandbox: runtime, baseEnv: { ...process.env, HOME: home } });
+    const shared = await make().run({ command: 'echo s > "$TMPDIR/s"' });
+    assert.equal(shared.isError, undefined, textOf(shared));
+    assert.equal(readFileSync(path.join(runtime.tmpDir(), 's'), 'utf8'), 's\n');
   });
 
   it('keeps the editor settings, git hooks and git config read-only: a sandboxed command cannot allow itself the next one', async () => {
@@ -197,6 +205,7 @@ describe('exec/sandbox: sandboxed runs through the pipeline', function () {
   });
 
   it('runs everyday development commands: git status/commit, node writing a file, npm test', async () => {
+    sandboxSettings.gitAllowWrite = true;
     writeFileSync(path.join(ws, 'package.json'), JSON.stringify({ name: 'p', version: '1.0.0', scripts: { test: 'node -e "console.log(\'tests ok\')"' } }));
     const r = await make().run({
       command: [

@@ -14,6 +14,7 @@ import { proxyToken } from '../../../../src/exec/sandbox/networkProxy';
 import { probeSandbox } from '../../../../src/exec/sandbox/sandboxProbe';
 import { DEFAULT_SANDBOX_SETTINGS } from '../../../../src/exec/sandbox/sandboxPolicy';
 import { SandboxRuntime } from '../../../../src/exec/sandbox/sandboxRuntime';
+import { CGROUP_ENTER_SCRIPT } from '../../../../src/exec/sandbox/limits';
 import { FakeSink } from '../helpers';
 
 /** Live processes whose command line contains `needle`. */
@@ -28,6 +29,14 @@ function processesWith(needle: string): number[] {
     }
   }
   return found;
+}
+
+/** The program a wrapped spawn starts, past the shell that enters the command's cgroups (limits.ts). */
+/** The launcher's file and arguments, past the cgroup-entering prefix a root run may have (limits.ts). */
+function launcher(w: { file: string; args: string[] }): { file: string; args: string[] } {
+  if (w.file !== '/bin/sh' || w.args[1] !== CGROUP_ENTER_SCRIPT) return w;
+  const rest = w.args.slice(w.args.indexOf('--') + 1);
+  return { file: rest[0], args: rest.slice(1) };
 }
 
 describe('exec/sandbox: one network namespace for sandboxed commands', function () {
@@ -64,8 +73,9 @@ describe('exec/sandbox: one network namespace for sandboxed commands', function 
     const wrapped = runtime.wrap(['/bin/true'], { env: {} });
     wrapped.dispose();
     // The launcher (bash) enters the namespace through nsenter, with the options of the holder.
-    assert.equal(path.basename(wrapped.file), 'bash');
-    assert.match(wrapped.args[7], /^enter:--target \d+ --user --preserve-credentials --net$/);
+    const l = launcher(wrapped);
+    assert.equal(path.basename(l.file), 'bash');
+    assert.match(l.args[7], /^enter:--target \d+ --user --preserve-credentials --net$/);
     assert.ok(!wrapped.args.includes('--unshare-net'), wrapped.args.join(' '));
     const a = await run('readlink /proc/self/ns/net');
     const b = await run('readlink /proc/self/ns/net');
@@ -171,7 +181,7 @@ describe('exec/sandbox: one network namespace for sandboxed commands', function 
       assert.equal(await own.warmNetwork(), false);
       const wrapped = own.wrap(['/bin/true'], { env: {} });
       wrapped.dispose();
-      assert.equal(wrapped.args[7], 'none');
+      assert.equal(launcher(wrapped).args[7], 'none');
       const sink = new FakeSink();
       const r = await ownExecutor.run({ command: 'readlink /proc/self/ns/net; cat /proc/net/tcp | wc -l; echo "proxy=${http_proxy:-unset}"; exec 3<>/dev/tcp/127.0.0.1/3128', cwd: ws, timeoutMs: 20_000, sink });
       const lines = sink.text().split('\n');

@@ -1,0 +1,378 @@
+// Escapes an attacker who has read src/exec/sandbox tries, judged by the host: git metadata at every
+// depth (the host's own `git status` must not run a `core.fsmonitor` the sandbox wrote), protected
+// names that do not exist yet, hard links and symlinks at protected names, direnv inside the sandbox,
+// credential stores, the limits, and deny rules that name a whole program. Real bash, bwrap and git.
+import * as assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { ApprovalAnswer, Approver, BashSettings, PolicyRule, ShellAnalyzer, ToolResult } from '../../../../src/core/contracts';
+import { DEFAULT_INTERCEPTOR_RULES } from '../../../../src/core/interceptor';
+import { FileArtifactStore } from '../../../../src/core/output/artifacts';
+import { BashPipeline } from '../../../../src/core/pipeline';
+import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
+import { direnvStage } from '../../../../src/exec/direnv';
+import { LocalShellExecutor } from '../../../../src/exec/localExecutor';
+import { programsDeniedByRules } from '../../../../src/exec/sandbox/denyMasks';
+import { cgroupControllers } from '../../../../src/exec/sandbox/limits';
+import { probeSandbox } from '../../../../src/exec/sandbox/sandboxProbe';
+import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from '../../../../src/exec/sandbox/sandboxPolicy';
+import { SandboxRuntime } from '../../../../src/exec/sandbox/sandboxRuntime';
+import { GIT_WRITE_HINT } from '../../../../src/exec/sandbox/violations';
+
+const textOf = (r: ToolResult): string => r.content.map((c) => c.text).join('\n');
+
+class AllowApprover implements Approver {
+  async approve(): Promise<ApprovalAnswer> {
+    return { kind: 'allow' };
+  }
+}
+
+function settingsWith(patterns: PolicyRule[], direnv: 'auto' | 'off' = 'off'): BashSettings {
+  return {
+    ruleLayers: [{ layer: 'file', source: 'test rules', rules: patterns }],
+    interceptor: { enabled: false, patterns: [...DEFAULT_INTERCEPTOR_RULES] },
+    maxTimeout: 0,
+    asyncEnabled: true,
+    asyncMaxJobs: 10,
+    autoBackground: { enabled: false, thresholdMs: 60_000 },
+    artifactHeadBytes: 20,
+    outputMaxColumns: 768,
+    shell: {},
+    direnv,
+  };
+}
+
+const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
+
+describe('exec/sandbox: escapes the host judges', function () {
+  this.timeout(60_000);
+  let analyzer: ShellAnalyzer;
+  let root: string;
+  let ws: string;
+  let home: string;
+  let outside: string;
+  let canary: string;
+  let sandboxSettings: SandboxSettings;
+  let runtime: SandboxRuntime;
+  let executor: LocalShellExecutor;
+  let patterns: PolicyRule[];
+  let direnv: 'auto' | 'off';
+
+  before(async function () {
+    if (!probeSandbox().sandbox) this.skip();
+    analyzer = await createShellAnalyzer();
+  });
+
+  beforeEach(() => {
+    root = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-esc-'));
+    ws = path.join(root, 'ws');
+    home = path.join(root, 'home');
+    outside = path.join(root, 'outside');
+    canary = path.join(outside, 'canary');
+    for (const d of [ws, home, outside]) mkdirSync(d, { recursive: true });
+    sandboxSettings = { ...DEFAULT_SANDBOX_SETTINGS, enabled: 'on' };
+    patterns = [
+      { match: 'rm *', approval: 'deny' },
+      { match: 'curl', approval: 'deny' },
+      { match: 'git push *', approval: 'deny' },
+      { match: '*', approval: 'allow', allowRedirects: true },
+    ];
+    direnv = 'off';
+    runtime = new SandboxRuntime({
+      settings: () => sandboxSettings,
+      workspaceRoots: () => [ws],
+      home,
+      maskedPrograms: () => programsDeniedByRules(patterns),
+    });
+    executor = new LocalShellExecutor({ persistent: false, shellArgs: ['-c'], sandbox: runtime, baseEnv: { ...process.env, HOME: home } });
+  });
+
+  afterEach(async () => {
+    await executor.dispose();
+    runtime.dispose();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  const make = () =>
+    new BashPipeline({
+      settings: () => settingsWith(patterns, direnv),
+      analyzer,
+      approver: new AllowApprover(),
+      artifacts: new FileArtifactStore(path.join(root, 'artifacts')),
+      executor,
+      sessionCwd: () => ws,
+      workspaceRoots: () => [ws],
+      sessionId: 'esc',
+      sandbox: { levelFor: (off) => runtime.levelFor(off), autoApprove: () => false, watch: () => runtime.watch() },
+      environment: direnvStage(() => direnv, () => ({ ...process.env, HOME: home }), runtime),
+    });
+
+  /** A repository at `dir` made on the host, with one commit. */
+  function hostRepo(dir: string): void {
+    mkdirSync(dir, { recursive: true });
+    git(dir, 'init', '-q');
+    writeFileSync(path.join(dir, 'f.txt'), 'f\n');
+    git(dir, 'add', 'f.txt');
+    git(dir, '-c', 'user.email=a@b.c', '-c', 'user.name=n', 'commit', '-qm', 'one');
+  }
+
+  /** The host runs `git status` where VS Code's Git extension would: the canary says whether a planted fsmonitor ran. */
+  function hostGitStatus(dir: string): void {
+    spawnSync('git', ['status', '--short'], { cwd: dir, stdio: 'ignore', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
+  }
+
+  const plant = (canaryPath: string): string => {
+    // The fsmonitor hook: a script the sandbox writes in the workspace, named by core.fsmonitor.
+    return `printf '#!/bin/sh\\ntouch ${canaryPath}\\n' > "$PWD/mon.sh"; chmod +x "$PWD/mon.sh"`;
+  };
+
+  it('no `.git` can be rewritten at any depth: config, commondir, mv .git, nested and submodule repositories, worktree pointers', async () => {
+    hostRepo(ws);
+    hostRepo(path.join(ws, 'sub', 'nested'));
+    // A submodule's git dir and a linked worktree's pointer file.
+    mkdirSync(path.join(ws, '.git', 'modules', 'm'), { recursive: true });
+    writeFileSync(path.join(ws, '.git', 'modules', 'm', 'HEAD'), 'ref: refs/heads/main\n');
+    writeFileSync(path.join(ws, '.git', 'modules', 'm', 'config'), '[core]\n');
+    git(ws, 'worktree', 'add', '-q', path.join(ws, 'wt'));
+    const before = {
+      config: readFileSync(path.join(ws, '.git', 'config'), 'utf8'),
+      nested: readFileSync(path.join(ws, 'sub', 'nested', '.git', 'config'), 'utf8'),
+      wtPointer: readFileSync(path.join(ws, 'wt', '.git'), 'utf8'),
+    };
+    const attempts = [
+      plant(canary),
+      'git config core.fsmonitor "$PWD/mon.sh"',
+      `printf '[core]\\n\\tfsmonitor = %s\\n' "$PWD/mon.sh" >> .git/config`,
+      'echo "$PWD/evil" > .git/commondir',
+      'printf "[core]\\n\\tfsmonitor = $PWD/mon.sh\\n" >> .git/modules/m/config',
+      'git -C sub/nested config core.fsmonitor "$PWD/mon.sh"',
+      'echo "gitdir: $PWD/evil" > wt/.git',
+      'mv .git moved; echo "mv .git: $?"',
+      'mv sub sub2; echo "mv sub: $?"',
+      'mv sub/nested/.git sub/nested/old; echo "mv nested: $?"',
+      'mkdir -p .git/hooks/x 2>/dev/null; echo done',
+    ];
+    const r = await make().run({ command: attempts.join('; ') });
+    const out = textOf(r);
+    assert.match(out, /^mv \.git: 1$/m, out);
+    assert.match(out, /^mv sub: 1$/m, out);
+    assert.match(out, /^mv nested: 1$/m, out);
+    assert.match(out, /mv: cannot move '\.git' to 'moved': Device or resource busy/, out);
+    assert.match(out, /^done$/m, out);
+    assert.equal(readFileSync(path.join(ws, '.git', 'config'), 'utf8'), before.config);
+    assert.equal(readFileSync(path.join(ws, 'sub', 'nested', '.git', 'config'), 'utf8'), before.nested);
+    assert.equal(readFileSync(path.join(ws, '.git', 'modules', 'm', 'config'), 'utf8'), '[core]\n');
+    assert.equal(readFileSync(path.join(ws, 'wt', '.git'), 'utf8'), before.wtPointer);
+    assert.equal(existsSync(path.join(ws, '.git', 'commondir')), false);
+    assert.equal(existsSync(path.join(ws, 'moved')), false);
+    assert.equal(existsSync(path.join(ws, 'sub2')), false);
+    for (const dir of [ws, path.join(ws, 'sub', 'nested'), path.join(ws, 'wt')]) hostGitStatus(dir);
+    assert.equal(existsSync(canary), false, 'the host git status ran a fsmonitor the sandbox wrote');
+    // The planted script itself is an ordinary workspace file.
+    assert.ok(existsSync(path.join(ws, 'mon.sh')));
+  });
+
+  it('a new repository made in a new folder is named in the result, and read-only from the next command on', async () => {
+    hostRepo(ws);
+    const r = await make().run({ command: 'mkdir fresh && git init -q fresh && echo made' });
+    assert.match(textOf(r), /^made$/m);
+    assert.deepEqual(r.details.sandbox?.protectedChanged, [`${path.join(ws, 'fresh', '.git')} was created`]);
+    assert.ok(textOf(r).includes(`changed protected paths the sandbox's mounts did not cover: ${path.join(ws, 'fresh', '.git')} was created`), textOf(r));
+    const next = await make().run({ command: 'git -C fresh config core.fsmonitor "$PWD/mon.sh"; echo rc=$?' });
+    assert.match(textOf(next), /^rc=\d+$/m);
+    assert.doesNotMatch(readFileSync(path.join(ws, 'fresh', '.git', 'config'), 'utf8'), /fsmonitor/);
+    assert.equal(next.details.sandbox?.protectedChanged, undefined);
+  });
+
+  it('protected names that do not exist yet cannot be made; a workspace that is no repository gets no .git', async () => {
+    const r = await make().run({
+      command: 'for d in .claude .idea .devcontainer .cursor .agent-bash .vscode; do mkdir -p $d/x 2>/dev/null; echo x > $d/f 2>/dev/null; done; git init -q . ; echo "init: $?"',
+    });
+    assert.match(textOf(r), /^init: 128$/m, textOf(r));
+    assert.ok(textOf(r).includes(`; ${GIT_WRITE_HINT})`), textOf(r));
+    assert.equal(r.details.sandbox?.protectedChanged, undefined, textOf(r));
+    for (const d of ['.claude', '.idea', '.devcontainer', '.cursor', '.agent-bash', '.vscode']) {
+      // What bwrap leaves behind: an empty folder at most.
+      const p = path.join(ws, d);
+      assert.deepEqual(existsSync(p) ? readdirSync(p) : [], [], d);
+    }
+    assert.deepEqual(existsSync(path.join(ws, '.git')) ? readdirSync(path.join(ws, '.git')) : [], []);
+    // The empty placeholder folder is no repository: git on the host looks past it.
+    assert.equal(spawnSync('git', ['rev-parse', '--git-dir'], { cwd: ws, env: { ...process.env, GIT_CEILING_DIRECTORIES: root } }).status, 128);
+  });
+
+  it('git.allowWrite: init, add, commit work; config, hooks and commondir stay read-only; .git cannot be moved', async () => {
+    sandboxSettings.gitAllowWrite = true;
+    const r = await make().run({
+      command: [
+        'git init -q . && echo a > a.txt && git add a.txt && git -c user.email=a@b.c -c user.name=n commit -qm first && git log --format=%s',
+      ].join('; '),
+    });
+    assert.equal(r.isError, undefined, textOf(r));
+    assert.match(textOf(r), /^first$/m);
+    assert.deepEqual(r.details.sandbox?.protectedChanged, [`${path.join(ws, '.git')} was created`]);
+    const config = readFileSync(path.join(ws, '.git', 'config'), 'utf8');
+    const second = await make().run({
+      command: [
+        plant(canary),
+        'git config core.fsmonitor "$PWD/mon.sh"',
+        'printf "#!/bin/sh\\ntouch $PWD/../outside/hook\\n" > .git/hooks/pre-commit',
+        'mv .git moved; echo "mv: $?"',
+        'echo b > b.txt && git add b.txt && git -c user.email=a@b.c -c user.name=n commit -qm second && git log --format=%s | head -1',
+      ].join('; '),
+    });
+    const out = textOf(second);
+    assert.match(out, /^mv: 1$/m, out);
+    assert.match(out, /^second$/m, out);
+    assert.equal(readFileSync(path.join(ws, '.git', 'config'), 'utf8'), config);
+    assert.equal(existsSync(path.join(ws, '.git', 'hooks', 'pre-commit')), false);
+    assert.equal(second.details.sandbox?.protectedChanged, undefined, out);
+    assert.equal(git(ws, 'log', '--format=%s').trim(), 'second\nfirst');
+    // commondir does not exist and cannot have a placeholder (git fails to read one): the check
+    // after the command finds it and moves it aside before the host's git can follow it.
+    mkdirSync(path.join(root, 'evil'));
+    writeFileSync(path.join(root, 'evil', 'config'), `[core]\n\tfsmonitor = ${path.join(ws, 'mon.sh')}\n`, { flag: 'w' });
+    const third = await make().run({ command: `echo ${path.join(root, 'evil')} > .git/commondir; echo written` });
+    assert.match(textOf(third), /^written$/m);
+    const commondir = path.join(ws, '.git', 'commondir');
+    assert.deepEqual(third.details.sandbox?.protectedChanged, [`${commondir} was created (moved aside to ${commondir}.agent-bash-blocked)`]);
+    assert.equal(existsSync(commondir), false);
+    hostGitStatus(ws);
+    assert.equal(existsSync(canary), false);
+    assert.equal(existsSync(path.join(outside, 'hook')), false);
+    assert.equal(git(ws, 'log', '--format=%s').trim(), 'second\nfirst');
+  });
+
+  it('an earlier hard link to a protected file is read-only too, and the result says so', async () => {
+    writeFileSync(path.join(ws, '.mcp.json'), '{}\n');
+    linkSync(path.join(ws, '.mcp.json'), path.join(ws, 'alias.json'));
+    const r = await make().run({ command: 'echo \'{"mcpServers":{"x":{"command":"evil"}}}\' > alias.json; echo rc=$?' });
+    assert.match(textOf(r), /^rc=1$/m, textOf(r));
+    assert.equal(readFileSync(path.join(ws, '.mcp.json'), 'utf8'), '{}\n');
+    assert.deepEqual(r.details.sandbox?.skipped, [`${path.join(ws, '.mcp.json')}: has 2 hard links; ${path.join(ws, 'alias.json')} mounted read-only too`]);
+  });
+
+  it('a symlink planted at an absent protected name never breaks the sandbox: the command runs and the result names it', async () => {
+    symlinkSync('/nonexistent/target', path.join(ws, '.claude'));
+    symlinkSync(outside, path.join(ws, '.idea'));
+    const r = await make().run({ command: 'echo still runs' });
+    assert.equal(r.isError, undefined, textOf(r));
+    assert.match(textOf(r), /^still runs$/m);
+    assert.deepEqual(r.details.sandbox?.skipped, [
+      `${path.join(ws, '.idea')}: a symlink to ${outside}, outside the writable folders; not mounted`,
+      `${path.join(ws, '.claude')}: a symlink to nothing; not mounted`,
+    ]);
+    assert.ok(textOf(r).includes(`the sandbox did not protect ${path.join(ws, '.idea')}: a symlink`), textOf(r));
+  });
+
+  it('direnv runs inside the sandbox: an allowed .envrc sourcing a sandbox-written .envrc.local cannot touch the host', async function () {
+    if (spawnSync('direnv', ['version']).status !== 0) this.skip();
+    writeFileSync(path.join(ws, '.envrc'), 'source_env_if_exists .envrc.local\nexport FROM_ENVRC=yes\n');
+    const env = { ...process.env, HOME: home, XDG_DATA_HOME: path.join(home, '.local', 'share'), XDG_CONFIG_HOME: path.join(home, '.config') };
+    execFileSync('direnv', ['allow', ws], { env, cwd: ws });
+    direnv = 'auto';
+    // What an earlier sandboxed command wrote: the workspace is writable.
+    const wrote = await make().run({ command: `echo 'touch ${canary}; export FROM_LOCAL=yes' > .envrc.local` });
+    assert.equal(wrote.isError, undefined, textOf(wrote));
+    executor = new LocalShellExecutor({ persistent: false, shellArgs: ['-c'], sandbox: runtime, baseEnv: env });
+    const pipeline = new BashPipeline({
+      settings: () => settingsWith(patterns, 'auto'),
+      analyzer,
+      approver: new AllowApprover(),
+      artifacts: new FileArtifactStore(path.join(root, 'artifacts')),
+      executor,
+      sessionCwd: () => ws,
+      workspaceRoots: () => [ws],
+      sessionId: 'esc-direnv',
+      sandbox: { levelFor: (off) => runtime.levelFor(off), autoApprove: () => false, watch: () => runtime.watch() },
+      environment: direnvStage(() => 'auto', () => env, runtime),
+    });
+    const r = await pipeline.run({ command: 'echo "$FROM_ENVRC $FROM_LOCAL"' });
+    assert.equal(textOf(r).split('\n')[0], 'yes yes', textOf(r));
+    assert.equal(existsSync(canary), false, 'the .envrc.local ran on the host');
+  });
+
+  it('hides credential stores by pattern and .env*/.envrc* above the workspace', async () => {
+    const secrets = [
+      '.git-credentials', '.config/git/credentials', '.config/gh/hosts.yml', '.netrc', '.npmrc', '.pypirc', '.docker/config.json', '.kube/config',
+      '.aws/credentials', '.config/gcloud/credentials.db', '.config/doctl/config.yaml', '.config/github-copilot/apps.json', '.claude.json',
+      '.claude/.credentials.json', '.codex/auth.json', '.gemini/oauth_creds.json', '.config/Code/User/globalStorage/state.vscdb',
+      '.config/Code - Insiders/User/globalStorage/state.vscdb.backup', '.local/share/code-server/User/globalStorage/state.vscdb', '.envrc', '.env.production',
+    ];
+    for (const rel of secrets) {
+      mkdirSync(path.dirname(path.join(home, rel)), { recursive: true });
+      writeFileSync(path.join(home, rel), 'SECRET\n');
+    }
+    writeFileSync(path.join(root, '.envrc'), 'SECRET\n');
+    writeFileSync(path.join(root, '.envrc.local'), 'SECRET\n');
+    writeFileSync(path.join(ws, '.env'), 'mine\n');
+    const r = await make().run({ command: `for f in ${secrets.map((s) => `~/'${s}'`).join(' ')} ../.envrc ../.envrc.local; do cat "$f" 2>/dev/null; done; cat .env` });
+    assert.equal(textOf(r).split('\n')[0], 'mine', textOf(r));
+    assert.doesNotMatch(textOf(r), /SECRET/);
+  });
+
+  it('the writable caches are package stores only: never ~/.cache or this extension\'s own cache', async () => {
+    for (const d of ['.cache/agent-bash/node24/bin', '.cache/pip', '.npm/_npx', '.npm/_cacache']) mkdirSync(path.join(home, d), { recursive: true });
+    const r = await make().run({ command: 'for d in ~/.cache/agent-bash/node24/bin ~/.cache ~/.npm/_npx ~/.cache/pip ~/.npm/_cacache; do touch "$d/x" 2>/dev/null && echo "w $d"; done; true' });
+    assert.equal(textOf(r).split('\n').filter((l) => l.startsWith('w ')).join('\n'), `w ${home}/.cache/pip\nw ${home}/.npm/_cacache`);
+    assert.equal(existsSync(path.join(home, '.cache/agent-bash/node24/bin/x')), false);
+  });
+
+  it('a program a deny rule names whole is masked inside: find -exec, a here-doc shell and a script cannot run it', async () => {
+    for (const f of ['a', 'b', 'c']) writeFileSync(path.join(ws, f), f);
+    writeFileSync(path.join(ws, 'script.sh'), 'rm c\necho "script rc=$?"\n');
+    const r = await make().run({ command: 'p=rm; find . -name a -exec $p {} \\; ; bash <<\'EOF\'\np=rm; $p b\necho "heredoc rc=$?"\nEOF\nbash script.sh; curl --version >/dev/null; echo "curl rc=$?"; git --version >/dev/null && echo git ok' });
+    const out = textOf(r);
+    for (const f of ['a', 'b', 'c']) assert.equal(existsSync(path.join(ws, f)), true, f);
+    assert.match(out, /^agent-bash: `rm` is denied by rule `rm \*`$/m, out);
+    assert.match(out, /^heredoc rc=126$/m, out);
+    assert.match(out, /^script rc=126$/m, out);
+    assert.match(out, /^agent-bash: `curl` is denied by rule `curl`$/m, out);
+    assert.match(out, /^curl rc=126$/m, out);
+    // `git push *` has arguments: the policy's job, git itself runs.
+    assert.match(out, /^git ok$/m, out);
+  });
+
+  describe('limits', () => {
+    it('TMPDIR is size-capped and the result says so', async () => {
+      sandboxSettings.limits = { processes: 0, memoryMiB: 0, tmpMiB: 4 };
+      const r = await make().run({ command: 'dd if=/dev/zero of="$TMPDIR/big" bs=1M count=16 2>&1 | head -1; echo done' });
+      assert.match(textOf(r), /No space left on device/, textOf(r));
+      assert.deepEqual(r.details.sandbox?.limits, ['tmp']);
+      assert.ok(textOf(r).includes('hit its limit on TMPDIR size (4 MiB, agentBash.sandbox.limits.tmpMiB)'), textOf(r));
+    });
+
+    it('processes without a cgroup (an unprivileged user): RLIMIT_NPROC inside the sandbox, named in the result', async function () {
+      // Root outside a user namespace is exempt from RLIMIT_NPROC; root here gets the cgroup below.
+      if (process.getuid?.() === 0 || cgroupControllers().some((c) => c.kind === 'pids')) this.skip();
+      sandboxSettings.limits = { processes: 20, memoryMiB: 0, tmpMiB: 0 };
+      // dash gives up on the first failed fork (bash retries for seconds).
+      const r = await make().run({ command: 'sh -c \'for i in $(seq 1 60); do sleep 3 & echo started; done\' 2>&1 | sort | uniq -c' });
+      assert.match(textOf(r), /^\s+1 sh: \d+: Cannot fork$/m, textOf(r));
+      const started = Number(/^\s+(\d+) started$/m.exec(textOf(r))?.[1]);
+      assert.ok(started > 0 && started < 20, textOf(r));
+      assert.deepEqual(r.details.sandbox?.limits, ['processes'], textOf(r));
+    });
+
+    it('processes and memory: a cgroup of the command where one can be made; the result names the limit hit', async function () {
+      if (cgroupControllers().length < 2) this.skip();
+      sandboxSettings.limits = { processes: 40, memoryMiB: 64, tmpMiB: 0 };
+      // dash gives up on the first failed fork (bash retries for seconds, then cannot even count).
+      const forks = await make().run({ command: 'sh -c \'for i in $(seq 1 100); do sleep 3 & echo started; done\' 2>&1 | sort | uniq -c' });
+      assert.match(textOf(forks), /^\s+1 sh: \d+: Cannot fork$/m, textOf(forks));
+      const started = Number(/^\s+(\d+) started$/m.exec(textOf(forks))?.[1]);
+      assert.ok(started > 0 && started < 40, textOf(forks));
+      assert.deepEqual(forks.details.sandbox?.limits, ['processes']);
+      const mem = await make().run({ command: 'python3 -c "a = bytearray(256 * 1024 * 1024); print(len(a))"; echo "rc=$?"' });
+      assert.match(textOf(mem), /^rc=137$/m, textOf(mem));
+      assert.deepEqual(mem.details.sandbox?.limits, ['memory']);
+      assert.ok(textOf(mem).includes('memory (64 MiB, agentBash.sandbox.limits.memoryMiB: a process was killed)'), textOf(mem));
+      // Under the limits, ordinary work is untouched.
+      const ok = await make().run({ command: 'python3 -c "a = bytearray(8 * 1024 * 1024); print(len(a))"' });
+      assert.equal(textOf(ok).split('\n')[0], String(8 * 1024 * 1024));
+      assert.equal(ok.details.sandbox?.limits, undefined);
+    });
+  });
+});
