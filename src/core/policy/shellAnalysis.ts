@@ -14,6 +14,8 @@ import { normalizeCommandText } from './ruleGlob';
 import { checkShapes, CONSTRUCT } from './allowableShapes';
 import { scanRawText } from './rawTextScan';
 import { isCodeLoadingAssignment, normalizeWords, OPAQUE, type Word } from './shellNormalize';
+import { envPrefixRisk } from './sensitiveVariables';
+import { findVariableChange } from './variableWrites';
 
 type SyntaxNode = TreeSitter.Node;
 const { Language, Parser } = TreeSitter;
@@ -511,6 +513,7 @@ function pushSegment(w: Walk, node: SyntaxNode, words: Word[], assignments: stri
   let opaqueReason = norm.opaqueReason;
   const risky = seg.assignments.map(isCodeLoadingAssignment).find((n) => n !== undefined);
   if (!opaqueReason && risky) opaqueReason = OPAQUE.codeLoadingVar(risky);
+  if (!opaqueReason && norm.argv.length > 0) opaqueReason = envPrefixRisk(seg.assignments);
 
   let payload = norm.payload;
   if (!opaqueReason && norm.readsProgramFromStdin) {
@@ -601,6 +604,9 @@ function runWalk(text: string, depth: number, deadline: number): Walk {
     if (shapes.construct !== undefined && w.construct === undefined) w.construct = shapes.construct;
     if (root.hasError) markUncertain(w, UNCERTAIN.syntax(firstError(root)));
     visit(root, w, FRESH);
+    // A change to a variable that decides what runs is named before any other construct.
+    const change = findVariableChange(root, text, w.segments);
+    if (change !== undefined) w.construct = change;
   } catch (err) {
     if (!(err instanceof AnalysisDeadline)) throw err;
     // What was found so far stays (a deny rule may still match it); the whole is uncertain.
