@@ -55,6 +55,7 @@ export const SESSION_BREAK_REASONS = {
   stopped: 'it was stopped by a signal',
   silent: 'it ran the command but no longer reports its end',
   refused: 'it could no longer start commands',
+  reset: 'what an earlier command defined could not be reset',
 } as const;
 export type SessionBreak = keyof typeof SESSION_BREAK_REASONS;
 
@@ -75,7 +76,7 @@ const IDLE_POLLS = 2;
  * One call's outcome. `refused`: the shell could not even start the command (it did not run; a
  * fresh shell may run it). Otherwise the result, and `broken` when the shell had to be killed.
  */
-export type PersistentRun = { kind: 'refused' } | { kind: 'done'; result: ExecResult; broken?: SessionBreak };
+export type PersistentRun = { kind: 'refused'; why?: SessionBreak } | { kind: 'done'; result: ExecResult; broken?: SessionBreak };
 
 /** Per-call variables can only be set through shell syntax when their names are identifiers. */
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
