@@ -77,7 +77,7 @@ function parseOptions(argv: readonly string[], dynamic: readonly boolean[], spec
 
 /** The first reason a command's words change a variable that matters, or undefined. */
 export function argvVariableChange(argv: readonly string[], dynamic: readonly boolean[]): string | undefined {
-  const name = argv[0];
+  const name = argv.at(0);
   if (name === undefined || dynamic[0]) return undefined;
   const named = (form: string, target: string, isDynamic: boolean): string | undefined => {
     if (isDynamic) return VARIABLE_REASON.dynamicName(form);
