@@ -31,26 +31,52 @@ const SENSITIVE_EXACT: ReadonlySet<string> = new Set([
   'RSYNC_CONNECT_PROG', 'PKG_CONFIG', 'GNUPGHOME',
 ]);
 
-/** Families, by prefix or shape (names are case-sensitive in bash; the few case-blind ones say so). */
-const SENSITIVE_PATTERNS: readonly RegExp[] = [
-  /^BASH/, // BASH_ENV, BASH_CMDS, BASH_ALIASES, BASH_XTRACEFD, BASH_LOADABLES_PATH, BASH_COMPAT, BASHOPTS, …
-  /^LD_/, /^DYLD_/, /^GLIBC_/, /^MALLOC_/, /^GCONV/,
-  /^GIT_/, /^LESS/, /^(PYTHON|PERL|RUBY|GEM_|BUNDLE|LUA_|TCL|JAVA|_JAVA|JDK_|MAVEN_|GRADLE_|SBT_|ANT_|DOTNET_|NUGET_)/,
-  /^(NODE_(?!ENV$)|NPM_|YARN_|PNPM_|COREPACK_|BUN_|DENO_|ELECTRON_)/,
-  /^npm_/i, // npm reads `npm_config_*` in any case
-  /^(CARGO|RUSTUP_|RUSTC_|RUSTFLAGS|RUSTDOCFLAGS|GO[A-Z0-9_]*$|CGO_)/,
-  /^(PIP_|PIPX_|POETRY_|UV_|VIRTUAL_ENV|CONDA|PYENV|RBENV|NVM_|VOLTA_|ASDF_|MISE_|HOMEBREW_)/,
-  /^(XDG_|COMPOSER|PHP)/,
-  /^(SSH_|SUDO_|GPG|OPENSSL_|SSL_|CURL_|WGET|DOCKER_|KUBE|HELM_|AWS_|GOOGLE_|CLOUDSDK_|AZURE_|GH_|GLAB_|HG|SVN_)/,
-  /^(https?|ftp|all|no)_proxy$/i,
-  // Shapes that name a program, options, a search path or a config file.
-  /(PAGER|EDITOR|_SHELL|_PATH|PATH_|_HOME|_OPTS|_OPTIONS|FLAGS|_CONFIG|CONFIG_|_RC|RC_|_INIT|_PRELOAD|_COMMAND|_CMD|_PROGRAM|_PROG|_EXEC|_WRAPPER|_HOOKS?|_ASKPASS|_PLUGINS?|_LIB|_LIBS|_LIBRARY|_MODULES)$/,
+/**
+ * Families, as bash glob patterns: the persistent shell restores exactly these with a `case`
+ * (persistentShell.ts), and the policy reads the same patterns (`isSensitiveVariable`). Names are
+ * case-sensitive in bash; the few families read case-blind (`npm_config_*`, `*_proxy`) spell both cases.
+ */
+const SENSITIVE_PREFIXES: readonly string[] = [
+  // BASH_ENV, BASH_CMDS, BASH_ALIASES, BASH_XTRACEFD, BASH_LOADABLES_PATH, BASH_COMPAT, BASHOPTS, …
+  'BASH', 'LD_', 'DYLD_', 'GLIBC_', 'MALLOC_', 'GCONV', 'GIT_', 'LESS',
+  'PYTHON', 'PERL', 'RUBY', 'GEM_', 'BUNDLE', 'LUA_', 'TCL', 'JAVA', '_JAVA', 'JDK_', 'MAVEN_', 'GRADLE_', 'SBT_', 'ANT_',
+  'DOTNET_', 'NUGET_', 'NODE_', 'NPM_', 'YARN_', 'PNPM_', 'COREPACK_', 'BUN_', 'DENO_', 'ELECTRON_', '[Nn][Pp][Mm]_',
+  'CARGO', 'RUSTUP_', 'RUSTC_', 'RUSTFLAGS', 'RUSTDOCFLAGS', 'GO', 'CGO_',
+  'PIP_', 'PIPX_', 'POETRY_', 'UV_', 'VIRTUAL_ENV', 'CONDA', 'PYENV', 'RBENV', 'NVM_', 'VOLTA_', 'ASDF_', 'MISE_', 'HOMEBREW_',
+  'XDG_', 'COMPOSER', 'PHP',
+  'SSH_', 'SUDO_', 'GPG', 'OPENSSL_', 'SSL_', 'CURL_', 'WGET', 'DOCKER_', 'KUBE', 'HELM_', 'AWS_', 'GOOGLE_', 'CLOUDSDK_',
+  'AZURE_', 'GH_', 'GLAB_', 'HG', 'SVN_',
 ];
+/** Shapes that name a program, options, a search path or a config file. */
+const SENSITIVE_SUFFIXES: readonly string[] = [
+  'PAGER', 'EDITOR', '_SHELL', '_PATH', 'PATH_', '_HOME', '_OPTS', '_OPTIONS', 'FLAGS', '_CONFIG', 'CONFIG_', '_RC', 'RC_',
+  '_INIT', '_PRELOAD', '_COMMAND', '_CMD', '_PROGRAM', '_PROG', '_EXEC', '_WRAPPER', '_HOOK', '_HOOKS', '_ASKPASS',
+  '_PLUGIN', '_PLUGINS', '_LIB', '_LIBS', '_LIBRARY', '_MODULES',
+];
+const PROXY_GLOBS: readonly string[] = ['[Hh][Tt][Tt][Pp]', '[Hh][Tt][Tt][Pp][Ss]', '[Ff][Tt][Pp]', '[Aa][Ll][Ll]', '[Nn][Oo]'].map(
+  (scheme) => `${scheme}_[Pp][Rr][Oo][Xx][Yy]`,
+);
+
+/** Names the families above would catch that are ordinary (`NODE_ENV` picks a configuration, not code). */
+export const NOT_SENSITIVE: readonly string[] = Object.freeze(['NODE_ENV']);
+
+/** Every sensitive name as one list of bash glob patterns (`case NAME in PATTERN|PATTERN) …`). */
+export const SENSITIVE_GLOBS: readonly string[] = Object.freeze([
+  ...SENSITIVE_EXACT,
+  ...SENSITIVE_PREFIXES.map((p) => `${p}*`),
+  ...SENSITIVE_SUFFIXES.map((p) => `*${p}`),
+  ...PROXY_GLOBS,
+]);
+
+/** A bash glob of the forms above (`*`, `[…]`, literal text) as an anchored JavaScript pattern. */
+function globSource(glob: string): string {
+  return glob.replace(/\[[^\]]*\]|\*|[^[*]+/g, (part) => (part === '*' ? '.*' : part.startsWith('[') ? part : part.replace(/[.*+?^${}()|\\]/g, '\\$&')));
+}
+const SENSITIVE_RE = new RegExp(`^(?:${SENSITIVE_GLOBS.map(globSource).join('|')})$`);
 
 /** A change to this variable can change what later commands run or read (see the header). */
 export function isSensitiveVariable(name: string): boolean {
-  if (SENSITIVE_EXACT.has(name)) return true;
-  return SENSITIVE_PATTERNS.some((re) => re.test(name));
+  return !NOT_SENSITIVE.includes(name) && SENSITIVE_RE.test(name);
 }
 
 /**
