@@ -26,6 +26,8 @@ const VARIABLES0 = '__agent_bash_variables0';
 const READONLY0 = '__agent_bash_readonly0';
 /** What the check after the reset must see again: the options and the set of builtins (`enable -a`). */
 const CHECK0 = '__agent_bash_check0';
+/** Integer and nameref variables bash itself has at the start (`RANDOM`, `PPID`, …): left alone. */
+const ATTRIBUTED0 = '__agent_bash_attributed0';
 
 /**
  * Sensitive names bash manages itself (read-only, dynamic, or restored by another step: options,
@@ -61,9 +63,10 @@ export function resetStartupScript(n: string): string {
     `${READONLY0}=' '; ${VARIABLES0}=`,
     `for ${name} in $(\\builtin compgen -v); do case $${name} in ${leftAlonePattern()}) ;; ${restoredPattern()}) ` +
       `case \${!${name}@a} in *r*) ${READONLY0}+="$${name} ";; *) ${VARIABLES0}+="$(\\builtin declare -p "$${name}")"$'\\n';; esac;; esac; done`,
+    `${ATTRIBUTED0}=' '; for ${name} in $(\\builtin declare -i; \\builtin declare -n); do ${ATTRIBUTED0}+="\${${name}%%=*} "; done`,
     `\\builtin unset ${name}`,
     `${OPTIONS0}="$(\\builtin set +o; \\builtin shopt -p)"; ${CHECK0}="$(\\builtin set +o; \\builtin shopt -p; \\builtin enable -a)"`,
-    `\\builtin readonly ${OPTIONS0} ${CHECK0} ${VARIABLES0} ${READONLY0}`,
+    `\\builtin readonly ${OPTIONS0} ${CHECK0} ${VARIABLES0} ${READONLY0} ${ATTRIBUTED0}`,
   ].join('\n');
 }
 
@@ -98,13 +101,15 @@ export function resetScript(v: string, own: string[]): string {
     `\\builtin unalias -a; \\builtin hash -r; \\builtin trap - EXIT ${SIGNALS} ${fail}; ` +
     // Options as the shell started (also leaves the POSIX mode of the first line, unless it started so).
     `\\builtin eval "$${OPTIONS0}"; ` +
-    // Variables: namerefs go, integer attributes go, sensitive variables are unset and restored.
+    // Variables: namerefs go and integer attributes go (set or only declared: `declare -i`/`-n`
+    // list both), then the sensitive variables are unset and restored.
+    `for ${n} in $(\\builtin declare -i; \\builtin declare -n); do ${n}=\${${n}%%=*}; ` +
+    `case $${n} in declare|-*) ;; *) case $${ATTRIBUTED0} in *" $${n} "*) ;; *) ` +
+    `if [[ -R $${n} ]]; then \\builtin unset -n "$${n}" ${fail}; else \\builtin declare +i "$${n}" ${fail}; fi;; esac;; esac; done; ` +
     `for ${n} in $(\\builtin compgen -v); do ` +
-    `if [[ -R $${n} ]]; then \\builtin unset -n "$${n}" ${fail}; ` +
-    `else case $${n} in ${leftAlonePattern()}|${n}|${failed}) ;; ${restoredPattern()}) ` +
-    `case $${READONLY0} in *" $${n} "*) ;; *) \\builtin unset -n "$${n}" ${fail};; esac;; ` +
-    `*) case \${!${n}@a} in *i*) \\builtin declare +i "$${n}" ${fail};; esac;; esac; fi; done; ` +
-    `\\builtin unset -n POSIXLY_CORRECT ${fail}; \\builtin eval "$${VARIABLES0}" ${fail}; ` +
+    `case $${n} in ${leftAlonePattern()}|${n}|${failed}) ;; ${restoredPattern()}) ` +
+    `case $${READONLY0} in *" $${n} "*) ;; *) \\builtin unset -v "$${n}" ${fail};; esac;; esac; done; ` +
+    `\\builtin unset -v POSIXLY_CORRECT ${fail}; \\builtin eval "$${VARIABLES0}" ${fail}; ` +
     `\\builtin eval "$${OPTIONS0}"; ` +
     // The check: options and builtins as at the start (no loaded `enable -f` one), and no function,
     // alias or trap left.
