@@ -91,12 +91,17 @@ export function argvVariableChange(argv: readonly string[], dynamic: readonly bo
     if (opts.flags.has('f') || opts.flags.has('F')) return undefined; // functions, not variables
     if (opts.flags.has('n') && name !== 'export') return VARIABLE_REASON.nameref(`\`${name} -n\``);
     const form = opts.flags.has('n') ? '`export -n`' : `\`${name}\``;
+    const printOnly = opts.flags.has('p') && argv.slice(opts.operands).every((t) => !t.includes('='));
+    if (printOnly) return undefined;
     for (let i = opts.operands; i < argv.length; i++) {
       const t = argv[i];
-      const assigned = assignedName(t);
+      // The builtin sees the word after quote removal: `export P\ATH=x` and `export "PATH"=x` set PATH.
+      const eq = t.indexOf('=');
+      const namePart = eq < 0 ? t : t.slice(0, eq);
       // `export "$n"=1`: the name part holds an expansion.
-      const nameDynamic = dynamic[i] && assigned === undefined && /[$`]/.test(t.split('=')[0]);
-      const r = named(form, assigned ?? t, nameDynamic);
+      const nameDynamic = dynamic[i] && /[$`]/.test(namePart);
+      const clean = namePart.replace(/\\(.)/gs, '$1').replace(/['"]/g, '');
+      const r = named(form, clean, nameDynamic);
       if (r) return r;
     }
     return undefined;
