@@ -119,6 +119,19 @@ export const VARIABLE_REASON = {
   shellOption: (form: string) => `\`${form}\` makes later \`NAME=value\` words environment settings`,
 } as const;
 
+/** Builtins for which a prefix `IFS=…` only sets how that one call splits its input. */
+const SPLITTING_BUILTINS: ReadonlySet<string> = new Set(['read', 'mapfile', 'readarray']);
+
+/**
+ * The prefix assignments the checks look at: `IFS=` in front of `read`/`mapfile`/`readarray`
+ * (`while IFS= read -r line`) is temporary and only changes how that builtin splits, so it is left out.
+ */
+export function prefixAssignmentsThatMatter(assignments: readonly string[], argv: readonly string[]): readonly string[] {
+  const head = argv.at(0);
+  if (head === undefined || !SPLITTING_BUILTINS.has(head)) return assignments;
+  return assignments.filter((a) => assignedName(a) !== 'IFS');
+}
+
 /** Why `NAME=value` words in front of a command (or inside `env`) make it ask, or undefined when all are inert. */
 export function envPrefixRisk(assignments: readonly string[]): string | undefined {
   for (const a of assignments) {

@@ -14,7 +14,7 @@ import { normalizeCommandText } from './ruleGlob';
 import { checkShapes, CONSTRUCT } from './allowableShapes';
 import { scanRawText } from './rawTextScan';
 import { isCodeLoadingAssignment, normalizeWords, OPAQUE, type Word } from './shellNormalize';
-import { envPrefixRisk } from './sensitiveVariables';
+import { envPrefixRisk, prefixAssignmentsThatMatter } from './sensitiveVariables';
 import { findVariableChange } from './variableWrites';
 
 type SyntaxNode = TreeSitter.Node;
@@ -511,9 +511,10 @@ function pushSegment(w: Walk, node: SyntaxNode, words: Word[], assignments: stri
   if (head && (head.dynamic || head.expandable)) markUncertain(w, UNCERTAIN.dynamicName(head.text));
 
   let opaqueReason = norm.opaqueReason;
-  const risky = seg.assignments.map(isCodeLoadingAssignment).find((n) => n !== undefined);
+  const prefixes = prefixAssignmentsThatMatter(seg.assignments, norm.argv);
+  const risky = prefixes.map(isCodeLoadingAssignment).find((n) => n !== undefined);
   if (!opaqueReason && risky) opaqueReason = OPAQUE.codeLoadingVar(risky);
-  if (!opaqueReason && norm.argv.length > 0) opaqueReason = envPrefixRisk(seg.assignments);
+  if (!opaqueReason && norm.argv.length > 0) opaqueReason = envPrefixRisk(prefixes);
 
   let payload = norm.payload;
   if (!opaqueReason && norm.readsProgramFromStdin) {

@@ -226,7 +226,7 @@ describe('core/policy/sensitiveVariables: environment prefixes are an allowlist'
   const decideLine = (line: string) => decide(analyzer.analyze(line), ALLOW_ALL, CTX);
 
   it('inert names are auto-approved in front of a command and inside `env`', () => {
-    for (const line of ['LANG=C ls', 'LC_ALL=C sort f', 'TZ=UTC date', 'NO_COLOR=1 FORCE_COLOR=0 ls', 'env LC_ALL=C.UTF-8 ls', 'COLUMNS=80 LINES=24 ls', 'CI=1 ls', 'TERM=dumb ls']) {
+    for (const line of ['IFS= read -r line < f', 'IFS=, read -r a b <<< "x,y"', 'LANG=C ls', 'LC_ALL=C sort f', 'TZ=UTC date', 'NO_COLOR=1 FORCE_COLOR=0 ls', 'env LC_ALL=C.UTF-8 ls', 'COLUMNS=80 LINES=24 ls', 'CI=1 ls', 'TERM=dumb ls']) {
       assert.equal(decideLine(line).decision, 'allow', line);
     }
     for (const name of ['LANG', 'LC_ALL', 'LC_MESSAGES', 'TZ', 'NO_COLOR', 'CI', 'TERM', 'COLUMNS']) assert.equal(isInertEnvName(name), true, name);
@@ -243,6 +243,8 @@ describe('core/policy/sensitiveVariables: environment prefixes are an allowlist'
       ['LANG=C MY_TOOL_X=1 ls', 'MY_TOOL_X'],
       ['POSIXLY_CORRECT=1 ls -l x', 'POSIXLY_CORRECT'],
       ['DEBUG=1 ls', 'DEBUG'],
+      ['IFS=/ ls', 'IFS'],
+      ['IFS=/ read -r a; PATH=/x read -r b', 'PATH'],
     ] as const) {
       const d = decideLine(line);
       assert.equal(d.decision, 'prompt', line);
