@@ -24,8 +24,9 @@ import { NOT_SENSITIVE, SENSITIVE_GLOBS } from '../core/policy/sensitiveVariable
 const OPTIONS0 = '__agent_bash_options0';
 const VARIABLES0 = '__agent_bash_variables0';
 const READONLY0 = '__agent_bash_readonly0';
-/** What the check after the reset must see again: the options and the set of builtins (`enable -a`). */
-const CHECK0 = '__agent_bash_check0';
+/** What the check after the reset must see again: the option lists and the names of the builtins. */
+const SHOPTS0 = '__agent_bash_shopts0';
+const BUILTINS0 = '__agent_bash_builtins0';
 /** Integer and nameref variables bash itself has at the start (`RANDOM`, `PPID`, …): left alone. */
 const ATTRIBUTED0 = '__agent_bash_attributed0';
 
@@ -53,31 +54,36 @@ function leftAlonePattern(): string {
 }
 
 /**
- * Startup lines (bash): snapshot the options (`set +o; shopt -p`), the sensitive variables
- * (`declare -p`) and the names of sensitive variables that are already readonly, into readonly
- * variables. `n` is a per-start suffix for the loop variable.
+ * Startup lines (bash): snapshot into readonly variables the options as commands (`set +o; shopt -p`,
+ * each behind `\\builtin`) and as the option lists (`$SHELLOPTS:$BASHOPTS`), the names of all
+ * builtins (`enable -a`), the sensitive variables (`declare -p`, behind `\\builtin`), the names of
+ * sensitive variables that are already readonly, and bash's own integer and nameref variables.
+ * `n` is a per-start suffix for the loop variable.
  */
 export function resetStartupScript(n: string): string {
   const name = `__agent_bash_n_${n}`;
   return [
     `${READONLY0}=' '; ${VARIABLES0}=`,
     `for ${name} in $(\\builtin compgen -v); do case $${name} in ${leftAlonePattern()}) ;; ${restoredPattern()}) ` +
-      `case \${!${name}@a} in *r*) ${READONLY0}+="$${name} ";; *) ${VARIABLES0}+="$(\\builtin declare -p "$${name}")"$'\\n';; esac;; esac; done`,
+      `case \${!${name}@a} in *r*) ${READONLY0}+="$${name} ";; *) ${VARIABLES0}+="\\builtin $(\\builtin declare -p "$${name}")"$'\\n';; esac;; esac; done`,
     `${ATTRIBUTED0}=' '; for ${name} in $(\\builtin declare -i; \\builtin declare -n); do ${ATTRIBUTED0}+="\${${name}%%=*} "; done`,
+    `${BUILTINS0}=; for ${name} in $(\\builtin enable -a); do case $${name} in enable|-n) ;; *) ${BUILTINS0}+="$${name} ";; esac; done`,
     `\\builtin unset ${name}`,
-    `${OPTIONS0}="$(\\builtin set +o; \\builtin shopt -p)"; ${CHECK0}="$(\\builtin set +o; \\builtin shopt -p; \\builtin enable -a)"`,
-    `\\builtin readonly ${OPTIONS0} ${CHECK0} ${VARIABLES0} ${READONLY0} ${ATTRIBUTED0}`,
+    `${OPTIONS0}="$(\\builtin set +o; \\builtin shopt -p)"; ${OPTIONS0}="\\builtin \${${OPTIONS0}//$'\\n'/$'\\n'\\\\builtin }"`,
+    `${SHOPTS0}="$SHELLOPTS:$BASHOPTS"`,
+    `\\builtin readonly ${OPTIONS0} ${SHOPTS0} ${BUILTINS0} ${VARIABLES0} ${READONLY0} ${ATTRIBUTED0}`,
   ].join('\n');
 }
 
 /**
  * The first line of a call (bash), sent on its own: bash parses a line before running any of it, so
  * the aliases this line drops cannot touch the next one. Everything here is an assignment, a quoted
- * special builtin (found before functions in POSIX mode) or `\builtin` once its function is gone.
+ * special builtin (found before functions in POSIX mode) or `\\builtin` once its function is gone.
+ * Every trap goes first thing, so none can run (and define anything) while the reset works.
  */
 export function resetFirstLine(): string {
   return (
-    'POSIXLY_CORRECT=y; \\unset -f builtin unalias; \\trap - DEBUG RETURN ERR; \\set +euxv; ' +
+    `POSIXLY_CORRECT=y; \\unset -f builtin unalias; \\trap - DEBUG RETURN ERR EXIT ${SIGNALS}; \\set +euxvk; ` +
     '\\builtin unalias -a; \\builtin shopt -u expand_aliases\n'
   );
 }
@@ -85,34 +91,44 @@ export function resetFirstLine(): string {
 /**
  * The reset steps of a call (bash), as one command whose status is 0 only when the session is back
  * to its start state. `v` is the call's suffix for the wrapper's own variables (listed in `own`).
+ * One fork: the listing below; the check reads bash's own option lists.
  */
 export function resetScript(v: string, own: string[]): string {
   const n = `__agent_bash_n_${v}`;
   const failed = `__agent_bash_rf_${v}`;
-  own.push(n, failed);
+  const section = `__agent_bash_sec_${v}`;
+  const disabled = `__agent_bash_dis_${v}`;
+  const seen = `__agent_bash_seen_${v}`;
+  own.push(n, failed, section, disabled, seen);
   const fail = `|| ${failed}=1`;
+  // One listing: every builtin (`enable NAME` / `enable -n NAME`), then after `@F` the functions,
+  // after `@A` the integer and nameref variables (set or only declared), after `@V` every set
+  // variable. Function names may hold glob characters: no globbing while the words are read.
+  const listing =
+    "$(\\builtin enable -a; \\builtin printf '%s\\n' @F; \\builtin compgen -A function; \\builtin printf '%s\\n' @A; " +
+    "\\builtin declare -i; \\builtin declare -n; \\builtin printf '%s\\n' @V; \\builtin compgen -v)";
   return (
-    `${failed}=; IFS=$' \\t\\n'; ` +
-    // Builtins the reset uses first, then every builtin still disabled.
+    `${failed}=; ${section}=; ${disabled}=; ${seen}=; IFS=$' \\t\\n'; ` +
+    // The builtins the reset itself uses, then the options as the shell started (`set -k`, `noglob`,
+    // `nocasematch` would change how the rest reads); this leaves the first line's POSIX mode.
     `\\builtin enable builtin cd compgen declare enable eval export hash printf readonly set shopt trap unalias unset ${fail}; ` +
-    `for ${n} in $(\\builtin enable -n); do case $${n} in enable|-n) ;; *) \\builtin enable "$${n}" ${fail};; esac; done; ` +
-    // Functions (names may hold glob characters: no globbing while they are listed), aliases, hash, traps.
-    `\\builtin set -f; for ${n} in $(\\builtin compgen -A function); do \\builtin unset -f -- "$${n}" ${fail}; done; ` +
-    `\\builtin unalias -a; \\builtin hash -r; \\builtin trap - EXIT ${SIGNALS} ${fail}; ` +
-    // Options as the shell started (also leaves the POSIX mode of the first line, unless it started so).
     `\\builtin eval "$${OPTIONS0}"; ` +
-    // Variables: namerefs go and integer attributes go (set or only declared: `declare -i`/`-n`
-    // list both), then the sensitive variables are unset and restored.
-    `for ${n} in $(\\builtin declare -i; \\builtin declare -n); do ${n}=\${${n}%%=*}; ` +
-    `case $${n} in declare|-*) ;; *) case $${ATTRIBUTED0} in *" $${n} "*) ;; *) ` +
-    `if [[ -R $${n} ]]; then \\builtin unset -n "$${n}" ${fail}; else \\builtin declare +i "$${n}" ${fail}; fi;; esac;; esac; done; ` +
-    `for ${n} in $(\\builtin compgen -v); do ` +
-    `case $${n} in ${leftAlonePattern()}|${n}|${failed}) ;; ${restoredPattern()}) ` +
-    `case $${READONLY0} in *" $${n} "*) ;; *) \\builtin unset -v "$${n}" ${fail};; esac;; esac; done; ` +
+    `\\builtin set -f; for ${n} in ${listing}; do case $${n} in @F|@A|@V) ${section}=$${n};; *) case $${section} in ` +
+    // Builtins: the disabled ones are enabled again; the names must be the start's (no `enable -f` one).
+    `'') case $${n} in enable) ;; -n) ${disabled}=1;; *) ${seen}+="$${n} "; ` +
+    `if [[ -n $${disabled} ]]; then \\builtin enable "$${n}" ${fail}; ${disabled}=; fi;; esac;; ` +
+    `@F) \\builtin unset -f -- "$${n}" ${fail};; ` +
+    // Namerefs go, integer attributes go (`declare -i x="5"` lines; bash's own are left alone).
+    `@A) ${n}=\${${n}%%=*}; case $${n} in declare|-*) ;; *) case $${ATTRIBUTED0} in *" $${n} "*) ;; *) ` +
+    `if [[ -R $${n} ]]; then \\builtin unset -n "$${n}" ${fail}; else \\builtin declare +i "$${n}" ${fail}; fi;; esac;; esac;; ` +
+    // Sensitive variables are unset (and restored below); the readonly ones of the start stay.
+    `@V) case $${n} in ${leftAlonePattern()}|${n}|${failed}|${section}|${disabled}|${seen}) ;; ${restoredPattern()}) ` +
+    `case $${READONLY0} in *" $${n} "*) ;; *) \\builtin unset -v "$${n}" ${fail};; esac;; esac;; ` +
+    `esac;; esac; done; ` +
+    `\\builtin unalias -a; \\builtin hash -r; ` +
     `\\builtin unset -v POSIXLY_CORRECT ${fail}; \\builtin eval "$${VARIABLES0}" ${fail}; ` +
     `\\builtin eval "$${OPTIONS0}"; ` +
-    // The check: options and builtins as at the start (no loaded `enable -f` one), and no function,
-    // alias or trap left.
-    `[[ -z $${failed} && "$(\\builtin set +o; \\builtin shopt -p; \\builtin enable -a; \\builtin compgen -A function; \\builtin alias; \\builtin trap -p)" == "$${CHECK0}" ]]`
+    // The check, without another process: the same builtins, options as at the start, nothing failed.
+    `[[ -z $${failed} && $${seen} == "$${BUILTINS0}" && "$SHELLOPTS:$BASHOPTS" == "$${SHOPTS0}" ]]`
   );
 }
