@@ -89,6 +89,8 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     argFlags: 'fo',
     long: ['portability', 'verbose', 'append', 'quiet'],
     longArg: ['format', 'output'],
+    // bash's `time` is a keyword: `time PATH=. ls` runs `ls` with that PATH.
+    assignments: true,
     named: 'fo',
     longNamed: ['format', 'output'],
   },

@@ -244,6 +244,8 @@ describe('core/policy/sensitiveVariables: environment prefixes are an allowlist'
       ['POSIXLY_CORRECT=1 ls -l x', 'POSIXLY_CORRECT'],
       ['DEBUG=1 ls', 'DEBUG'],
       ['IFS=/ ls', 'IFS'],
+      ['time PATH=. ls', 'PATH'],
+      ['time -p FOO=1 ls', 'FOO'],
       ['IFS=/ read -r a; PATH=/x read -r b', 'PATH'],
     ] as const) {
       const d = decideLine(line);
