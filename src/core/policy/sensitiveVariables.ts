@@ -115,6 +115,8 @@ export const VARIABLE_REASON = {
   /** A non-inert name in a command's environment. */
   envPrefix: (name: string) =>
     `\`${name}=…\` sets \`${name}\` in the command's environment; only inert names (locale, time zone, colour, terminal size) are auto-approved`,
+  /** `trap … DEBUG`, `shopt -s extdebug`, `set -T`: code that runs before (or skips) later commands. */
+  commandHook: (form: string) => `\`${form}\` runs code before later commands, or lets a trap skip them`,
   /** `set -k` / `set -a`: later words become environment settings. */
   shellOption: (form: string) => `\`${form}\` makes later \`NAME=value\` words environment settings`,
 } as const;

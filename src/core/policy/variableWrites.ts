@@ -113,7 +113,12 @@ export function argvVariableChange(argv: readonly string[], dynamic: readonly bo
     }
     return undefined;
   }
-  if (name === 'set') return setOptionChange(argv, dynamic);
+  if (name === 'set') return setOptionChange(argv, dynamic) ?? setHookChange(argv);
+  if (name === 'shopt' && argv.includes('-s') && argv.includes('extdebug')) return VARIABLE_REASON.commandHook('shopt -s extdebug');
+  if (name === 'trap') {
+    const hook = argv.slice(1).find((t) => /^(DEBUG|RETURN|ERR)$/i.test(t));
+    if (hook !== undefined && !argv.slice(1).some((t) => t === '-p' || t === '-l')) return VARIABLE_REASON.commandHook(`trap … ${hook}`);
+  }
   const spec = Object.hasOwn(OPTION_SPECS, name) ? OPTION_SPECS[name] : undefined;
   if (spec === undefined) return undefined;
   const opts = parseOptions(argv, dynamic, spec, false);
@@ -149,6 +154,17 @@ export function argvVariableChange(argv: readonly string[], dynamic: readonly bo
   for (let i = first; i < last; i++) {
     const r = named(form(), argv[i], dynamic[i]);
     if (r) return r;
+  }
+  return undefined;
+}
+
+/** `set -T` / `set -o functrace` / `set -E`: DEBUG, RETURN and ERR traps reach into functions and substitutions. */
+function setHookChange(argv: readonly string[]): string | undefined {
+  for (let i = 1; i < argv.length; i++) {
+    const t = argv[i];
+    if (t === '--' || !t.startsWith('-')) return undefined;
+    if (/^-[a-zA-Z]*[TE]/.test(t.replace(/o.*$/, ''))) return VARIABLE_REASON.commandHook(`set ${t}`);
+    if (t.endsWith('o') && /^(functrace|errtrace)$/.test(argv[i + 1] ?? '')) return VARIABLE_REASON.commandHook(`set -o ${argv[i + 1]}`);
   }
   return undefined;
 }

@@ -165,6 +165,11 @@ describe('core/policy/sensitiveVariables: any change to a variable that decides 
       ['mapfile -C "rm -rf x" -c 1 lines < f', VARIABLE_REASON.callback('`mapfile -C`')],
       ['set -k; ls LD_PRELOAD=./x.so', VARIABLE_REASON.shellOption('set -k')],
       ['set -o allexport', VARIABLE_REASON.shellOption('set -o allexport')],
+      ["trap 'echo x' DEBUG", VARIABLE_REASON.commandHook('trap … DEBUG')],
+      ["trap 'echo x' RETURN", VARIABLE_REASON.commandHook('trap … RETURN')],
+      ['shopt -s extdebug', VARIABLE_REASON.commandHook('shopt -s extdebug')],
+      ['set -T', VARIABLE_REASON.commandHook('set -T')],
+      ['set -o functrace', VARIABLE_REASON.commandHook('set -o functrace')],
     ];
     for (const [line, why] of cases) {
       const d = decideLine(line);
