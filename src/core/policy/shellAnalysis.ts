@@ -606,7 +606,7 @@ function runWalk(text: string, depth: number, deadline: number): Walk {
     if (root.hasError) markUncertain(w, UNCERTAIN.syntax(firstError(root)));
     visit(root, w, FRESH);
     // A change to a variable that decides what runs is named before any other construct.
-    const change = findVariableChange(root, text, w.segments);
+    const change = findVariableChange(root, text, w.segments, () => tick(w));
     if (change !== undefined) w.construct = change;
   } catch (err) {
     if (!(err instanceof AnalysisDeadline)) throw err;

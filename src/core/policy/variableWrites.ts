@@ -226,8 +226,10 @@ function arithmeticForm(node: SyntaxNode, src: string): string | undefined {
 }
 
 /** Walks the tree (already bounded in depth by the shape check) for the syntax forms above. */
-function treeVariableChange(node: SyntaxNode, src: string): string | undefined {
-  const text = src.slice(node.startIndex, node.endIndex);
+function treeVariableChange(node: SyntaxNode, src: string, tick: () => void): string | undefined {
+  tick();
+  // Sliced only where a form needs it: a 64 KiB line must not be copied once per node.
+  const text = (): string => src.slice(node.startIndex, node.endIndex);
   switch (node.type) {
     case 'for_statement': {
       const variable = node.childForFieldName('variable');
@@ -239,21 +241,22 @@ function treeVariableChange(node: SyntaxNode, src: string): string | undefined {
     case 'variable_assignment': {
       // A prefix of a command (`NAME=value cmd`) is the environment allowlist's business.
       if (node.parent?.type === 'command') break;
-      const name = assignedName(text);
+      const name = assignedName(text());
       if (name !== undefined && isSensitiveVariable(name)) return VARIABLE_REASON.change(name, 'an assignment');
       break;
     }
     case 'expansion': {
-      const m = /^\$\{([A-Za-z_][A-Za-z0-9_]*):?=/.exec(text);
+      const body = text();
+      const m = /^\$\{([A-Za-z_][A-Za-z0-9_]*):?=/.exec(body);
       if (m && isSensitiveVariable(m[1])) return VARIABLE_REASON.change(m[1], `\`\${${m[1]}:=…}\``);
-      const inner = arithmeticAssignment(text.slice(2, -1).replace(/^[A-Za-z_][A-Za-z0-9_]*/, ''));
+      const inner = arithmeticAssignment(body.slice(2, -1).replace(/^[A-Za-z_][A-Za-z0-9_]*/, ''));
       if (inner) return VARIABLE_REASON.change(inner, 'arithmetic in a parameter expansion');
       break;
     }
     default: {
       const form = arithmeticForm(node, src);
       if (form) {
-        const hit = arithmeticAssignment(text);
+        const hit = arithmeticAssignment(text());
         if (hit) return VARIABLE_REASON.change(hit, form);
       }
     }
@@ -261,7 +264,7 @@ function treeVariableChange(node: SyntaxNode, src: string): string | undefined {
   for (const child of node.namedChildren) {
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- web-tree-sitter builds namedChildren with unmarshalNode, which can return null, though its .d.ts says Node[]
     if (!child) continue;
-    const r = treeVariableChange(child, src);
+    const r = treeVariableChange(child, src, tick);
     if (r) return r;
   }
   return undefined;
@@ -276,13 +279,16 @@ function fdVariableChange(src: string): string | undefined {
   return undefined;
 }
 
-/** The first reason the line changes a variable that matters (see the header), or undefined. */
-export function findVariableChange(root: SyntaxNode, src: string, segments: readonly Segment[]): string | undefined {
+/**
+ * The first reason the line changes a variable that matters (see the header), or undefined. `tick`
+ * is called for every node visited: the analysis's clock, which may throw to end a walk past its budget.
+ */
+export function findVariableChange(root: SyntaxNode, src: string, segments: readonly Segment[], tick: () => void = () => undefined): string | undefined {
   for (const seg of segments) {
     // tree-sitter gives a declaration's bare `variable_name` no static reading: a plain name is static.
     const dynamic = seg.argv.map((t, k) => (seg.dynamicArgs?.includes(k) ?? false) && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(t));
     const r = argvVariableChange(seg.argv, dynamic);
     if (r) return r;
   }
-  return treeVariableChange(root, src) ?? fdVariableChange(src);
+  return treeVariableChange(root, src, tick) ?? fdVariableChange(src);
 }
