@@ -2,7 +2,8 @@
 // shell: an approved call that defines `ls() { echo POISONED; }`, an alias, a trap, a PATH… must not
 // change what a later *allowed* `ls`/`echo` runs.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -45,6 +46,21 @@ describe('mcp: stdio server sessions are reset before each call', function () {
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when before() failed ahead of connecting
     await client?.close();
     rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('a git status does not run a repository-configured fsmonitor (the neutralising environment)', async () => {
+    const repo = path.join(tmp, 'repo');
+    const canary = path.join(tmp, 'fsmonitor.canary');
+    const hook = path.join(tmp, 'fsmonitor.sh');
+    writeFileSync(hook, `#!/bin/sh\necho ran >> '${canary}'\n`);
+    chmodSync(hook, 0o755);
+    execFileSync('git', ['init', '-q', repo]);
+    execFileSync('git', ['-C', repo, 'config', 'core.fsmonitor', hook]);
+    writeFileSync(path.join(repo, 'a'), 'x\n');
+    const r = await bash(`cd ${repo} && git status --short; echo done`);
+    assert.equal(r.isError, false, r.text);
+    assert.equal(r.text.split('\n').pop(), 'done');
+    assert.equal(existsSync(canary), false, 'the repository-configured fsmonitor ran');
   });
 
   it('the issue\'s own forms: `ls(){ echo POISONED; }`, then an alias with `shopt -s expand_aliases`', async () => {
