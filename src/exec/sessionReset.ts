@@ -29,6 +29,13 @@ const SHOPTS0 = '__agent_bash_shopts0';
 const BUILTINS0 = '__agent_bash_builtins0';
 /** Integer and nameref variables bash itself has at the start (`RANDOM`, `PPID`, …): left alone. */
 const ATTRIBUTED0 = '__agent_bash_attributed0';
+/**
+ * The name patterns as `@(…|…)`, kept in the shell from the start: bash reads its script from a pipe
+ * one byte at a time, so sending the 2 KB of patterns with every call cost milliseconds. `[[ x == $P ]]`
+ * matches extended globs whatever `extglob` says.
+ */
+const RESTORE0 = '__agent_bash_restore0';
+const LEAVE0 = '__agent_bash_leave0';
 
 /**
  * Sensitive names bash manages itself (read-only, dynamic, or restored by another step: options,
@@ -63,7 +70,7 @@ function leftAlonePattern(): string {
 export function resetStartupScript(n: string): string {
   const name = `__agent_bash_n_${n}`;
   return [
-    `${READONLY0}=' '; ${VARIABLES0}=`,
+    `${READONLY0}=' '; ${VARIABLES0}=; ${RESTORE0}='@(${restoredPattern()})'; ${LEAVE0}='@(${leftAlonePattern()})'`,
     `for ${name} in $(\\builtin compgen -v); do case $${name} in ${leftAlonePattern()}) ;; ${restoredPattern()}) ` +
       `case \${!${name}@a} in *r*) ${READONLY0}+="$${name} ";; *) ${VARIABLES0}+="\\builtin $(\\builtin declare -p "$${name}")"$'\\n';; esac;; esac; done`,
     `${ATTRIBUTED0}=' '; for ${name} in $(\\builtin declare -i; \\builtin declare -n); do ${ATTRIBUTED0}+="\${${name}%%=*} "; done`,
@@ -71,7 +78,8 @@ export function resetStartupScript(n: string): string {
     `\\builtin unset ${name}`,
     `${OPTIONS0}="$(\\builtin set +o; \\builtin shopt -p)"; ${OPTIONS0}="\\builtin \${${OPTIONS0}//$'\\n'/$'\\n'\\\\builtin }"`,
     `${SHOPTS0}="$SHELLOPTS:$BASHOPTS"`,
-    `\\builtin readonly ${OPTIONS0} ${SHOPTS0} ${BUILTINS0} ${VARIABLES0} ${READONLY0} ${ATTRIBUTED0}`,
+    `${RESET0}=${singleQuoted(resetBody())}`,
+    `\\builtin readonly ${OPTIONS0} ${SHOPTS0} ${BUILTINS0} ${VARIABLES0} ${READONLY0} ${ATTRIBUTED0} ${RESTORE0} ${LEAVE0} ${RESET0}`,
   ].join('\n');
 }
 
@@ -89,17 +97,20 @@ export function resetFirstLine(): string {
 }
 
 /**
- * The reset steps of a call (bash), as one command whose status is 0 only when the session is back
- * to its start state. `v` is the call's suffix for the wrapper's own variables (listed in `own`).
- * One fork: the listing below; the check reads bash's own option lists.
+ * The wrapper variables the reset uses, with a placeholder each call replaces by its own suffix (in
+ * memory: `${RESET0//__V__/suffix}`), so no command can make them readonly in advance.
  */
-export function resetScript(v: string, own: string[]): string {
-  const n = `__agent_bash_n_${v}`;
-  const failed = `__agent_bash_rf_${v}`;
-  const section = `__agent_bash_sec_${v}`;
-  const disabled = `__agent_bash_dis_${v}`;
-  const seen = `__agent_bash_seen_${v}`;
-  own.push(n, failed, section, disabled, seen);
+const SUFFIX_MARK = '__V__';
+const RESET_VARIABLES = ['__agent_bash_rn', '__agent_bash_rf', '__agent_bash_rsec', '__agent_bash_rdis', '__agent_bash_rseen'] as const;
+/** The reset's code, kept in a readonly variable from the start (see RESTORE0 for why not sent each call). */
+const RESET0 = '__agent_bash_reset0';
+
+/**
+ * The reset steps (bash), as one command whose status is 0 only when the session is back to its start
+ * state. One fork: the listing below; the check reads bash's own option lists.
+ */
+function resetBody(): string {
+  const [n, failed, section, disabled, seen] = RESET_VARIABLES.map((name) => `${name}${SUFFIX_MARK}`);
   const fail = `|| ${failed}=1`;
   // One listing: every builtin (`enable NAME` / `enable -n NAME`), then after `@F` the functions,
   // after `@A` the integer and nameref variables (set or only declared), after `@V` every set
@@ -122,8 +133,8 @@ export function resetScript(v: string, own: string[]): string {
     `@A) ${n}=\${${n}%%=*}; case $${n} in declare|-*) ;; *) case $${ATTRIBUTED0} in *" $${n} "*) ;; *) ` +
     `if [[ -R $${n} ]]; then \\builtin unset -n "$${n}" ${fail}; else \\builtin declare +i "$${n}" ${fail}; fi;; esac;; esac;; ` +
     // Sensitive variables are unset (and restored below); the readonly ones of the start stay.
-    `@V) case $${n} in ${leftAlonePattern()}|${n}|${failed}|${section}|${disabled}|${seen}) ;; ${restoredPattern()}) ` +
-    `case $${READONLY0} in *" $${n} "*) ;; *) \\builtin unset -v "$${n}" ${fail};; esac;; esac;; ` +
+    `@V) if [[ $${n} != $${LEAVE0} && $${n} == $${RESTORE0} ]]; then ` +
+    `case $${READONLY0} in *" $${n} "*) ;; *) \\builtin unset -v "$${n}" ${fail};; esac; fi;; ` +
     `esac;; esac; done; ` +
     `\\builtin unalias -a; \\builtin hash -r; ` +
     `\\builtin unset -v POSIXLY_CORRECT ${fail}; \\builtin eval "$${VARIABLES0}" ${fail}; ` +
@@ -131,4 +142,19 @@ export function resetScript(v: string, own: string[]): string {
     // The check, without another process: the same builtins, options as at the start, nothing failed.
     `[[ -z $${failed} && $${seen} == "$${BUILTINS0}" && "$SHELLOPTS:$BASHOPTS" == "$${SHOPTS0}" ]]`
   );
+}
+
+/** `text` as one single-quoted shell word. */
+function singleQuoted(text: string): string {
+  return `'${text.replace(/'/g, "'\\''")}'`;
+}
+
+/**
+ * The reset of a call (bash): `eval` of the code stored at the start, with the call's suffix `v` in its
+ * variable names; a command whose status is 0 only when the session is back to its start state. Its
+ * variables are added to `own` (unset after the call).
+ */
+export function resetScript(v: string, own: string[]): string {
+  own.push(...RESET_VARIABLES.map((name) => `${name}_${v}`));
+  return `\\builtin eval "\${${RESET0}//${SUFFIX_MARK}/_${v}}"`;
 }
