@@ -6,18 +6,21 @@
 // Before each call the shell:
 // 1. (its own line, so nothing of it is alias-expanded) enters POSIX mode by an assignment, where the
 //    special builtins `unset`, `trap` and `set` are found before any function; drops functions named
-//    `builtin` and `unalias`, the DEBUG/RETURN/ERR traps, `set -e`/`-u`/`-x`/`-v`, and every alias;
+//    `builtin` and `unalias`, every trap, `set -e`/`-u`/`-x`/`-v`/`-k`, and every alias;
 // 2. re-enables every disabled builtin, drops every function, alias and remembered command path
-//    (`hash -r`), resets every trap, puts every `set -o`/`shopt` option back as the shell started
+//    (`hash -r`), puts every `set -o`/`shopt` option back as the shell started
 //    (`expand_aliases`, `extglob`, `nullglob`, `posix`, `errexit`, …), unsets namerefs, drops the
 //    integer attribute, and restores the sensitive variables (sensitiveVariables.ts) to their values
 //    at the start: set ones to the same value and export, ones set later unset again;
-// 3. checks the result against the snapshot taken at the start. A step that fails (a `readonly PATH`,
-//    a readonly function, a disabled `enable`) or a check that differs refuses the call; the executor
+// 3. checks the result against the snapshot taken at the start (the option lists, the names of the
+//    builtins: no `enable -f` one). A step that fails (a `readonly PATH`, a readonly function, a
+//    disabled `enable`) or a check that differs refuses the call; the executor
 //    then replaces the shell and runs the command in the new one, saying so in the result.
 //
-// What carries: the working directory, exported ordinary variables, and plain shell variables whose
-// names are not sensitive (their values; the integer and nameref attributes do not carry).
+// What carries: exported ordinary variables and plain shell variables whose names are not sensitive
+// (their values; the integer and nameref attributes do not carry). Each call runs in its own cwd.
+// Not undoable from inside: a DEBUG trap under `shopt -s extdebug` can skip any command, the reset's
+// too; setting either asks (variableWrites.ts).
 import { NOT_SENSITIVE, SENSITIVE_GLOBS } from '../core/policy/sensitiveVariables';
 
 /** Where the start state is kept: readonly from the start, so no command can change or pre-empt them. */
