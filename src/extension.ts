@@ -5,7 +5,6 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { FileArtifactStore, pruneArtifactSessions } from './core/output/artifacts';
-import { buildNonInteractiveEnv } from './core/nonInteractiveEnv';
 import { BashPipeline } from './core/pipeline';
 import { createShellAnalyzer } from './core/policy/shellAnalysis';
 import { direnvStage } from './exec/direnv';
@@ -99,7 +98,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
   const jobs = new BashJobManager(() => settings.current().asyncMaxJobs);
   const bridge = new VsCodeClientBridge({
     shell,
-    baseEnv: () => buildNonInteractiveEnv(processEnv()),
+    // BridgeProcess applies the neutralising environment itself (commandEnv), as every route does.
+    baseEnv: () => processEnv(),
     defaultCwd: () => cwd.get(),
     workspaceCwd,
     reveal: () => settings.terminalReveal(),

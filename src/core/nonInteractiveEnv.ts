@@ -1,7 +1,9 @@
-// The environment every non-PTY local command runs under (docs/ARCHITECTURE.md, Routes). An agent has no
-// keyboard: anything that would open a pager, an editor, a password prompt or a progress bar must be
-// told not to, or the command hangs until its timeout. The PTY path deliberately does not use this (a
-// person is watching).
+// The environment every command runs under, on every route (one-shot, persistent shell, PTY, VS Code /
+// ACP / API terminals, MCP): `commandEnv` is the one function they all call (docs/ARCHITECTURE.md,
+// Routes). An agent has no keyboard: anything that would open a pager, an editor, a password prompt or
+// a progress bar must be told not to, or the command hangs until its timeout. And git must not start
+// a repository-configured fsmonitor, pager or editor: an allowed `git status` would run it. A PTY
+// route keeps what a person watching needs (its TERM, colour) and drops only those entries.
 // Plain data and string work only: no child_process, no vscode.
 import { existsSync } from 'node:fs';
 
@@ -98,16 +100,6 @@ export function buildNonInteractiveEnv(
   env.SSH_ASKPASS = askPass;
   env.GIT_ASKPASS = askPass;
 
-  // Entries may come from the base env or from the caller; count from whichever says more, keeping
-  // the caller's own keys (they are copied below with the rest of the overrides).
-  const existing = Math.max(parseCount(base.GIT_CONFIG_COUNT), parseCount(overrides?.GIT_CONFIG_COUNT));
-  let index = existing;
-  for (const [key, value] of GIT_NEUTRAL_CONFIG) {
-    env[`GIT_CONFIG_KEY_${index}`] = key;
-    env[`GIT_CONFIG_VALUE_${index}`] = value;
-    index += 1;
-  }
-
   if (platform === 'win32') addWindowsUtf8Defaults(env, base, overrides);
 
   if (overrides) {
@@ -117,7 +109,43 @@ export function buildNonInteractiveEnv(
       env[key] = value;
     }
   }
+  // Entries may come from the base env or from the caller; ours go after every one of them (the last
+  // setting of a key wins), so no caller's `GIT_CONFIG_KEY_n` can overwrite or outrank them.
+  let index = Math.max(parseCount(base.GIT_CONFIG_COUNT), parseCount(overrides?.GIT_CONFIG_COUNT));
+  for (const key of Object.keys(env)) {
+    const n = /^GIT_CONFIG_(?:KEY|VALUE)_(\d+)$/.exec(key)?.[1];
+    if (n !== undefined) index = Math.max(index, Number.parseInt(n, 10) + 1);
+  }
+  for (const [key, value] of GIT_NEUTRAL_CONFIG) {
+    env[`GIT_CONFIG_KEY_${index}`] = key;
+    env[`GIT_CONFIG_VALUE_${index}`] = value;
+    index += 1;
+  }
   env.GIT_CONFIG_COUNT = String(index);
+  return env;
+}
+
+/** Entries of the non-interactive table a person at a terminal should not get. */
+const NOT_FOR_A_TERMINAL = ['GIT_EDITOR', 'GPG_TTY', 'CI', 'NO_COLOR'];
+
+/**
+ * The environment of one command on any route: `base` (the shell config's env), the neutralising
+ * table and git settings, then the caller's `overrides`. With `terminal` (a PTY: its TERM), the
+ * entries meant for a pipe with nobody watching (`CI`, `NO_COLOR`, `GIT_EDITOR`, `GPG_TTY`) are
+ * dropped unless the caller set them, and TERM is
+ * the terminal's; the git neutralisation and the pagers stay.
+ */
+export function commandEnv(
+  base: NodeJS.ProcessEnv,
+  overrides?: Record<string, string>,
+  opts: { terminal?: string; platform?: NodeJS.Platform } = {},
+): Record<string, string> {
+  const env = buildNonInteractiveEnv(base, overrides, opts.platform);
+  if (opts.terminal === undefined) return env;
+  for (const key of NOT_FOR_A_TERMINAL) {
+    if (!overrides || !Object.hasOwn(overrides, key)) delete env[key];
+  }
+  env.TERM = overrides?.TERM ?? opts.terminal;
   return env;
 }
 

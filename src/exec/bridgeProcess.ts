@@ -5,6 +5,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type { CreateTerminalParams, OutputSinkLike, TerminalExitStatus, TerminalOutput } from '../core/contracts';
+import { commandEnv } from '../core/nonInteractiveEnv';
 import { TailBuffer } from '../core/output/tailBuffer';
 import { killByEnv, killProcessTree, signalGroup, spawnInGroup } from './processTree';
 import { drainStreams } from './runControl';
@@ -58,13 +59,14 @@ export class BridgeProcess {
     const viaShell = needsShell(params);
     const file = viaShell ? opts.shell.path : params.command;
     const args = viaShell ? [...opts.shell.args, params.command] : (params.args ?? []);
-    const env: NodeJS.ProcessEnv = { ...opts.baseEnv };
-    for (const v of params.env ?? []) env[v.name] = v.value;
+    // The neutralising environment of every route (git runs no fsmonitor, pagers are cat), then the
+    // caller's variables, then the mark that finds the process again.
+    const env = commandEnv(opts.baseEnv, Object.fromEntries((params.env ?? []).map((v) => [v.name, v.value])));
     env[opts.mark.name] = opts.mark.value;
 
     // Throws SandboxUnavailableError (sandbox `on`, none here) before anything starts.
     const wrapped = wrapSpawn(opts.sandbox, [file, ...args], {
-      env: env as Record<string, string>,
+      env,
       ...(params.env?.length ? { given: Object.fromEntries(params.env.map((v) => [v.name, v.value])) } : {}),
       ...(opts.sandboxMode ? { sandbox: opts.sandboxMode } : {}),
       onRefused: (r) => this.onData(Buffer.from(refusalLine(r))),

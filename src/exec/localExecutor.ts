@@ -4,7 +4,7 @@ import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import type { ExecRequest, ExecResult, LocalExecutor } from '../core/contracts';
 import { withUnsets } from '../core/envPreflight';
-import { buildNonInteractiveEnv } from '../core/nonInteractiveEnv';
+import { commandEnv } from '../core/nonInteractiveEnv';
 import { runOneShot } from './oneShotRun';
 import { PersistentShell, sessionReplacedNotice } from './persistentShell';
 import { groupAlive, killGroupAndWait, killProcessTree } from './processTree';
@@ -66,7 +66,7 @@ export class LocalShellExecutor implements LocalExecutor {
     // The environment stage's unsets go in front of the whole line, shell prefix included.
     const command = withUnsets(withPrefix(req.command, config.prefix), req.unset);
     const callerEnv = req.env ?? {};
-    const sessionEnv = buildNonInteractiveEnv(config.env);
+    const sessionEnv = commandEnv(config.env);
 
     const persistent =
       this.options.persistent !== false &&
@@ -74,7 +74,7 @@ export class LocalShellExecutor implements LocalExecutor {
       !req.sessionKey.includes(ASYNC_KEY_MARK) &&
       PersistentShell.supports(config.shell) &&
       PersistentShell.canScope(callerEnv);
-    if (!persistent) return this.oneShot(req, config, command, buildNonInteractiveEnv(config.env, callerEnv));
+    if (!persistent) return this.oneShot(req, config, command, commandEnv(config.env, callerEnv));
 
     // A `sandbox: "off"` call never shares the sandboxed shell (nor the other way round).
     const key = sessionKeyOf(req.sessionKey as string, config, sessionEnv) + (req.sandbox === 'off' ? '\nsandbox-off' : '');
@@ -86,7 +86,7 @@ export class LocalShellExecutor implements LocalExecutor {
     // Busy (an overlapping call) or quarantined: a fresh, uncached shell, so the owner's session is
     // neither queued behind nor touched by this call's fate.
     if (this.quarantined.has(key) || shell?.busy) {
-      return this.oneShot(req, config, command, buildNonInteractiveEnv(config.env, callerEnv));
+      return this.oneShot(req, config, command, commandEnv(config.env, callerEnv));
     }
     const start = (): PersistentShell => {
       const fresh = new PersistentShell({
@@ -103,16 +103,19 @@ export class LocalShellExecutor implements LocalExecutor {
     };
     shell ??= start();
 
-    let run = await shell.run(req, command, callerEnv);
+    // What this call exports on top of the session: the caller's variables, and the git settings
+    // renumbered after any of theirs (commandEnv), so a caller's GIT_CONFIG_* cannot displace them.
+    const callEnv = envDelta(sessionEnv, commandEnv(config.env, callerEnv));
+    let run = await shell.run(req, command, callEnv);
     if (run.kind === 'refused') {
       // The command never started, so running it once in a fresh shell is safe. Only once: a
       // second refusal means the cause is not the session, and the command's status says so.
       this.discard(key, shell);
       shell = start();
-      run = await shell.run(req, command, callerEnv, sessionReplacedNotice('refused'));
+      run = await shell.run(req, command, callEnv, sessionReplacedNotice(run.why ?? 'refused'));
       if (run.kind === 'refused') {
         this.discard(key, shell);
-        return this.oneShot(req, config, command, buildNonInteractiveEnv(config.env, callerEnv));
+        return this.oneShot(req, config, command, commandEnv(config.env, callerEnv));
       }
     }
     const result = run.result;
@@ -166,6 +169,13 @@ export class LocalShellExecutor implements LocalExecutor {
     kills.push(...this.quarantined.values());
     await Promise.allSettled(kills);
   }
+}
+
+/** The entries of `full` that `session` lacks or has with another value. */
+function envDelta(session: Record<string, string>, full: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(full)) if (session[key] !== value) out[key] = value;
+  return out;
 }
 
 /**

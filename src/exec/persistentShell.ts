@@ -33,6 +33,7 @@ import { cancelledBeforeStart, drainStreams, effectiveDeadlineMs, RunGuard } fro
 import { wrapSpawn, type SandboxRuntime, type WrappedSpawn } from './sandbox/sandboxRuntime';
 import { refusalLine } from './sandbox/violations';
 import { interactiveFreeArgs, shellKind, shellQuote } from './shellConfig';
+import { resetFirstLine, resetScript, resetStartupScript } from './sessionReset';
 import { shellState, stdinIdentity } from './shellLiveness';
 
 export interface PersistentShellOptions {
@@ -55,6 +56,7 @@ export const SESSION_BREAK_REASONS = {
   stopped: 'it was stopped by a signal',
   silent: 'it ran the command but no longer reports its end',
   refused: 'it could no longer start commands',
+  reset: 'what an earlier command defined could not be reset',
 } as const;
 export type SessionBreak = keyof typeof SESSION_BREAK_REASONS;
 
@@ -75,7 +77,7 @@ const IDLE_POLLS = 2;
  * One call's outcome. `refused`: the shell could not even start the command (it did not run; a
  * fresh shell may run it). Otherwise the result, and `broken` when the shell had to be killed.
  */
-export type PersistentRun = { kind: 'refused' } | { kind: 'done'; result: ExecResult; broken?: SessionBreak };
+export type PersistentRun = { kind: 'refused'; why?: SessionBreak } | { kind: 'done'; result: ExecResult; broken?: SessionBreak };
 
 /** Per-call variables can only be set through shell syntax when their names are identifiers. */
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -166,13 +168,17 @@ const TOKEN_LEAD_PRINTF = '\\036';
 interface StatusLine {
   status: number | undefined;
   started: boolean;
+  /** The reset before the command failed (sessionReset.ts): the command did not start. */
+  resetFailed: boolean;
 }
 
 export class PersistentShell {
-  /** Shells whose syntax the protocol above is written in. */
+  /**
+   * Shells whose session can be reset before each call (sessionReset.ts): bash. zsh and sh cannot
+   * list what a call defined, so each of their calls gets a fresh shell.
+   */
   static supports(shell: string): boolean {
-    const kind = shellKind(shell);
-    return kind === 'bash' || kind === 'zsh' || kind === 'sh';
+    return shellKind(shell) === 'bash';
   }
 
   /** True when every per-call variable can be set (and later restored) through shell syntax. */
@@ -238,8 +244,8 @@ export class PersistentShell {
     this.write(
       [
         'exec 2>&1',
-        // Aliases defined by one call should work in the next, as in a terminal.
-        '[ -n "${BASH_VERSION:-}" ] && shopt -s expand_aliases',
+        // The start state every call is reset to (functions, aliases, options, sensitive variables).
+        ...(this.kind === 'bash' ? [resetStartupScript(randomToken().slice(0, 12))] : []),
         `${this.builtin}printf '${TOKEN_LEAD_PRINTF}%s' '${ready}'`,
         '',
       ].join('\n'),
@@ -342,10 +348,10 @@ export class PersistentShell {
       return { kind: 'done', result: { exitCode: undefined, timedOut: guard.reason === 'timeout', cancelled: true, summary } };
     }
     if (line && !line.started) {
-      // Nothing of the command ran; what the shell printed was its own complaint.
+      // Nothing of the command ran; what the shell printed was its own complaint (or the reset failed).
       this.splitter.forget(segment);
       await this.kill();
-      return { kind: 'refused' };
+      return line.resetFailed ? { kind: 'refused', why: 'reset' } : { kind: 'refused' };
     }
     if (complete() && line?.status !== undefined) {
       const summary = await req.sink.dump(notice);
@@ -365,6 +371,12 @@ export class PersistentShell {
     // background child may hold the pipe: the same bounded drain as a one-shot run.
     await drainStreams([this.stdout]);
     accepting = false;
+    if (segment.start !== undefined && line === undefined) {
+      // The shell died before the call began (the reset's first line met a readonly `IFS`): the
+      // command did not run, and a fresh shell may run it.
+      this.splitter.forget(segment);
+      return { kind: 'refused' };
+    }
     const info = this.exitInfo ?? { code: null, signal: null };
     const summary = await req.sink.dump(notice);
     return { kind: 'done', result: { ...exitStatusOf(info.code, info.signal), timedOut: false, cancelled: false, summary } };
@@ -402,7 +414,8 @@ export class PersistentShell {
     const go = `__agent_bash_go_${v}`;
     const st = `__agent_bash_st_${v}`;
     const opts = `__agent_bash_opts_${v}`;
-    const own = [go, st, opts];
+    const rs = `__agent_bash_rs_${v}`;
+    const own = [go, st, opts, rs];
     const save: string[] = [];
     const set: string[] = [];
     const restore: string[] = [];
@@ -415,11 +428,15 @@ export class PersistentShell {
       set.push(`${b}export ${key}=${shellQuote(env[key])};`);
       restore.push(`case $${had} in 1) ${b}export ${key}="$${old}";; *) ${b}unset ${key};; esac;`);
     });
+    // bash: the session is reset to its start state first (sessionReset.ts); if that fails the
+    // command does not start and the status line says so (its fourth field).
+    const reset = this.kind === 'bash' ? resetScript(v, own) : 'true';
     return (
-      `${save.join(' ')} { ${go}=1; ${b}printf '${TOKEN_LEAD_PRINTF}%s' '${start}'; ` +
+      (this.kind === 'bash' ? resetFirstLine() : '') +
+      `${save.join(' ')} { if ${reset}; then ${go}=1; ${b}printf '${TOKEN_LEAD_PRINTF}%s' '${start}'; ` +
       `${b}cd -- ${shellQuote(cwd)} && { ${set.join(' ')} ${b}eval ${shellQuote(` ${command}`)}\n` +
-      `}; { ${st}=$?; ${this.healScript(opts)} ${restore.join(' ')} ${b}printf '${TOKEN_LEAD_PRINTF}%s' '${end}'; } 2>/dev/null; ` +
-      `} </dev/null 1>&2 2>&1 3>&-; ${b}printf '%s %s %s\\n' '${nonce}' "\${${st}:-x}" "\${${go}:-0}" >&3; ` +
+      `}; else ${rs}=1; fi; { ${st}=$?; ${this.healScript(opts)} ${restore.join(' ')} ${b}printf '${TOKEN_LEAD_PRINTF}%s' '${end}'; } 2>/dev/null; ` +
+      `} </dev/null 1>&2 2>&1 3>&-; ${b}printf '%s %s %s %s\\n' '${nonce}' "\${${st}:-x}" "\${${go}:-0}" "\${${rs}:-0}" >&3; ` +
       `${b}unset ${own.join(' ')}\n`
     );
   }
@@ -459,10 +476,10 @@ export class PersistentShell {
     while (newline >= 0) {
       const raw = this.statusText.slice(0, newline);
       this.statusText = this.statusText.slice(newline + 1);
-      const [nonce, value, started] = raw.split(' ');
+      const [nonce, value, started, reset] = raw.split(' ');
       const waiter = this.statusWaiters.get(nonce);
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a status line from the shell process may have fewer fields than split() is typed with
-      if (waiter) waiter({ status: /^\d+$/.test(value ?? '') ? Number(value) : undefined, started: started === '1' });
+      if (waiter) waiter({ status: /^\d+$/.test(value ?? '') ? Number(value) : undefined, started: started === '1', resetFailed: reset === '1' });
       newline = this.statusText.indexOf('\n');
     }
   }

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type * as NodePty from '@lydell/node-pty';
 import type { ExecResult, OutputSummary, PtyExecutor, PtyRequest, PtySession } from '../core/contracts';
 import { withUnsets } from '../core/envPreflight';
+import { commandEnv } from '../core/nonInteractiveEnv';
 import { groupAlive, killGroupAndWait, signalName } from './processTree';
 import { effectiveDeadlineMs, RunGuard } from './runControl';
 import { wrapSpawn, type SandboxRuntime } from './sandbox/sandboxRuntime';
@@ -24,8 +25,6 @@ export const DEFAULT_PTY_ROWS = 24;
 export const ptyErrorLine = (msg: string): string => `PTY error: ${msg}\n`;
 
 /** Marks of the agent's non-interactive runs that would get in a person's way in a terminal. */
-const NOT_FOR_A_TERMINAL = ['GIT_EDITOR', 'GPG_TTY', 'CI', 'NO_COLOR'];
-
 let loaded: NodePtyModule | undefined;
 
 /** `require('@lydell/node-pty')` on first use; throws the loader's error when it cannot load. */
@@ -215,10 +214,8 @@ class PtyRun implements PtySession {
     try {
       const nodePty = (this.options.loadModule ?? loadNodePty)();
       const config = getShellConfig({ shellPath: this.options.shellPath, shellArgs: this.options.shellArgs, env: this.options.baseEnv });
-      const env: Record<string, string> = { ...config.env };
-      for (const key of NOT_FOR_A_TERMINAL) delete env[key];
-      env.TERM = PTY_TERM;
-      Object.assign(env, req.env ?? {});
+      // The same neutralising environment as every route (git runs no fsmonitor, pagers are cat).
+      const env = commandEnv(config.env, req.env, { terminal: PTY_TERM });
 
       const nonce = randomBytes(12).toString('hex');
       const scanner = new MarkerScanner(ptyEndMarker(nonce));

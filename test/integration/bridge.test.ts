@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { PolicyRule, ToolResult } from '../../src/core/contracts';
@@ -189,6 +190,30 @@ describe('bridge: agent commands in VS Code terminals', () => {
       Array.from({ length: 20 }, (_, i) => api.runBash({ command: `echo start-${i}; sleep 0.2; echo end-${i}` })),
     );
     results.forEach((r, i) => assert.match(text(r), new RegExp(`^start-${i}\\nend-${i}\\n\\nWall time`)));
+  });
+
+  it('an allowed `git status` in a repository whose core.fsmonitor names a script does not run it', async () => {
+    const api = await activateApi();
+    const repo = path.join(workspaceDir(), `fsmonitor-repo-${process.pid}`);
+    const canary = `${repo}.canary`;
+    const hook = `${repo}.hook.sh`;
+    rmSync(repo, { recursive: true, force: true });
+    rmSync(canary, { force: true });
+    writeFileSync(hook, `#!/bin/sh\necho ran >> '${canary}'\n`);
+    chmodSync(hook, 0o755);
+    execFileSync('git', ['init', '-q', repo]);
+    execFileSync('git', ['-C', repo, 'config', 'core.fsmonitor', hook]);
+    writeFileSync(path.join(repo, 'a'), 'x\n');
+    try {
+      const result = await api.runBash({ command: `git -C ${repo} status --short; echo done` });
+      assert.equal(result.isError, undefined, text(result));
+      assert.match(text(result), /done\n/);
+      assert.equal(existsSync(canary), false, 'the repository-configured fsmonitor ran');
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+      rmSync(canary, { force: true });
+      rmSync(hook, { force: true });
+    }
   });
 });
 

@@ -3,6 +3,7 @@
 // into its own error (a tool error, a JSON-RPC error, an API error) with the same message text.
 import type { Approver, CallerInfo } from '../contracts';
 import type { PolicyDecision } from './policyContracts';
+import { isInertEnvName } from './sensitiveVariables';
 import { isCodeLoadingAssignment } from './shellNormalize';
 
 /** A deny rule (or a critical/deny verdict) fired: nothing ran. */
@@ -18,15 +19,24 @@ export function envRiskReason(name: string): string {
   return `the \`env\` parameter sets \`${name}\`, which can make programs load other code`;
 }
 
+/** Why an `env` parameter with a name outside the inert allowlist makes an allowed command ask first. */
+export function envNotInertReason(name: string): string {
+  return `the \`env\` parameter sets \`${name}\`; only inert names (locale, time zone, colour, terminal size) are auto-approved`;
+}
+
 /**
- * The `env` parameter is not part of the command text the rules read, but `BASH_ENV`, `LD_PRELOAD`,
- * `PATH`, `GIT_*`, `npm_config_*`… can make an allowed command run anything: such a call asks first.
+ * The `env` parameter is not part of the command text the rules read, and a program may read any
+ * variable of its environment (`BASH_ENV`, `LD_PRELOAD`, `GIT_*`, `LESSOPEN`, `TAR_OPTIONS`…): an
+ * allowed call asks first unless every name is inert (sensitiveVariables.ts `isInertEnvName`).
  */
 export function withEnvRisk(decision: PolicyDecision, env: Record<string, string> | undefined): PolicyDecision {
   if (decision.decision !== 'allow' || !env) return decision;
-  const risky = Object.keys(env).find((name) => isCodeLoadingAssignment(`${name}=`) !== undefined);
-  if (!risky) return decision;
-  return { ...decision, decision: 'prompt', rule: null, kind: 'opaque', reason: envRiskReason(risky) };
+  const names = Object.keys(env);
+  const risky = names.find((name) => isCodeLoadingAssignment(`${name}=`) !== undefined);
+  const other = names.find((name) => !isInertEnvName(name));
+  if (risky === undefined && other === undefined) return decision;
+  const reason = risky !== undefined ? envRiskReason(risky) : envNotInertReason(other as string);
+  return { ...decision, decision: 'prompt', rule: null, kind: 'opaque', reason };
 }
 
 /** Why a `sandbox: "off"` call asks first (the approval dialog shows it). */

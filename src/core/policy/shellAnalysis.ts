@@ -15,6 +15,8 @@ import { checkShapes, CONSTRUCT } from './allowableShapes';
 import { scanRawText } from './rawTextScan';
 import { needsExpansion } from './wordExpansion';
 import { isCodeLoadingAssignment, normalizeWords, OPAQUE, type Word } from './shellNormalize';
+import { envPrefixRisk, prefixAssignmentsThatMatter } from './sensitiveVariables';
+import { findVariableChange } from './variableWrites';
 
 type SyntaxNode = TreeSitter.Node;
 const { Language, Parser } = TreeSitter;
@@ -533,8 +535,10 @@ function pushSegment(w: Walk, node: SyntaxNode, words: Word[], assignments: stri
   if (head && (head.dynamic || head.expandable)) markUncertain(w, UNCERTAIN.dynamicName(head.text));
 
   let opaqueReason = norm.opaqueReason;
-  const risky = seg.assignments.map(isCodeLoadingAssignment).find((n) => n !== undefined);
+  const prefixes = prefixAssignmentsThatMatter(seg.assignments, norm.argv);
+  const risky = prefixes.map(isCodeLoadingAssignment).find((n) => n !== undefined);
   if (!opaqueReason && risky) opaqueReason = OPAQUE.codeLoadingVar(risky);
+  if (!opaqueReason && norm.argv.length > 0) opaqueReason = envPrefixRisk(prefixes);
 
   let payload = norm.payload;
   if (!opaqueReason && norm.readsProgramFromStdin) {
@@ -625,6 +629,9 @@ function runWalk(text: string, depth: number, deadline: number): Walk {
     if (shapes.construct !== undefined && w.construct === undefined) w.construct = shapes.construct;
     if (root.hasError) markUncertain(w, UNCERTAIN.syntax(firstError(root)));
     visit(root, w, FRESH);
+    // A change to a variable that decides what runs is named before any other construct.
+    const change = findVariableChange(root, text, w.segments, () => tick(w));
+    if (change !== undefined) w.construct = change;
   } catch (err) {
     if (!(err instanceof AnalysisDeadline)) throw err;
     // What was found so far stays (a deny rule may still match it); the whole is uncertain.

@@ -3,6 +3,7 @@
 // run code the analysis cannot see (opaque) or whose code we can re-parse (`bash -c`, `eval`, `trap`).
 // Keeping this parser-free lets the rules be read and tested as plain tables.
 import { programOptionReason } from './programs/optionVerdict';
+import { assignedName, isSensitiveVariable } from './sensitiveVariables';
 
 /** One shell word after unquoting. `text` is the static value, or the source text when dynamic. */
 export interface Word {
@@ -93,6 +94,8 @@ const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     argFlags: 'fo',
     long: ['portability', 'verbose', 'append', 'quiet'],
     longArg: ['format', 'output'],
+    // bash's `time` is a keyword: `time PATH=. ls` runs `ls` with that PATH.
+    assignments: true,
     named: 'fo',
     longNamed: ['format', 'output'],
   },
@@ -185,10 +188,6 @@ const INTERPRETERS: ReadonlyArray<{ name: RegExp; codeFlags: readonly string[] }
   { name: /^(tclsh|wish)$/, codeFlags: [] },
 ];
 
-/** Variables that make ordinary programs load or run other code. */
-const CODE_LOADING_VARS =
-  /^(LD_[A-Z_]+|DYLD_[A-Z_]+|PATH|BASH_ENV|ENV|PROMPT_COMMAND|PS4|SHELLOPTS|BASHOPTS|IFS|NODE_OPTIONS|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|PERL5OPT|PERL5LIB|PERLLIB|PERL5DB|RUBYOPT|RUBYLIB|GIT_[A-Z_]+|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|BROWSER|HOME|ZDOTDIR|XDG_CONFIG_HOME|[Nn][Pp][Mm]_[Cc][Oo][Nn][Ff][Ii][Gg]_[A-Za-z_]+)$/;
-
 /** Messages that name why a segment is opaque. Tests assert these. */
 export const OPAQUE = {
   wrapperOption: (wrapper: string, option: string) => `\`${wrapper}\` option \`${option}\` is not modelled`,
@@ -208,8 +207,8 @@ export const OPAQUE = {
 } as const;
 
 export function isCodeLoadingAssignment(assignment: string): string | undefined {
-  const name = /^([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=/.exec(assignment)?.[1];
-  return name !== undefined && CODE_LOADING_VARS.test(name) ? name : undefined;
+  const name = assignedName(assignment);
+  return name !== undefined && isSensitiveVariable(name) ? name : undefined;
 }
 
 export function basename(word: string): string {

@@ -211,10 +211,11 @@ describe('exec: LocalShellExecutor', function () {
       assert.equal((await run('echo "${FOO:-unset}"')).sink.text(), 'unset\n');
     });
 
-    it('keeps functions and aliases between calls', async () => {
+    it('drops functions and aliases between calls (sessionReset.ts), keeps plain variables', async () => {
       const key = freshKey();
-      await run('greet() { echo "hi $1"; }; alias ll="echo aliased"', { sessionKey: key });
-      assert.equal((await run('greet you; ll', { sessionKey: key })).sink.text(), 'hi you\naliased\n');
+      await run('greet() { echo "hi $1"; }; alias ll="echo aliased"; shopt -s expand_aliases; V=plain', { sessionKey: key });
+      const next = await run('type -t greet ll || echo "gone $V"', { sessionKey: key });
+      assert.equal(next.sink.text(), 'gone plain\n');
     });
 
     it('scopes per-call env to its call', async () => {

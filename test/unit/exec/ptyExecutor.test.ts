@@ -131,11 +131,10 @@ describe('exec: NodePtyExecutor', function () {
     assert.equal(killed.signal, 'SIGKILL');
   });
 
-  it('runs with TERM=xterm-256color and without the non-interactive hardening', async () => {
+  it('runs with TERM=xterm-256color, without CI/NO_COLOR, and with the neutralising pagers and git settings', async () => {
     const sink = new FakeSink();
-    await pty.start({ command: 'echo "$TERM ${CI:-no-ci} ${PAGER:-no-pager} $MINE"', cwd: tmp, timeoutMs: 20_000, sink, env: { MINE: 'x' } }).result;
-    const expectedPager = process.env.PAGER ?? 'no-pager';
-    assert.equal(sink.text(), `xterm-256color no-ci ${expectedPager} x\n`);
+    await pty.start({ command: 'echo "$TERM ${CI:-no-ci} ${NO_COLOR:-colour} ${PAGER:-no-pager} $GIT_CONFIG_KEY_0 $MINE"', cwd: tmp, timeoutMs: 20_000, sink, env: { MINE: 'x' } }).result;
+    assert.equal(sink.text(), `xterm-256color ${process.env.CI ?? 'no-ci'} ${process.env.NO_COLOR ?? 'colour'} cat core.fsmonitor x\n`);
   });
 
   it('normalises CR and CRLF into the sink and spills to the artifact', async () => {

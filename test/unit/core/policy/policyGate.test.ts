@@ -8,6 +8,7 @@ import {
   passPolicyGate,
   userDeniedMessage,
   withEnvRisk,
+  envNotInertReason,
   type GateDeps,
 } from '../../../../src/core/policy/policyGate';
 import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
@@ -160,13 +161,20 @@ describe('core/policyGate', () => {
   });
 
   describe('env risk (the decide step)', () => {
-    it('a code-loading variable turns an allow into a prompt naming it; others do not', async () => {
+    it('a code-loading variable turns an allow into a prompt naming it; only inert names do not', async () => {
       const approver = new RecordingApprover({ kind: 'deny' });
       const v = await passPolicyGate(deps(approver), { command: 'echo hi', cwd: WS, env: { FOO: '1', BASH_ENV: './x' } });
       assert.equal(v.kind === 'refuse' && v.message, 'Command denied by the user: the `env` parameter sets `BASH_ENV`, which can make programs load other code');
       assert.equal(approver.requests[0]!.decision.kind, 'opaque');
       assert.equal(approver.requests[0]!.decision.rule, null);
-      assert.equal(gateDecision(realDecide, { command: 'echo hi', cwd: WS, env: { FOO: '1' } }).decision, 'allow');
+      assert.equal(gateDecision(realDecide, { command: 'echo hi', cwd: WS, env: { LANG: 'C', LC_ALL: 'C.UTF-8', TZ: 'UTC', NO_COLOR: '1' } }).decision, 'allow');
+      const other = gateDecision(realDecide, { command: 'echo hi', cwd: WS, env: { LANG: 'C', FOO: '1' } });
+      assert.equal(other.decision, 'prompt');
+      assert.equal(other.reason, envNotInertReason('FOO'));
+      assert.equal(envNotInertReason('FOO'), 'the `env` parameter sets `FOO`; only inert names (locale, time zone, colour, terminal size) are auto-approved');
+      for (const name of ['GIT_TRACE2_EVENT', 'LESS', 'TMPDIR', 'GCONV_PATH', 'NPM_CONFIG_SCRIPT_SHELL', 'TAR_OPTIONS', 'POSIXLY_CORRECT']) {
+        assert.equal(gateDecision(realDecide, { command: 'echo hi', cwd: WS, env: { [name]: 'x' } }).decision, 'prompt', name);
+      }
     });
 
     it('never softens a deny, and leaves a prompt as it was', () => {

@@ -1,0 +1,163 @@
+// What a persistent bash session carries from one call to the next, and the text that resets the
+// rest before each call (persistentShell.ts). A call may define a function or alias named `ls`, a
+// DEBUG trap, `shopt -s expand_aliases`, `PATH=/tmp/evil:$PATH`, `hash -p`, `enable -n`, a nameref or
+// an integer variable: without a reset, every later *allowed* `ls` would run what it left behind.
+//
+// Before each call the shell:
+// 1. (its own line, so nothing of it is alias-expanded) enters POSIX mode by an assignment, where the
+//    special builtins `unset`, `trap` and `set` are found before any function; drops functions named
+//    `builtin` and `unalias`, every trap, `set -e`/`-u`/`-x`/`-v`/`-k`, and every alias;
+// 2. re-enables every disabled builtin, drops every function, alias and remembered command path
+//    (`hash -r`), puts every `set -o`/`shopt` option back as the shell started
+//    (`expand_aliases`, `extglob`, `nullglob`, `posix`, `errexit`, …), unsets namerefs, drops the
+//    integer attribute, and restores the sensitive variables (sensitiveVariables.ts) to their values
+//    at the start: set ones to the same value and export, ones set later unset again;
+// 3. checks the result against the snapshot taken at the start (the option lists, the names of the
+//    builtins: no `enable -f` one). A step that fails (a `readonly PATH`, a readonly function, a
+//    disabled `enable`) or a check that differs refuses the call; the executor
+//    then replaces the shell and runs the command in the new one, saying so in the result.
+//
+// What carries: exported ordinary variables and plain shell variables whose names are not sensitive
+// (their values; the integer and nameref attributes do not carry). Each call runs in its own cwd.
+// Not undoable from inside: a DEBUG trap under `shopt -s extdebug` can skip any command, the reset's
+// too; setting either asks (variableWrites.ts).
+import { NOT_SENSITIVE, SENSITIVE_GLOBS } from '../core/policy/sensitiveVariables';
+
+/** Where the start state is kept: readonly from the start, so no command can change or pre-empt them. */
+const OPTIONS0 = '__agent_bash_options0';
+const VARIABLES0 = '__agent_bash_variables0';
+const READONLY0 = '__agent_bash_readonly0';
+/** What the check after the reset must see again: the option lists and the names of the builtins. */
+const SHOPTS0 = '__agent_bash_shopts0';
+const BUILTINS0 = '__agent_bash_builtins0';
+/** Integer and nameref variables bash itself has at the start (`RANDOM`, `PPID`, …): left alone. */
+const ATTRIBUTED0 = '__agent_bash_attributed0';
+/**
+ * The name patterns as `@(…|…)`, kept in the shell from the start: bash reads its script from a pipe
+ * one byte at a time, so sending the 2 KB of patterns with every call cost milliseconds. `[[ x == $P ]]`
+ * matches extended globs whatever `extglob` says.
+ */
+const RESTORE0 = '__agent_bash_restore0';
+const LEAVE0 = '__agent_bash_leave0';
+
+/**
+ * Sensitive names bash manages itself (read-only, dynamic, or restored by another step: options,
+ * aliases, the hash table) and the directory pair that carries with the working directory.
+ */
+const NOT_RESTORED: readonly string[] = [
+  'BASH', 'BASHOPTS', 'BASHPID', 'BASH_ALIASES', 'BASH_ARGC', 'BASH_ARGV', 'BASH_ARGV0', 'BASH_CMDS', 'BASH_COMMAND',
+  'BASH_EXECUTION_STRING', 'BASH_LINENO', 'BASH_MONOSECONDS', 'BASH_REMATCH', 'BASH_SOURCE', 'BASH_SUBSHELL',
+  'BASH_TRAPSIG', 'BASH_VERSINFO', 'BASH_VERSION', 'SHELLOPTS', 'PWD', 'OLDPWD', 'POSIXLY_CORRECT',
+];
+
+/** Signal numbers whose traps are reset (bash accepts `trap - N` for every one of them). */
+const SIGNALS = Array.from({ length: 64 }, (_, k) => String(k + 1)).join(' ');
+
+/** `case NAME in <this>) …`: the sensitive names bash should restore. */
+function restoredPattern(): string {
+  return SENSITIVE_GLOBS.join('|');
+}
+
+/** `case NAME in <this>) ;;`: names the restore leaves alone. */
+function leftAlonePattern(): string {
+  return [...NOT_SENSITIVE, ...NOT_RESTORED].join('|');
+}
+
+/**
+ * Startup lines (bash): snapshot into readonly variables the options as commands (`set +o; shopt -p`,
+ * each behind `\\builtin`) and as the option lists (`$SHELLOPTS:$BASHOPTS`), the names of all
+ * builtins (`enable -a`), the sensitive variables (`declare -p`, behind `\\builtin`), the names of
+ * sensitive variables that are already readonly, and bash's own integer and nameref variables.
+ * `n` is a per-start suffix for the loop variable.
+ */
+export function resetStartupScript(n: string): string {
+  const name = `__agent_bash_n_${n}`;
+  return [
+    `${READONLY0}=' '; ${VARIABLES0}=; ${RESTORE0}='@(${restoredPattern()})'; ${LEAVE0}='@(${leftAlonePattern()})'`,
+    `for ${name} in $(\\builtin compgen -v); do case $${name} in ${leftAlonePattern()}) ;; ${restoredPattern()}) ` +
+      `case \${!${name}@a} in *r*) ${READONLY0}+="$${name} ";; *) ${VARIABLES0}+="\\builtin $(\\builtin declare -p "$${name}")"$'\\n';; esac;; esac; done`,
+    `${ATTRIBUTED0}=' '; for ${name} in $(\\builtin declare -i; \\builtin declare -n); do ${ATTRIBUTED0}+="\${${name}%%=*} "; done`,
+    `${BUILTINS0}=; for ${name} in $(\\builtin enable -a); do case $${name} in enable|-n) ;; *) ${BUILTINS0}+="$${name} ";; esac; done`,
+    `\\builtin unset ${name}`,
+    `${OPTIONS0}="$(\\builtin set +o; \\builtin shopt -p)"; ${OPTIONS0}="\\builtin \${${OPTIONS0}//$'\\n'/$'\\n'\\\\builtin }"`,
+    `${SHOPTS0}="$SHELLOPTS:$BASHOPTS"`,
+    `${RESET0}=${singleQuoted(resetBody())}`,
+    `\\builtin readonly ${OPTIONS0} ${SHOPTS0} ${BUILTINS0} ${VARIABLES0} ${READONLY0} ${ATTRIBUTED0} ${RESTORE0} ${LEAVE0} ${RESET0}`,
+  ].join('\n');
+}
+
+/**
+ * The first line of a call (bash), sent on its own: bash parses a line before running any of it, so
+ * the aliases this line drops cannot touch the next one. Everything here is an assignment, a quoted
+ * special builtin (found before functions in POSIX mode) or `\\builtin` once its function is gone.
+ * Every trap goes first thing, so none can run (and define anything) while the reset works.
+ */
+export function resetFirstLine(): string {
+  return (
+    `POSIXLY_CORRECT=y; \\unset -f builtin unalias; \\trap - DEBUG RETURN ERR EXIT ${SIGNALS}; \\set +euxvk; ` +
+    '\\builtin unalias -a; \\builtin shopt -u expand_aliases\n'
+  );
+}
+
+/**
+ * The wrapper variables the reset uses, with a placeholder each call replaces by its own suffix (in
+ * memory: `${RESET0//__V__/suffix}`), so no command can make them readonly in advance.
+ */
+const SUFFIX_MARK = '__V__';
+const RESET_VARIABLES = ['__agent_bash_rn', '__agent_bash_rf', '__agent_bash_rsec', '__agent_bash_rdis', '__agent_bash_rseen'] as const;
+/** The reset's code, kept in a readonly variable from the start (see RESTORE0 for why not sent each call). */
+const RESET0 = '__agent_bash_reset0';
+
+/**
+ * The reset steps (bash), as one command whose status is 0 only when the session is back to its start
+ * state. One fork: the listing below; the check reads bash's own option lists.
+ */
+function resetBody(): string {
+  const [n, failed, section, disabled, seen] = RESET_VARIABLES.map((name) => `${name}${SUFFIX_MARK}`);
+  const fail = `|| ${failed}=1`;
+  // One listing: every builtin (`enable NAME` / `enable -n NAME`), then after `@F` the functions,
+  // after `@A` the integer and nameref variables (set or only declared), after `@V` every set
+  // variable. Function names may hold glob characters: no globbing while the words are read.
+  const listing =
+    "$(\\builtin enable -a; \\builtin printf '%s\\n' @F; \\builtin compgen -A function; \\builtin printf '%s\\n' @A; " +
+    "\\builtin declare -i; \\builtin declare -n; \\builtin printf '%s\\n' @V; \\builtin compgen -v)";
+  return (
+    `${failed}=; ${section}=; ${disabled}=; ${seen}=; IFS=$' \\t\\n'; ` +
+    // The builtins the reset itself uses, then the options as the shell started (`set -k`, `noglob`,
+    // `nocasematch` would change how the rest reads); this leaves the first line's POSIX mode.
+    `\\builtin enable builtin cd compgen declare enable eval export hash printf readonly set shopt trap unalias unset ${fail}; ` +
+    `\\builtin eval "$${OPTIONS0}"; ` +
+    `\\builtin set -f; for ${n} in ${listing}; do case $${n} in @F|@A|@V) ${section}=$${n};; *) case $${section} in ` +
+    // Builtins: the disabled ones are enabled again; the names must be the start's (no `enable -f` one).
+    `'') case $${n} in enable) ;; -n) ${disabled}=1;; *) ${seen}+="$${n} "; ` +
+    `if [[ -n $${disabled} ]]; then \\builtin enable "$${n}" ${fail}; ${disabled}=; fi;; esac;; ` +
+    `@F) \\builtin unset -f -- "$${n}" ${fail};; ` +
+    // Namerefs go, integer attributes go (`declare -i x="5"` lines; bash's own are left alone).
+    `@A) ${n}=\${${n}%%=*}; case $${n} in declare|-*) ;; *) case $${ATTRIBUTED0} in *" $${n} "*) ;; *) ` +
+    `if [[ -R $${n} ]]; then \\builtin unset -n "$${n}" ${fail}; else \\builtin declare +i "$${n}" ${fail}; fi;; esac;; esac;; ` +
+    // Sensitive variables are unset (and restored below); the readonly ones of the start stay.
+    `@V) if [[ $${n} != $${LEAVE0} && $${n} == $${RESTORE0} ]]; then ` +
+    `case $${READONLY0} in *" $${n} "*) ;; *) \\builtin unset -v "$${n}" ${fail};; esac; fi;; ` +
+    `esac;; esac; done; ` +
+    `\\builtin unalias -a; \\builtin hash -r; ` +
+    `\\builtin unset -v POSIXLY_CORRECT ${fail}; \\builtin eval "$${VARIABLES0}" ${fail}; ` +
+    `\\builtin eval "$${OPTIONS0}"; ` +
+    // The check, without another process: the same builtins, options as at the start, nothing failed.
+    `[[ -z $${failed} && $${seen} == "$${BUILTINS0}" && "$SHELLOPTS:$BASHOPTS" == "$${SHOPTS0}" ]]`
+  );
+}
+
+/** `text` as one single-quoted shell word. */
+function singleQuoted(text: string): string {
+  return `'${text.replace(/'/g, "'\\''")}'`;
+}
+
+/**
+ * The reset of a call (bash): `eval` of the code stored at the start, with the call's suffix `v` in its
+ * variable names; a command whose status is 0 only when the session is back to its start state. Its
+ * variables are added to `own` (unset after the call).
+ */
+export function resetScript(v: string, own: string[]): string {
+  own.push(...RESET_VARIABLES.map((name) => `${name}_${v}`));
+  return `\\builtin eval "\${${RESET0}//${SUFFIX_MARK}/_${v}}"`;
+}

@@ -1,0 +1,70 @@
+// Session state cannot change what a later command means: after each poisoning form, the next call's
+// `ls`/`echo` is the real one, and what is promised to carry (plain and exported ordinary variables)
+// does.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { ExecResult } from '../../../src/core/contracts';
+import { LocalShellExecutor } from '../../../src/exec/localExecutor';
+import { FakeSink, processBaseline, waitFor } from './helpers';
+import { makeEvil, POISON_CASES } from './poisonCases';
+
+describe('exec: the persistent session is reset before each call (sessionReset.ts)', function () {
+  this.timeout(120_000);
+  let tmp: string;
+  let evil: string;
+  let executor: LocalShellExecutor;
+  let baseline: ReturnType<typeof processBaseline>;
+  let keys = 0;
+  let freshOptions = '';
+  let gitCount = '';
+
+  async function run(command: string, sessionKey: string): Promise<ExecResult & { sink: FakeSink }> {
+    const sink = new FakeSink();
+    const result = await executor.run({ command, cwd: tmp, timeoutMs: 30_000, sessionKey, sink });
+    return { ...result, sink };
+  }
+
+  before(async () => {
+    baseline = processBaseline();
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-reset-'));
+    evil = makeEvil(tmp);
+    executor = new LocalShellExecutor({ shellArgs: ['-c'] });
+    const probe = POISON_CASES.find((c) => c.expected === 'FRESH_OPTIONS')?.probe ?? '';
+    freshOptions = (await run(probe, 'fresh-options')).sink.text();
+    gitCount = (await run('echo "$GIT_CONFIG_COUNT"', 'fresh-git')).sink.text().trim();
+    assert.match(gitCount, /^\d+$/);
+  });
+
+  after(async () => {
+    await executor.dispose();
+    rmSync(tmp, { recursive: true, force: true });
+    assert.ok(await waitFor(() => baseline.leftSince().length === 0, 5000), JSON.stringify(baseline.leftSince()));
+  });
+
+  for (const c of POISON_CASES) {
+    it(`${c.name}: \`${c.poison}\` does not reach the next call`, async () => {
+      keys += 1;
+      const key = `reset-${keys}`;
+      assert.equal((await run('X=kept; export E=exported', key)).exitCode, 0);
+      const first = await run(c.poison.replaceAll('EVIL', evil), key);
+      assert.equal(first.sink.notice, undefined, first.sink.text());
+      const probe = await run(c.probe.replaceAll('EVIL', evil), key);
+      const expected = c.expected === 'FRESH_OPTIONS' ? freshOptions : c.expected.replace('GIT_COUNT', gitCount);
+      assert.equal(probe.sink.text(), expected);
+      assert.equal(probe.sink.notice, c.notice);
+      // Then the session answers plainly, with what carries (the replaced one has lost it).
+      const third = await run('echo "$X $E"; ls -d .', key);
+      assert.equal(third.sink.text(), c.notice ? ' \n.\n' : 'kept exported\n.\n');
+      assert.equal(third.sink.notice, undefined);
+    });
+  }
+
+  it('carries plain and exported ordinary variables and per-call cwd, and restores sensitive ones to their start values', async () => {
+    const key = 'reset-carry';
+    await run('A=plain; export B=exported; export GIT_DIR=/x; HOME=/nowhere; unset TMPDIR LANG; declare -x C=1', key);
+    const r = await run('echo "$A $B $C [${GIT_DIR-}] $HOME"; env | grep -c "^B=exported$"', key);
+    assert.equal(r.sink.text(), `plain exported 1 [] ${process.env.HOME ?? ''}\n1\n`);
+  });
+});
