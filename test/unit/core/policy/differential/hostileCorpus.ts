@@ -2,6 +2,7 @@
 // the corpus rules do not allow (`rm`, `id`, `touch`, …), writes outside the workspace, or reads
 // outside it: none may come out `allow`. `{P}` is a payload slot, filled with every PAYLOADS entry.
 import type { PolicyRule } from '../../../../../src/core/contracts';
+import { BUILTIN_RULES } from '../../../../../src/core/policy/builtinRules';
 
 /** The rule set of the issue: what the corpus and the differential run are judged under. */
 export const CORPUS_RULES: PolicyRule[] = [
@@ -16,6 +17,12 @@ export const CORPUS_RULES: PolicyRule[] = [
   { match: 'git log *', approval: 'allow' },
   { match: 'npm test*', approval: 'allow' },
 ];
+
+/**
+ * What the fuzzer decides with: the corpus rules (deny first), then the built-in read-only list that
+ * is on by default, one layer as first match reads it.
+ */
+export const FUZZ_RULES: PolicyRule[] = [...CORPUS_RULES, ...BUILTIN_RULES];
 
 /** Programs each allowed rule legitimately runs besides its own (npm runs scripts with sh and node). */
 export const RUNS_ALSO: Readonly<Record<string, readonly string[]>> = {
