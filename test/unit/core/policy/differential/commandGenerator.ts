@@ -2,6 +2,7 @@
 // rules allow, hostile shapes from the corpus with random payloads, random compositions of them,
 // and byte-level mutations that splice risky fragments (escapes, control characters, quotes,
 // substitutions, subscripts, redirects) into any position.
+import { grammarLine } from './grammarGenerator';
 import { FIXED, PAYLOADS, TEMPLATES } from './hostileCorpus';
 
 /** mulberry32: small, fast, and the same sequence for the same seed everywhere. */
@@ -81,8 +82,12 @@ function mutate(rnd: () => number, text: string): string {
   return out;
 }
 
-/** One generated command line. */
+/** One generated command line: half from the grammars (grammarGenerator.ts), half composed and mutated. */
 export function generate(rnd: () => number): string {
+  if (rnd() < 0.5) {
+    const line = grammarLine(rnd);
+    return rnd() < 0.2 ? `${line}${pick(rnd, SEPARATORS)}${pick(rnd, CONTEXTS)(atom(rnd))}` : line;
+  }
   const parts = 1 + Math.floor(rnd() * 3);
   let line = '';
   for (let k = 0; k < parts; k++) {

@@ -1,12 +1,14 @@
-// The differential run: generate command lines, let the policy decide each under CORPUS_RULES, and
+// The differential run: generate command lines, let the policy decide each under the corpus rules and the
+// built-in read-only list, and
 // run every one it would `allow` under real bash in the sandbox. A case fails when bash executed a
 // program no allow rule the policy used covers, or wrote outside the case's workspace.
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { PolicyDecision, ShellAnalyzer } from '../../../../../src/core/contracts';
 import { decide } from '../../../../../src/core/policy/policy';
 import { generate, prng } from './commandGenerator';
-import { CORPUS_RULES, RUNS_ALSO } from './hostileCorpus';
-import { judgeBatch, prepareWorkspaces, type Observed } from './sandboxJudge';
+import { FUZZ_RULES, RUNS_ALSO } from './hostileCorpus';
+import { GUARDED_PATHS, judgeBatch, prepareWorkspaces, SECRET_DIR, type Observed } from './sandboxJudge';
 import { TEST_EXPANDER } from '../testExpander';
 
 export interface Violation {
@@ -55,10 +57,27 @@ export function problemsOf(decision: PolicyDecision, observed: Observed, workspa
   }
   const problems: string[] = [];
   for (const p of observed.executed) if (!covered.has(p)) problems.push(`executed \`${p}\`, which no allow rule covers`);
+  for (const p of observed.executedPaths) if (inside(p, workspace)) problems.push(`executed \`${path.relative(workspace, p)}\`, a program inside the workspace`);
   for (const w of observed.written) {
-    if (inside(w.path, workspace) || HARMLESS_WRITES.test(w.path) || (Object.hasOwn(PROGRAM_STATE, w.program) && PROGRAM_STATE[w.program]?.test(w.path))) continue;
+    if (inside(w.path, workspace)) {
+      const rel = path.relative(workspace, w.path);
+      if (GUARDED_PATHS.some((g) => rel === g || rel.startsWith(`${g}/`))) problems.push(`\`${w.program}\` wrote \`${rel}\`, a guarded workspace path`);
+      continue;
+    }
+    if (HARMLESS_WRITES.test(w.path) || (Object.hasOwn(PROGRAM_STATE, w.program) && PROGRAM_STATE[w.program]?.test(w.path))) continue;
     problems.push(`\`${w.program}\` wrote \`${w.path}\`, outside the workspace`);
   }
+  const secret = path.join(path.dirname(workspace), SECRET_DIR);
+  for (const r of observed.read) {
+    let real = r.path;
+    try {
+      real = fs.realpathSync(r.path);
+    } catch {
+      // gone or never there: judged as written
+    }
+    if (inside(real, secret)) problems.push(`\`${r.program}\` read \`${real}\`, outside the workspace through a link`);
+  }
+  problems.push(...observed.tampered);
   return [...new Set(problems)];
 }
 
@@ -85,7 +104,7 @@ export async function runDifferential(opts: RunOptions): Promise<DifferentialRep
       const command = generate(rnd);
       if (seen.has(command)) continue;
       seen.add(command);
-      const decision = decide(opts.analyzer.analyze(command), CORPUS_RULES, { cwd: ws, workspaceRoots: [ws], expander: TEST_EXPANDER });
+      const decision = decide(opts.analyzer.analyze(command), FUZZ_RULES, { cwd: ws, workspaceRoots: [ws], expander: TEST_EXPANDER });
       if (decision.decision === 'allow') allowed.push({ command, decision });
     }
   } finally {

@@ -1,7 +1,8 @@
 // Hostile commands by class. Each one, run by bash in a workspace holding `canary`, runs a program
 // the corpus rules do not allow (`rm`, `id`, `touch`, …), writes outside the workspace, or reads
 // outside it: none may come out `allow`. `{P}` is a payload slot, filled with every PAYLOADS entry.
-import type { PolicyRule } from '../../../../../src/core/contracts';
+import type { PolicyRule, RuleLayer } from '../../../../../src/core/contracts';
+import { BUILTIN_RULES } from '../../../../../src/core/policy/builtinRules';
 
 /** The rule set of the issue: what the corpus and the differential run are judged under. */
 export const CORPUS_RULES: PolicyRule[] = [
@@ -15,6 +16,12 @@ export const CORPUS_RULES: PolicyRule[] = [
   { match: 'git status*', approval: 'allow' },
   { match: 'git log *', approval: 'allow' },
   { match: 'npm test*', approval: 'allow' },
+];
+
+/** What the fuzzer decides with: the corpus rules and the built-in read-only list (on by default), as two layers. */
+export const FUZZ_RULES: RuleLayer[] = [
+  { layer: 'file', source: 'corpus rules', rules: CORPUS_RULES },
+  { layer: 'builtin', source: 'built-in read-only list', rules: [...BUILTIN_RULES] },
 ];
 
 /** Programs each allowed rule legitimately runs besides its own (npm runs scripts with sh and node). */

@@ -14,6 +14,12 @@ export interface Observed {
   executed: string[];
   /** Absolute paths written or removed, as the kernel saw them (process cwd applied). */
   written: Array<{ path: string; program: string }>;
+  /** Absolute paths of every program successfully executed (bash's own first exec excluded). */
+  executedPaths: string[];
+  /** Absolute paths opened for reading (as written, cwd applied; links not resolved). */
+  read: Array<{ path: string; program: string }>;
+  /** Guarded workspace files whose content changed, and planted programs that ran (their mark). */
+  tampered: string[];
 }
 
 const TRACED =
@@ -71,6 +77,7 @@ function parseTrace(text: string, out: Observed, first: boolean, inherited: stri
         continue;
       }
       out.executed.push(program);
+      out.executedPaths.push(path.resolve(cwd, file));
       continue;
     }
     if (call === 'chdir') {
@@ -78,7 +85,17 @@ function parseTrace(text: string, out: Observed, first: boolean, inherited: stri
       if (dir !== undefined && ret === '0') cwd = path.resolve(cwd, dir);
       continue;
     }
-    if ((call === 'open' || call === 'openat') && !WRITE_FLAGS.test(rest)) continue;
+    if ((call === 'open' || call === 'openat') && !WRITE_FLAGS.test(rest)) {
+      let base = cwd;
+      for (const a of args) {
+        if ('fd' in a) base = a.fd;
+        else {
+          if (ret !== '-1' && !ret.startsWith('-')) out.read.push({ path: path.resolve(base, a.str), program });
+          break;
+        }
+      }
+      continue;
+    }
     // Which string arguments name a place written: all but a link's source and a symlink's target.
     let strings = 0;
     let base = cwd;
@@ -103,19 +120,57 @@ export interface SandboxCase {
   workspace: string;
 }
 
-/** A fresh directory with one workspace per case: canary file, README.md, sub/, and `link -> /etc`. */
+/** Programs planted inside each workspace under `bin/`: running one is running code the agent wrote. */
+export const PLANTED_PROGRAMS = ['ls', 'cat', 'grep'] as const;
+/** Workspace paths an allowed command must never write (the canary, editor settings, git hooks and config). */
+export const GUARDED_PATHS = ['canary', '.vscode/settings.json', '.git/config', '.git/hooks'] as const;
+/** The folder outside every workspace that `keys` links to: an allowed command must never read it. */
+export const SECRET_DIR = 'secret';
+
+/**
+ * A fresh directory with one workspace per case: canary file, README.md, sub/, `link -> /etc`,
+ * `keys -> <base>/secret` (a folder outside holding `key`), planted programs in `bin/`, editor
+ * settings and a git repository.
+ */
 export function prepareWorkspaces(count: number): { base: string; workspaces: string[]; dispose: () => void } {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bash-judge-'));
+  const secret = path.join(base, SECRET_DIR);
+  fs.mkdirSync(secret);
+  fs.writeFileSync(path.join(secret, 'key'), 'SECRET KEY\n');
+  const template = path.join(base, 'template');
+  fs.mkdirSync(path.join(template, 'sub'), { recursive: true });
+  fs.mkdirSync(path.join(template, 'bin'));
+  fs.mkdirSync(path.join(template, '.vscode'));
+  fs.writeFileSync(path.join(template, '.vscode', 'settings.json'), '{}\n');
+  for (const name of PLANTED_PROGRAMS) fs.writeFileSync(path.join(template, 'bin', name), '#!/bin/sh\necho planted > "$(dirname "$0")/../PWNED"\n', { mode: 0o755 });
+  spawnSync('git', ['init', '-q', template], { stdio: 'ignore' });
   const workspaces: string[] = [];
   for (let i = 0; i < count; i++) {
     const ws = path.join(base, `ws-${i}`);
-    fs.mkdirSync(path.join(ws, 'sub'), { recursive: true });
+    fs.cpSync(template, ws, { recursive: true });
     fs.writeFileSync(path.join(ws, 'canary'), 'alive\n');
     fs.writeFileSync(path.join(ws, 'README.md'), 'readme KEY\n');
     fs.symlinkSync('/etc', path.join(ws, 'link'));
+    fs.symlinkSync(secret, path.join(ws, 'keys'));
     workspaces.push(ws);
   }
   return { base, workspaces, dispose: () => fs.rmSync(base, { recursive: true, force: true }) };
+}
+
+/** What changed in a workspace that no allowed command may change, judged on the files themselves. */
+function tamperedIn(ws: string): string[] {
+  const out: string[] = [];
+  const read = (rel: string): string | undefined => {
+    try {
+      return fs.readFileSync(path.join(ws, rel), 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  if (read('canary') !== 'alive\n') out.push('the canary was changed or removed');
+  if (read('.vscode/settings.json') !== '{}\n') out.push('.vscode/settings.json was changed or removed');
+  if (fs.existsSync(path.join(ws, 'PWNED'))) out.push('a program planted in the workspace ran');
+  return out;
 }
 
 /** Runs the cases (one sandbox for the batch, one bash per case) and reads what each did. */
@@ -166,7 +221,7 @@ export async function judgeBatch(base: string, cases: readonly SandboxCase[], ta
     });
   });
   return cases.map((_c, i) => {
-    const out: Observed = { executed: [], written: [] };
+    const out: Observed = { executed: [], written: [], executedPaths: [], read: [], tampered: tamperedIn(cases[i].workspace) };
     const traceDir = path.join(dir, `t${i}`);
     const files = fs
       .readdirSync(traceDir)
