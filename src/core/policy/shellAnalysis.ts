@@ -56,6 +56,9 @@ export const UNCERTAIN = {
   continuationInWord: 'line continuation inside a word',
   promptExpansion: 'parameter transformation `${…@…}`',
   heredocBacktick: 'backtick inside an unquoted here-document',
+  /** tree-sitter and bash put the word boundaries in different places (bash is the judge). */
+  splitWord: (text: string) => `\`${text}\` is one word for bash but two for the parser`,
+  redirectWords: (text: string) => `bash reads only the first word after the redirection in \`${text}\` as its target; the parser read more`,
   nested: (where: string, reason: string) => `${where}: ${reason}`,
 } as const;
 
@@ -256,6 +259,9 @@ function parseRedirect(node: SyntaxNode, w: Walk, out: ParsedRedirect[], followU
   if (node.type === 'file_redirect') {
     const fd = node.childForFieldName('descriptor');
     const dests = node.childrenForFieldName('destination');
+    // bash takes exactly one word as the target; the words after it are the command's arguments,
+    // which tree-sitter hangs on the redirect (`cat < a /etc/shadow`).
+    if (dests.length > 1) markUncertain(w, UNCERTAIN.redirectWords(w.src.slice(node.startIndex, node.endIndex)));
     const words = dests.map((d) => wordOf(d, w));
     const redirect: Redirect = { op: operatorOf(node) };
     if (fd) redirect.fd = fd.text;
@@ -299,6 +305,10 @@ function parseRedirect(node: SyntaxNode, w: Walk, out: ParsedRedirect[], followU
           parseRedirect(child, w, extra, followUps);
           break;
         default:
+          // A word after the delimiter (`cat <<EOF /etc/x`) is an argument of the command for bash.
+          if (!STATEMENT_TYPES.has(child.type) && child.type !== 'pipeline' && child.type !== 'command' && child.type !== 'redirected_statement') {
+            markUncertain(w, UNCERTAIN.redirectWords(w.src.slice(node.startIndex, child.endIndex)));
+          }
           followUps.push(child);
       }
     }
@@ -428,10 +438,17 @@ function visitCommand(node: SyntaxNode, w: Walk, ctx: Ctx): void {
   const own: ParsedRedirect[] = [];
   const followUps: SyntaxNode[] = [];
   const nested: SyntaxNode[] = [];
+  let wordEnd = -1;
   for (let i = 0; i < node.childCount; i++) {
     const child = node.child(i);
     if (!child || !child.isNamed) continue;
     const field = node.fieldNameForChild(i);
+    // Two words with nothing between them are one word for bash (`[\k]eys` is `[`, `\k]eys` to the parser).
+    const wordLike = field === 'name' || field === 'argument' || child.type === 'variable_assignment';
+    if (wordLike) {
+      if (child.startIndex === wordEnd) markUncertain(w, UNCERTAIN.splitWord(w.src.slice(child.startIndex - 1, child.endIndex)));
+      wordEnd = child.endIndex;
+    }
     if (field === 'name') {
       const inner = child.namedChild(0) ?? child;
       words.push(wordOf(inner, w));
