@@ -1,5 +1,5 @@
 // `diff`: options from `diff --help` of GNU diffutils 3.8 on this machine (Debian 12); the template
-// names `--GTYPE-group-format` and `--LTYPE-line-format` are spelled out. None writes or runs.
+// names `--GTYPE-group-format` and `--LTYPE-line-format` are spelled out. None writes; `-l` runs `pr`.
 import { defineProgram } from './spec';
 import { simpleProgram } from './judge';
 
@@ -11,7 +11,7 @@ export const spec = defineProgram({
     '--normal', '-q, --brief', '-s, --report-identical-files', '-c', '-C NUM', '--context[=NUM]', '-u', '-U NUM',
     '--unified[=NUM]', '-e, --ed', '-n, --rcs', '-y, --side-by-side', '-W, --width=NUM', '--left-column',
     '--suppress-common-lines', '-p, --show-c-function', '-F, --show-function-line=RE', '-L, --label=LABEL',
-    '-t, --expand-tabs', '-T, --initial-tab', '--tabsize=NUM', '--suppress-blank-empty', '-l, --paginate',
+    '-t, --expand-tabs', '-T, --initial-tab', '--tabsize=NUM', '--suppress-blank-empty', '-l, --paginate @runs',
     '-r, --recursive', '--no-dereference', '-N, --new-file', '-P, --unidirectional-new-file', '--ignore-file-name-case',
     '--no-ignore-file-name-case', '-x, --exclude=PAT', '-X, --exclude-from=FILE @reads', '-S, --starting-file=FILE',
     '--from-file=FILE1 @reads', '--to-file=FILE2 @reads', '-i, --ignore-case', '-E, --ignore-tab-expansion',
