@@ -55,6 +55,15 @@ describe('manifest (package.json)', () => {
     }
   });
 
+  it('orders the settings by importance: rules, then the sandbox, then terminals; ACP and MCP last', () => {
+    const props = pkg.contributes.configuration.properties as Record<string, { order?: number }>;
+    const byOrder = Object.entries(props).sort((a, b) => (a[1].order ?? 1e9) - (b[1].order ?? 1e9)).map(([k]) => k);
+    for (const [key, prop] of Object.entries(props)) assert.equal(typeof prop.order, 'number', `${key} has no order`);
+    assert.deepEqual(byOrder.slice(0, 3), ['agentBash.patterns', 'agentBash.builtinRules', 'agentBash.sandbox.enabled']);
+    assert.ok(byOrder.indexOf('agentBash.terminal.reveal') < byOrder.indexOf('agentBash.acp.agents'));
+    assert.ok(byOrder.slice(-4).every((k) => k.startsWith('agentBash.acp.') || k.startsWith('agentBash.mcp.')), byOrder.slice(-4).join(', '));
+  });
+
   it('ignores a untrusted workspace\'s own policy, shell and agent settings', () => {
     assert.equal(pkg.capabilities.untrustedWorkspaces.supported, 'limited');
     assert.deepEqual(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations, [
