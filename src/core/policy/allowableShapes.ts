@@ -8,6 +8,7 @@
 // The walk is iterative over a tree cursor and also measures the depth, so 5,000 nested `{ }` make
 // a clear "too deep" answer instead of overflowing the JavaScript stack in the recursive analysis.
 import type TreeSitter = require('web-tree-sitter');
+import { cpuNow } from './cpuClock';
 
 type SyntaxNode = TreeSitter.Node;
 
@@ -192,7 +193,7 @@ export function checkShapes(root: SyntaxNode, src: string, deadline = Infinity):
     let quietBelow = -1;
     let nodes = 0;
     for (;;) {
-      if (++nodes % NODES_PER_CLOCK_CHECK === 0 && performance.now() > deadline) return { tooDeep: false, tooSlow: true };
+      if (++nodes % NODES_PER_CLOCK_CHECK === 0 && cpuNow() > deadline) return { tooDeep: false, tooSlow: true };
       const type = cursor.nodeType;
       const depth = parents.length;
       if (quietBelow >= 0 && depth <= quietBelow) quietBelow = -1;

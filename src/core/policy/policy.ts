@@ -31,6 +31,7 @@ import { expandInCwds, type JudgedIn } from './segmentExpansion';
 import { foreignProgram } from './programIdentity';
 import { findInvisible, INVISIBLE_REASON } from './invisibleChars';
 import type { WordExpander } from './wordExpansion';
+import { cpuNow } from './cpuClock';
 
 export interface PolicyContext {
   cwd: string;
@@ -65,7 +66,7 @@ interface Outcome {
 class RuleLookup {
   private readonly memo = new Map<string, PolicyRule | null>();
   /** Shared by every lookup of one decision (see MatchBudget). */
-  private readonly budget: MatchBudget = { left: MATCH_BUDGET, deadline: performance.now() + MATCH_BUDGET_MS };
+  private readonly budget: MatchBudget = { left: MATCH_BUDGET, deadline: cpuNow() + MATCH_BUDGET_MS };
   constructor(private readonly layered: LayeredRules) {}
 
   first(text: string): PolicyRule | null {

@@ -19,6 +19,7 @@
 // fixed-length pieces the leftmost occurrence is always a safe choice). The cost of one match is
 // at most text length × pattern length, and literal pieces use the native `indexOf`. Limits on a
 // rule's size (checked by the rules schema) bound the pattern side: see RULE_LIMITS.
+import { cpuNow } from './cpuClock';
 
 /** Size limits for one rule; the rules schema rejects larger ones with these numbers. */
 export const RULE_LIMITS = {
@@ -56,7 +57,7 @@ interface Alternative {
 export interface MatchBudget {
   left: number;
   /**
-   * performance.now() past which matching stops too: the work count bounds the steady state, the
+   * cpuNow() past which matching stops too: the work count bounds the steady state, the
    * clock also catches a cold start (code not yet compiled, a collection) on a large text.
    */
   deadline?: number;
@@ -76,7 +77,7 @@ function spend(budget: MatchBudget | undefined, work: number): void {
   budget.spends = (budget.spends ?? 0) + 1;
   if (budget.spends < SPENDS_PER_CLOCK_CHECK) return;
   budget.spends = 0;
-  if (performance.now() > budget.deadline) throw new MatchBudgetError('matching the rules against this command took too long');
+  if (cpuNow() > budget.deadline) throw new MatchBudgetError('matching the rules against this command took too long');
 }
 
 interface Compiled {

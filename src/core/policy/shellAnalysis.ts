@@ -17,6 +17,7 @@ import { needsExpansion } from './wordExpansion';
 import { isCodeLoadingAssignment, normalizeWords, OPAQUE, type Word } from './shellNormalize';
 import { envPrefixRisk, prefixAssignmentsThatMatter } from './sensitiveVariables';
 import { findVariableChange } from './variableWrites';
+import { cpuNow } from './cpuClock';
 
 type SyntaxNode = TreeSitter.Node;
 const { Language, Parser } = TreeSitter;
@@ -127,7 +128,7 @@ interface Walk {
   uncertainReason?: string;
   /** The first construct outside the allowable whitelist (see allowableShapes.ts, rawTextScan.ts). */
   construct?: string;
-  /** performance.now() past which parsing and walking stop (shared with nested payloads). */
+  /** cpuNow() past which parsing and walking stop (shared with nested payloads). */
   deadline: number;
   /** Nodes visited since the last look at the clock. */
   ticks: number;
@@ -137,7 +138,7 @@ interface Walk {
 function tick(w: Walk): void {
   if (++w.ticks < TICKS_PER_CLOCK_CHECK) return;
   w.ticks = 0;
-  if (performance.now() > w.deadline) throw new AnalysisDeadline();
+  if (cpuNow() > w.deadline) throw new AnalysisDeadline();
 }
 
 function markUncertain(w: Walk, reason: string): void {
@@ -625,7 +626,9 @@ function runWalk(text: string, depth: number, deadline: number): Walk {
   if (raw !== undefined) w.construct = raw;
   const p = parser;
   if (!p) throw new Error('shell analyzer used before it was loaded');
-  const tree = p.parse(text, null, { progressCallback: () => performance.now() > deadline });
+  // Looked at every 32 calls: the parser calls back often, and a CPU clock reading costs about a microsecond.
+  let calls = 0;
+  const tree = p.parse(text, null, { progressCallback: () => ++calls % 32 === 0 && cpuNow() > deadline });
   if (!tree) {
     p.reset();
     markUncertain(w, UNCERTAIN.deadline);
@@ -666,7 +669,7 @@ function runWalk(text: string, depth: number, deadline: number): Walk {
 function analyzeUncached(command: string, budgetMs: number): ShellAnalysis {
   let w: Walk;
   try {
-    w = runWalk(command, 0, performance.now() + budgetMs);
+    w = runWalk(command, 0, cpuNow() + budgetMs);
   } catch (err) {
     // Fail closed: a bug in the walk must never become an allow, nor a crash of the caller.
     w = { src: command, depth: 0, segments: [], deadline: 0, ticks: 0, uncertainReason: UNCERTAIN.failed(err instanceof Error ? err.message : String(err)) };

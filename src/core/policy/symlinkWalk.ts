@@ -11,6 +11,7 @@ import type { Segment } from './policyContracts';
 import { specCanonicalArgs } from './programs/pathWords';
 import { basename } from './shellNormalize';
 import { isInside, resolvePathWord } from './workspaceScope';
+import { cpuNow } from './cpuClock';
 
 /** Directory entries one scan may read, and the time it may take. */
 const MAX_ENTRIES = 20_000;
@@ -108,7 +109,7 @@ function realOrUndefined(p: string): string | undefined {
 export function findLinkOutside(seg: Segment, cwd: string, workspaceRoots: readonly string[]): LinkProblem | undefined {
   if (!followsLinks(seg)) return undefined;
   const realRoots = workspaceRoots.map((r) => realOrUndefined(r) ?? path.resolve(r));
-  const deadline = performance.now() + BUDGET_MS;
+  const deadline = cpuNow() + BUDGET_MS;
   const seen = new Set<string>();
   let entries = 0;
   for (const start of walkRoots(seg, cwd)) {
@@ -127,7 +128,7 @@ export function findLinkOutside(seg: Segment, cwd: string, workspaceRoots: reado
         continue; // unreadable: the program cannot read it either
       }
       for (const entry of list) {
-        if (++entries > MAX_ENTRIES || (entries % 256 === 0 && performance.now() > deadline)) return { kind: 'tooMany', root: start };
+        if (++entries > MAX_ENTRIES || (entries % 256 === 0 && cpuNow() > deadline)) return { kind: 'tooMany', root: start };
         const full = path.join(dir, entry.name);
         if (entry.isDirectory()) {
           queue.push(full);

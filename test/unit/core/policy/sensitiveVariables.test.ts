@@ -1,13 +1,19 @@
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { PolicyRule, ShellAnalyzer } from '../../../../src/core/contracts';
 import { decide } from '../../../../src/core/policy/policy';
 import { envPrefixRisk, isInertEnvName, isSensitiveVariable, VARIABLE_REASON } from '../../../../src/core/policy/sensitiveVariables';
 import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
 import { arithmeticAssignment } from '../../../../src/core/policy/variableWrites';
+import { TEST_EXPANDER } from './testExpander';
 
-const WS = '/work/project';
-const CTX = { cwd: WS, workspaceRoots: [WS] };
+// A real folder: words with brace or glob syntax are expanded by bash in it.
+const WS = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-vars-'));
+after(() => rmSync(WS, { recursive: true, force: true }));
+const CTX = { cwd: WS, workspaceRoots: [WS], expander: TEST_EXPANDER };
 /** Everything is allowed by rule: only the variable check can make a line ask. */
 const ALLOW_ALL: PolicyRule[] = [{ match: '*', approval: 'allow' }];
 
@@ -207,7 +213,8 @@ describe('core/policy/sensitiveVariables: any change to a variable that decides 
       const ok = d.decision === 'allow' || !/changes|run time|environment|later assignments/.test(d.reason);
       assert.ok(ok, `${line}: ${d.reason}`);
     }
-    for (const line of ['for f in a b; do echo "$f"; done', 'read -r line <<< x', 'export FOO=1', 'printf -v out %s x', 'mapfile -t lines < f', 'set -euo pipefail']) {
+    // `printf -v` asks whatever the name: printf's spec reads `-v` as an assignment (the built-in list has no `printf -v`).
+    for (const line of ['for f in a b; do echo "$f"; done', 'read -r line <<< x', 'export FOO=1', 'mapfile -t lines < f', 'set -euo pipefail']) {
       assert.equal(decideLine(line).decision, 'allow', line);
     }
   });
