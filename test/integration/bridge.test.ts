@@ -5,7 +5,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import type { PolicyRule, ToolResult } from '../../src/core/contracts';
 import { probeSandbox } from '../../src/exec/sandbox/sandboxProbe';
-import { activateApi, alive, answerDialogs, layerRules, processesWithCommandLine, setPatterns, terminalsNamed, testing, workspaceDir, resultText, waitUntil } from './testApi';
+import { activateApi, alive, answerDialogs, layerRules, processesWithCommandLine, setPatterns, terminalsNamed, testing, workspaceDir, resultText, waitUntil, withoutBuiltinRules } from './testApi';
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
@@ -218,6 +218,9 @@ describe('bridge: agent commands in VS Code terminals', () => {
 });
 
 describe('policy and approvals in VS Code', () => {
+  // These tests ask about everyday commands (`git status`, `printf`), which the built-in list would allow.
+  before(async () => withoutBuiltinRules(true));
+  after(async () => withoutBuiltinRules(false));
   afterEach(async () => {
     await setPatterns(undefined);
     await answerDialogs(undefined);

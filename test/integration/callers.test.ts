@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { JobInfo, PolicyDecision, ToolResult } from '../../src/core/contracts';
-import { activateApi, answerDialogs, setPatterns, testing, waitForTerminal, workspaceDir } from './testApi';
+import { activateApi, answerDialogs, setPatterns, testing, waitForTerminal, workspaceDir, withoutBuiltinRules } from './testApi';
 
 function text(r: ToolResult): string {
   return r.content.map((c) => c.text).join('\n');
@@ -13,6 +13,8 @@ function partsText(result: vscode.LanguageModelToolResult): string {
 
 describe('callers: LM tool, API, PTY, jobs, bang', () => {
   before(async () => {
+    // These tests ask about everyday commands, which the built-in list would allow.
+    await withoutBuiltinRules(true);
     await setPatterns([
       { match: 'echo *', approval: 'allow' },
       { match: 'read *', approval: 'allow' },
@@ -21,7 +23,10 @@ describe('callers: LM tool, API, PTY, jobs, bang', () => {
     ]);
   });
   afterEach(async () => answerDialogs(undefined));
-  after(async () => setPatterns(undefined));
+  after(async () => {
+    await setPatterns(undefined);
+    await withoutBuiltinRules(false);
+  });
 
   it('vscode.lm.invokeTool runs an allowed command', async () => {
     await activateApi();

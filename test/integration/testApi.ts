@@ -77,6 +77,21 @@ export async function setPatterns(rules: PolicyRule[] | undefined, target: vscod
   }
 }
 
+/**
+ * Switches the built-in read-only list off (true) or back to its default (false) in the workspace,
+ * and waits until the settings store has it: suites that test asking with everyday commands
+ * (`printf`, `git status`) would otherwise see them allowed by the list.
+ */
+export async function withoutBuiltinRules(off: boolean): Promise<void> {
+  await vscode.workspace.getConfiguration('agentBash').update('builtinRules', off ? false : undefined, vscode.ConfigurationTarget.Workspace);
+  const t = await testing();
+  const deadline = Date.now() + 5000;
+  while (t.services.settings().ruleLayers.some((l) => l.layer === 'builtin') === off) {
+    if (Date.now() > deadline) throw new Error(`agentBash.builtinRules did not apply (${off ? 'off' : 'default'})`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 /** The VS Code terminal with this name, once it appears (terminal events reach the host asynchronously). */
 /** Open terminals named `name`. */
 export function terminalsNamed(name: string): vscode.Terminal[] {

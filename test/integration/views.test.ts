@@ -11,7 +11,7 @@ import { CONNECT_ACP_COMMAND } from '../../src/vscode/acpCommands';
 import { ALLOW_ONCE, ALLOW_SESSION, ALWAYS_ALLOW, ALWAYS_TITLE, DENY, DialogApprover, SAVE_WORKSPACE } from '../../src/vscode/approvalDialog';
 import { ARTIFACT_SCHEME } from '../../src/vscode/artifactProvider';
 import { HISTORY_COMMANDS } from '../../src/vscode/historyView';
-import { activateApi, answerDialogs, EXTENSION_ID, layerRules, setPatterns, testing, workspaceDir } from './testApi';
+import { activateApi, answerDialogs, EXTENSION_ID, layerRules, setPatterns, testing, workspaceDir, withoutBuiltinRules } from './testApi';
 
 async function until(what: string, check: () => boolean, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -27,9 +27,16 @@ describe('views: history, approvals, output documents, session directory, demo a
     { match: 'echo *', approval: 'allow' as const },
     { match: 'rm *', approval: 'deny' as const },
   ];
-  before(async () => setPatterns(base));
+  // These tests ask about everyday commands (`printf`), which the built-in list would allow.
+  before(async () => {
+    await withoutBuiltinRules(true);
+    await setPatterns(base);
+  });
   afterEach(async () => answerDialogs(undefined));
-  after(async () => setPatterns(undefined));
+  after(async () => {
+    await setPatterns(undefined);
+    await withoutBuiltinRules(false);
+  });
 
   const latest = async (): Promise<HistoryEntry> => {
     const h = (await testing()).history;

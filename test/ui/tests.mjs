@@ -233,22 +233,23 @@ export const uiTests = [
     name: 'Always allow… saves the rule, the notification names it and where, Undo removes it',
     async run({ page, workspace, shotsDir }) {
       await runFromPalette(page, 'Agent Bash: Run Agent Bash');
-      await typeIntoInputBox(page, 'printf ui-always');
+      // Not `printf`: the built-in read-only list allows that without asking.
+      await typeIntoInputBox(page, 'expr ui-always');
       const dialog = page.locator('.monaco-dialog-box');
       await dialog.waitFor({ state: 'visible', timeout: 20000 });
       await dialog.locator('.dialog-buttons .monaco-button', { hasText: 'Always allow…' }).first().click();
       // The second question replaces the first in the same dialog box.
       await page.locator('.monaco-dialog-box', { hasText: 'always allow commands matching these rules?' }).waitFor({ state: 'visible', timeout: 10000 });
-      assert.match(await dialog.innerText(), /allow: printf \*/);
+      assert.match(await dialog.innerText(), /allow: expr \*/);
       await page.screenshot({ path: path.join(shotsDir, 'always-allow-where.png') });
       await dialog.locator('.dialog-buttons .monaco-button', { hasText: 'Save to Workspace Settings' }).first().click();
-      const saved = 'Agent Bash: saved an allow rule to workspace settings (.vscode/settings.json): `printf *`.';
+      const saved = 'Agent Bash: saved an allow rule to workspace settings (.vscode/settings.json): `expr *`.';
       // The notice is checked where it stays (toast, else the notification center): the aria alert
       // region keeps only the latest announcements, and the command's own result toast follows at once.
       const wsFile = path.join(workspace, '.vscode', 'settings.json');
-      await waitFor(async () => (await patternsIn(wsFile)).includes('allow printf *'), 10000, 'printf * in settings.json');
+      await waitFor(async () => (await patternsIn(wsFile)).includes('allow expr *'), 10000, 'expr * in settings.json');
       await clickToastButton(page, saved, 'Undo', path.join(shotsDir, 'always-allow-saved.png'));
-      await waitFor(async () => !(await patternsIn(wsFile)).includes('allow printf *'), 10000, 'printf * removed');
+      await waitFor(async () => !(await patternsIn(wsFile)).includes('allow expr *'), 10000, 'expr * removed');
       assert.deepEqual(await patternsIn(wsFile), WORKSPACE_PATTERNS);
     },
   },
