@@ -1,7 +1,7 @@
 // The history of every command any caller ran (or tried to): one plain record per command, built
 // from its tool result, and a bounded newest-first list that persists as JSON. Pure; the view and the
 // workspaceState storage live in src/vscode/historyView.ts.
-import type { ApprovalAnswer, CallerInfo, DecisionKind, RuleLayerName, ToolResult, Verdict } from './contracts';
+import type { BashToolDetails, CallerInfo, RuleLayerName, ToolResult } from './contracts';
 import * as human from './humanMessages';
 import { NO_OUTPUT } from './output/results';
 import { layerLabel } from './policy/ruleLayerLabel';
@@ -23,17 +23,8 @@ export interface HistoryDecision {
   layerSource?: string;
 }
 
-/** What the pipeline knows about its policy step (BashToolDetails.decision). */
-export interface PolicyTrace {
-  decision: Verdict;
-  kind?: DecisionKind;
-  rule?: string;
-  layer?: RuleLayerName;
-  layerSource?: string;
-  answer?: ApprovalAnswer['kind'];
-  /** Who let it run, as the policy gate said. */
-  decidedBy?: DecidedBy;
-}
+/** What the pipeline knows about its policy step: BashToolDetails.decision, the reason aside. */
+export type PolicyTrace = Omit<NonNullable<BashToolDetails['decision']>, 'reason'>;
 
 /**
  * Who decided, from the policy verdict and the approval answer. The one place to point at the policy

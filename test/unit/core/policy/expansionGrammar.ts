@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { prng } from './differential/commandGenerator';
 
 export interface ExpansionWorkspace {
   root: string;
@@ -49,16 +50,6 @@ const WHOLE = [
 /** Small parts that are glued around and between the pieces. */
 const PARTS = ['', '', 'a', 'c', 'l', 'link/', 'sub/', 'o', '/', '*', '?', '\\*', "'x'", '"y"', '.', '..', '-', '='];
 
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Every whole piece, then `count` more glued from pieces and parts (deterministic). */
 export function grammarWords(count: number, seed = 17): string[] {
