@@ -49,7 +49,7 @@ import {
 import { streamTailUpdates, TailBuffer } from './output/tailBuffer';
 import { clampTimeout } from './timeout';
 import { withUnsets, type EnvPreflight } from './envPreflight';
-import { findViolations, violationNotice } from '../exec/sandbox/violations';
+import { findViolations, violationNotice } from './sandboxRefusals';
 
 export const ASYNC_JOBS_UNAVAILABLE = 'Async job manager unavailable for this session.';
 export const COMMAND_ABORTED = 'Command aborted';

@@ -11,6 +11,7 @@
 // handler is caught, and the server outlives any client.
 import { promises as dns } from 'node:dns';
 import * as net from 'node:net';
+import type { Refusal } from '../../core/sandboxRefusals';
 import { classifyAddress } from './addressClass';
 import { parseProxyRequest, type ProxyRequest } from './proxyRequest';
 import { allowListRefusal, displayHost, literalAllowed, parseAllowList, printable, type Target } from './proxyTarget';
@@ -28,15 +29,7 @@ const MAX_CONNECTIONS = 512;
 /** Addresses of one name tried in turn. */
 const MAX_ADDRESSES_TRIED = 4;
 
-export interface Refusal {
-  /** The host as the request named it (IPv6 in brackets); empty when the request did not parse. */
-  host: string;
-  port: number;
-  /** Why: `not in agentBash.sandbox.network.allowedDomains`, `resolves to a loopback address (127.0.0.1)`… */
-  reason: string;
-  /** The request itself was malformed (no host to allow). */
-  malformed?: boolean;
-}
+export type { Refusal } from '../../core/sandboxRefusals';
 
 export interface ResolvedAddress {
   address: string;

@@ -5,7 +5,7 @@
 // Each connection is one caller session: its approvals name the agent, go to its panel while that is
 // visible, and its terminals appear in the history.
 import * as vscode from 'vscode';
-import { findViolations, refusalNotice } from '../../exec/sandbox/violations';
+import { findViolations, refusalNotice } from '../../core/sandboxRefusals';
 import { AcpAgentConnection, type AgentConnectionDeps } from '../../acp/agentConnection';
 import { parseAgentConfig, type AcpAgentConfig } from '../../acp/agentConfig';
 import { AcpFsHost } from '../../acp/fsHost';

@@ -4,7 +4,7 @@
 import * as assert from 'node:assert/strict';
 import { UsageError } from '../../../../src/cli/cliArgs';
 import { sandboxSettingsOf } from '../../../../src/cli/run';
-import { findViolations, refusalLine } from '../../../../src/exec/sandbox/violations';
+import { findViolations, refusalLine } from '../../../../src/core/sandboxRefusals';
 import { classifyAddress } from '../../../../src/exec/sandbox/addressClass';
 import { parseProxyRequest } from '../../../../src/exec/sandbox/proxyRequest';
 import {

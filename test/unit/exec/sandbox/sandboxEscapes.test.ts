@@ -19,7 +19,7 @@ import { cgroupControllers } from '../../../../src/exec/sandbox/limits';
 import { probeSandbox } from '../../../../src/exec/sandbox/sandboxProbe';
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from '../../../../src/exec/sandbox/sandboxPolicy';
 import { SandboxRuntime } from '../../../../src/exec/sandbox/sandboxRuntime';
-import { GIT_WRITE_HINT } from '../../../../src/exec/sandbox/violations';
+import { GIT_WRITE_HINT } from '../../../../src/core/sandboxRefusals';
 
 const textOf = (r: ToolResult): string => r.content.map((c) => c.text).join('\n');
 

@@ -1,8 +1,19 @@
 // What a sandboxed command was refused, read back from its output: the proxy's refusal lines name
 // hosts and why each was refused; `Read-only file system` errors (coreutils, bash redirects, Node's
 // EROFS, Python's Errno 30) name paths. The notice says what was refused and how to retry outside the sandbox; nothing retries
-// on its own.
-import type { Refusal } from './networkProxy';
+// on its own. The executors write the refusal lines and the pipeline reads them back, so both ends of
+// that format live here, in core, where the pipeline may import them.
+
+/** A request the sandbox's network proxy refused (the proxy in exec/sandbox/networkProxy.ts makes them). */
+export interface Refusal {
+  /** The host as the request named it (IPv6 in brackets); empty when the request did not parse. */
+  host: string;
+  port: number;
+  /** Why: `not in agentBash.sandbox.network.allowedDomains`, `resolves to a loopback address (127.0.0.1)`… */
+  reason: string;
+  /** The request itself was malformed (no host to allow). */
+  malformed?: boolean;
+}
 
 export interface Violations {
   paths: string[];
