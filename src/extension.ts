@@ -8,12 +8,12 @@ import { FileArtifactStore, pruneArtifactSessions } from './core/output/artifact
 import { BashPipeline } from './core/pipeline';
 import { createShellAnalyzer } from './core/policy/shellAnalysis';
 import { direnvStage } from './exec/direnv';
-import { programsDeniedByRules } from './exec/sandbox/denyMasks';
+import { programsDeniedByRules } from './exec/sandbox/mounts/denyMasks';
 import { BashJobManager } from './exec/jobManager';
 import { killByEnv } from './exec/processTree';
 import { NodePtyExecutor } from './exec/ptyExecutor';
-import { killOrphans, ownerMark, OWNER_ENV } from './exec/sandbox/orphanSweep';
-import { sweepStaleTempDirs } from './exec/sandbox/tempSweep';
+import { killOrphans, ownerMark, OWNER_ENV } from './exec/sandbox/cleanup/orphanSweep';
+import { sweepStaleTempDirs } from './exec/sandbox/cleanup/tempSweep';
 import { SandboxRuntime } from './exec/sandbox/sandboxRuntime';
 import { registerAcp } from './vscode/acp/acpCommands';
 import { createApi, type AgentBashApi } from './vscode/api';

@@ -10,8 +10,8 @@ import { parsePolicyRules, RULE_MESSAGES } from '../../core/policy/policyRulesSc
 import { builtinLayer, ManagedRulesFile, managedRulesPath, MANAGED_RULES_ENV } from '../../core/policy/ruleLayers';
 import { DEFAULT_INTERCEPTOR_RULES } from '../../core/interceptor';
 import type { SandboxSettings } from '../../exec/sandbox/sandboxPolicy';
-import { parseAllowEntry } from '../../exec/sandbox/proxyTarget';
-import { DEFAULT_SANDBOX_LIMITS, limitValue } from '../../exec/sandbox/limits';
+import { parseAllowEntry } from '../../exec/sandbox/network/proxyTarget';
+import { DEFAULT_SANDBOX_LIMITS, limitValue } from '../../exec/sandbox/kernel/limits';
 import type { SavedRules } from '../approvals/approvalDialog';
 
 const SECTION = 'agentBash';

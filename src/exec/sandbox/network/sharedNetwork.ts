@@ -9,8 +9,8 @@
 // namespace and bridge of their own (bwrapArgs.ts), so nothing waits for it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { PROXY_PORT } from './bwrapArgs';
-import { networkStateLine } from './launcher';
+import { PROXY_PORT } from '../bwrapArgs';
+import { networkStateLine } from '../launcher';
 
 /** How long the holder may take to listen before we give up on it for this runtime. */
 const READY_TIMEOUT_MS = 5000;

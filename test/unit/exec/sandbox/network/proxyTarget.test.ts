@@ -2,11 +2,11 @@
 // canonical hosts, allow entries with ports, request heads (Host must match, hop-by-hop headers
 // stripped), and the address classifier.
 import * as assert from 'node:assert/strict';
-import { UsageError } from '../../../../src/cli/cliArgs';
-import { sandboxSettingsOf } from '../../../../src/cli/run';
-import { findViolations, refusalLine } from '../../../../src/core/sandboxRefusals';
-import { classifyAddress } from '../../../../src/exec/sandbox/addressClass';
-import { parseProxyRequest } from '../../../../src/exec/sandbox/proxyRequest';
+import { UsageError } from '../../../../../src/cli/cliArgs';
+import { sandboxSettingsOf } from '../../../../../src/cli/run';
+import { findViolations, refusalLine } from '../../../../../src/core/sandboxRefusals';
+import { classifyAddress } from '../../../../../src/exec/sandbox/network/addressClass';
+import { parseProxyRequest } from '../../../../../src/exec/sandbox/network/proxyRequest';
 import {
   allowListRefusal,
   parseAbsoluteUrl,
@@ -14,7 +14,7 @@ import {
   parseAllowList,
   parseAuthority,
   type Target,
-} from '../../../../src/exec/sandbox/proxyTarget';
+} from '../../../../../src/exec/sandbox/network/proxyTarget';
 
 /** `ok host kind port` or `no <reason>`. */
 function authority(text: string): string {

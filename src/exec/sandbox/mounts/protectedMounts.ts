@@ -1,3 +1,4 @@
+// Room exec/sandbox/mounts/: what the sandbox's mounts hide or keep read-only, and the check after a run.
 // What a sandboxed command must not change in the folders it may write to, as mounts: every `.git`
 // (directory or `gitdir:` file) at any depth, the workspace's protected names (`.vscode`, `.claude`,
 // `.mcp.json`…), and every other hard link of a protected file. Mount points cannot be renamed or
@@ -7,7 +8,7 @@
 // symlink, a socket…) is skipped and named, never a reason for the command not to run.
 import { lstatSync, readdirSync, readFileSync, realpathSync, type Stats } from 'node:fs';
 import * as path from 'node:path';
-import { WORKSPACE_PROTECTED_PATHS } from '../../core/policy/protectedPaths';
+import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/protectedPaths';
 
 /** Protected names that are folders: where absent, an empty read-only folder is mounted in their place. */
 export const PROTECTED_DIR_NAMES: ReadonlySet<string> = new Set(['.vscode', '.idea', '.devcontainer', '.agent-bash', '.claude', '.cursor']);

@@ -5,12 +5,12 @@ import * as assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { maskRefusal, planMasks, programsDeniedByRules } from '../../../../src/exec/sandbox/denyMasks';
-import { limitHitsInOutput } from '../../../../src/exec/sandbox/limits';
-import { compareSnapshots, moveAsideCreated } from '../../../../src/exec/sandbox/protectedCheck';
-import { GIT_ALWAYS_READ_ONLY, planProtected } from '../../../../src/exec/sandbox/protectedMounts';
-import { expandSecretPatterns } from '../../../../src/exec/sandbox/secretPaths';
-import { CACHE_HOME_PATHS } from '../../../../src/exec/sandbox/sandboxPolicy';
+import { maskRefusal, planMasks, programsDeniedByRules } from '../../../../../src/exec/sandbox/mounts/denyMasks';
+import { limitHitsInOutput } from '../../../../../src/exec/sandbox/kernel/limits';
+import { compareSnapshots, moveAsideCreated } from '../../../../../src/exec/sandbox/mounts/protectedCheck';
+import { GIT_ALWAYS_READ_ONLY, planProtected } from '../../../../../src/exec/sandbox/mounts/protectedMounts';
+import { expandSecretPatterns } from '../../../../../src/exec/sandbox/mounts/secretPaths';
+import { CACHE_HOME_PATHS } from '../../../../../src/exec/sandbox/sandboxPolicy';
 
 describe('exec/sandbox: protected mounts and the other plans', () => {
   let dir: string;

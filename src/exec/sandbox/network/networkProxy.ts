@@ -1,3 +1,4 @@
+// Room exec/sandbox/network/: the sandbox's only way out (the filtering proxy, its parsers, the shared namespace).
 // The sandbox's only way out: a small HTTP proxy on a unix socket (reached from inside through
 // socat, see bwrapArgs.ts). `CONNECT host:port` (HTTPS, anything tunnelled) and absolute-URI
 // requests (`GET http://host/…`, plain HTTP) go through when all of this holds:
@@ -11,7 +12,7 @@
 // handler is caught, and the server outlives any client.
 import { promises as dns } from 'node:dns';
 import * as net from 'node:net';
-import type { Refusal } from '../../core/sandboxRefusals';
+import type { Refusal } from '../../../core/sandboxRefusals';
 import { classifyAddress } from './addressClass';
 import { parseProxyRequest, type ProxyRequest } from './proxyRequest';
 import { allowListRefusal, displayHost, literalAllowed, parseAllowList, printable, type Target } from './proxyTarget';
@@ -29,7 +30,7 @@ const MAX_CONNECTIONS = 512;
 /** Addresses of one name tried in turn. */
 const MAX_ADDRESSES_TRIED = 4;
 
-export type { Refusal } from '../../core/sandboxRefusals';
+export type { Refusal } from '../../../core/sandboxRefusals';
 
 export interface ResolvedAddress {
   address: string;

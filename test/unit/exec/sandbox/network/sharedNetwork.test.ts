@@ -8,14 +8,14 @@ import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { LocalShellExecutor } from '../../../../src/exec/localExecutor';
-import { NodePtyExecutor } from '../../../../src/exec/ptyExecutor';
-import { proxyToken } from '../../../../src/exec/sandbox/networkProxy';
-import { probeSandbox } from '../../../../src/exec/sandbox/sandboxProbe';
-import { DEFAULT_SANDBOX_SETTINGS } from '../../../../src/exec/sandbox/sandboxPolicy';
-import { SandboxRuntime } from '../../../../src/exec/sandbox/sandboxRuntime';
-import { CGROUP_ENTER_SCRIPT } from '../../../../src/exec/sandbox/limits';
-import { FakeSink } from '../helpers';
+import { LocalShellExecutor } from '../../../../../src/exec/localExecutor';
+import { NodePtyExecutor } from '../../../../../src/exec/ptyExecutor';
+import { proxyToken } from '../../../../../src/exec/sandbox/network/networkProxy';
+import { probeSandbox } from '../../../../../src/exec/sandbox/sandboxProbe';
+import { DEFAULT_SANDBOX_SETTINGS } from '../../../../../src/exec/sandbox/sandboxPolicy';
+import { SandboxRuntime } from '../../../../../src/exec/sandbox/sandboxRuntime';
+import { CGROUP_ENTER_SCRIPT } from '../../../../../src/exec/sandbox/kernel/limits';
+import { FakeSink } from '../../helpers';
 
 /** Live processes whose command line contains `needle`. */
 function processesWith(needle: string): number[] {

@@ -1,8 +1,8 @@
 // The seccomp program as data, run through a small classic-BPF interpreter for both architectures
 // (aarch64 cannot be run natively here), and the environment allowlist as a function.
 import * as assert from 'node:assert/strict';
-import { sandboxEnv } from '../../../../src/exec/sandbox/sandboxEnv';
-import { AUDIT_ARCH_AARCH64, AUDIT_ARCH_X86_64, CLONE_NAMESPACE_FLAGS, REFUSED_SYSCALLS, seccompFilter } from '../../../../src/exec/sandbox/seccompFilter';
+import { sandboxEnv } from '../../../../../src/exec/sandbox/sandboxEnv';
+import { AUDIT_ARCH_AARCH64, AUDIT_ARCH_X86_64, CLONE_NAMESPACE_FLAGS, REFUSED_SYSCALLS, seccompFilter } from '../../../../../src/exec/sandbox/kernel/seccompFilter';
 
 const ALLOW = 0x7fff0000;
 const KILL = 0x80000000;

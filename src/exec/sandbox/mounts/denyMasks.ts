@@ -4,7 +4,7 @@
 // or a here-doc'd shell cannot run it either. Rules with arguments (`git push *`) stay the policy's.
 import { chmodSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import type { PolicyRule } from '../../core/policy/policyContracts';
+import type { PolicyRule } from '../../../core/policy/policyContracts';
 
 /** Folders looked in besides PATH. */
 export const SYSTEM_BIN_DIRS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];

@@ -1,3 +1,4 @@
+// Room exec/sandbox/kernel/: what the kernel enforces on a sandboxed command (cgroup limits, namespaces, seccomp).
 // Per-command limits of a sandboxed run: processes and memory through a cgroup of its own where this
 // process may make one (cgroup v1 `pids`/`memory` hierarchies, or v2 with those controllers
 // delegated: root here; a desktop user's systemd slice usually does not delegate them), and the

@@ -6,10 +6,10 @@ import { spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ownerMark } from '../../../../src/exec/sandbox/orphanSweep';
-import { DEFAULT_SANDBOX_SETTINGS } from '../../../../src/exec/sandbox/sandboxPolicy';
-import { SandboxRuntime } from '../../../../src/exec/sandbox/sandboxRuntime';
-import { makeOwnedTempDir, ownedTempPrefix, sweepStaleTempDirs, tempDirOwner } from '../../../../src/exec/sandbox/tempSweep';
+import { ownerMark } from '../../../../../src/exec/sandbox/cleanup/orphanSweep';
+import { DEFAULT_SANDBOX_SETTINGS } from '../../../../../src/exec/sandbox/sandboxPolicy';
+import { SandboxRuntime } from '../../../../../src/exec/sandbox/sandboxRuntime';
+import { makeOwnedTempDir, ownedTempPrefix, sweepStaleTempDirs, tempDirOwner } from '../../../../../src/exec/sandbox/cleanup/tempSweep';
 
 /** The owner mark of a process that ran and is gone. */
 async function deadMark(): Promise<string> {
@@ -79,7 +79,7 @@ describe('exec/sandbox: stale temp folder sweep', function () {
     const dead = made2(root, `${ownedTempPrefix('sandbox', await deadMark())}DDDDDD`);
     const live = makeOwnedTempDir('mcp', root);
     // The compiled CLI entry (tsc output), as cliRun.test.ts runs it.
-    const cli = path.resolve(__dirname, '../../../../src/cli.js');
+    const cli = path.resolve(__dirname, '../../../../../src/cli.js');
     const child = spawn(process.execPath, [cli, 'run', '--yes', '--sandbox', 'off', '--', 'true'], {
       cwd: root,
       env: { ...process.env, TMPDIR: root },

@@ -1,3 +1,4 @@
+// Room exec/sandbox/cleanup/: what is left behind is found and removed (owned temp folders, orphaned processes).
 // Temporary folders that say who owns them, and the sweep of those whose owner is gone. A folder
 // Agent Bash makes in the temp dir (the sandbox's session folder with its TMPDIR and proxy sockets,
 // the stdio MCP server's output files) carries its owner's pid and start time in its name
