@@ -4,7 +4,7 @@
 // on its own. The executors write the refusal lines and the pipeline reads them back, so both ends of
 // that format live here, in core, where the pipeline may import them.
 
-/** A request the sandbox's network proxy refused (the proxy in exec/sandbox/networkProxy.ts makes them). */
+/** A request the sandbox's network proxy refused (the proxy in exec/sandbox/network/networkProxy.ts makes them). */
 export interface Refusal {
   /** The host as the request named it (IPv6 in brackets); empty when the request did not parse. */
   host: string;
