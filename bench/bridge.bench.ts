@@ -61,7 +61,7 @@ const SETTINGS: BashSettings = {
 export async function run(): Promise<BenchRow[]> {
   installVscodeStub();
   /* eslint-disable @typescript-eslint/no-require-imports */
-  const { VsCodeClientBridge } = require('../src/vscode/clientBridge') as typeof import('../src/vscode/clientBridge');
+  const { VsCodeClientBridge } = require('../src/vscode/terminals/clientBridge') as typeof import('../src/vscode/terminals/clientBridge');
   const { BashPipeline } = require('../src/core/pipeline') as typeof import('../src/core/pipeline');
   const { createShellAnalyzer } = require('../src/core/policy/shellAnalysis') as typeof import('../src/core/policy/shellAnalysis');
   const { FileArtifactStore } = require('../src/core/output/artifacts') as typeof import('../src/core/output/artifacts');

@@ -1,6 +1,6 @@
 // `fs/read_text_file` and `fs/write_text_file`: the protocol half. Paths must be absolute, files outside
 // the workspace folders need the user's yes, and every refusal is a JSON-RPC error. Where the text lives
-// (an open editor, the disk, a remote workspace) is the document store's business (vscode/workspaceDocuments.ts).
+// (an open editor, the disk, a remote workspace) is the document store's business (vscode/acp/workspaceDocuments.ts).
 import { RequestError } from '@agentclientprotocol/sdk';
 import { realpathSync } from 'node:fs';
 import * as path from 'node:path';

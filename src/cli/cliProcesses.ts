@@ -3,14 +3,14 @@
 // that let a later sweep find this process's children, and the two executors; and the one teardown
 // (executors, then whatever still carries this session's mark, then the sandbox).
 import type { PolicyRule } from '../core/policy/policyContracts';
-import { programsDeniedByRules } from '../exec/sandbox/denyMasks';
+import { programsDeniedByRules } from '../exec/sandbox/mounts/denyMasks';
 import { LocalShellExecutor } from '../exec/localExecutor';
 import { NodePtyExecutor } from '../exec/ptyExecutor';
 import { killByEnv } from '../exec/processTree';
-import { killOrphans, ownerMark, OWNER_ENV } from '../exec/sandbox/orphanSweep';
+import { killOrphans, ownerMark, OWNER_ENV } from '../exec/sandbox/cleanup/orphanSweep';
 import type { SandboxSettings } from '../exec/sandbox/sandboxPolicy';
 import { SandboxRuntime } from '../exec/sandbox/sandboxRuntime';
-import { sweepStaleTempDirs } from '../exec/sandbox/tempSweep';
+import { sweepStaleTempDirs } from '../exec/sandbox/cleanup/tempSweep';
 
 /** Marks every process a CLI starts with its session (the env-mark sweep's key). */
 export const CLI_SESSION_ENV = 'AGENT_BASH_SESSION';

@@ -15,7 +15,7 @@ import { createShellAnalyzer } from '../core/policy/shellAnalysis';
 import { direnvStage } from '../exec/direnv';
 import { BashJobManager } from '../exec/jobManager';
 import type { SandboxSettings } from '../exec/sandbox/sandboxPolicy';
-import { makeOwnedTempDir } from '../exec/sandbox/tempSweep';
+import { makeOwnedTempDir } from '../exec/sandbox/cleanup/tempSweep';
 import { createBashMcpServer } from '../mcp/bashMcpServer';
 import { McpCallerSession } from '../mcp/mcpSession';
 import type { McpBackend } from '../mcp/mcpTools';

@@ -17,7 +17,7 @@ import { direnvStage } from '../exec/direnv';
 import { signalNumber } from '../exec/processTree';
 import { startCliProcesses } from './cliProcesses';
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxMode, type SandboxSettings } from '../exec/sandbox/sandboxPolicy';
-import { parseAllowEntry } from '../exec/sandbox/proxyTarget';
+import { parseAllowEntry } from '../exec/sandbox/network/proxyTarget';
 import { CLI_MESSAGES, parseCliArgs, readCliRuleLayers, resolveCwdOption, RULE_LAYER_FLAGS, RULE_LAYER_USAGE, RULE_LAYER_VALUES, UsageError, type ParsedArgs } from './cliArgs';
 import { pruneRunArtifacts, runArtifactDir } from './runArtifacts';
 import { TtyPtyExecutor } from './ttyPty';

@@ -117,201 +117,263 @@ function cleanupLate(handle: TerminalHandle, killGraceMs: number, releaseGraceMs
  * `waitForExit` rejects. The handle is released exactly once on every path.
  */
 export async function runBridgeCommand(req: BridgeRunRequest): Promise<ToolResult> {
-  const pollMs = req.pollIntervalMs ?? BRIDGE_POLL_INTERVAL_MS;
-  const killGraceMs = req.killGraceMs ?? BRIDGE_KILL_GRACE_MS;
-  const outputGraceMs = req.outputGraceMs ?? BRIDGE_OUTPUT_GRACE_MS;
-  const releaseGraceMs = req.releaseGraceMs ?? BRIDGE_RELEASE_GRACE_MS;
-  const throttleMs = req.pushThrottleMs ?? DEFAULT_CHUNK_THROTTLE_MS;
-  const { signal, onUpdate, timeout } = req;
-  const started = Date.now();
-
+  const run = new BridgeRun(req);
   // createTerminal cannot be cancelled once sent, so a pre-aborted call must not send it.
-  if (signal?.aborted) throw new ToolAbortError(COMMAND_ABORTED);
+  if (req.signal?.aborted) throw new ToolAbortError(COMMAND_ABORTED);
   if (!req.bridge.capabilities.terminal || !req.bridge.createTerminal) throw new ToolError(NO_CLIENT_TERMINAL);
+  return run.run(req.bridge.createTerminal.bind(req.bridge));
+}
 
-  // The first of exit / failure / timeout / abort is latched once; every wait below races it, so a
-  // wake-up never depends on the next poll tick.
-  let outcome: Outcome | undefined;
-  let wake: (o: Outcome) => void = noop;
-  const outcomeP = new Promise<Outcome>((resolve) => (wake = resolve));
-  const latch = (o: Outcome): void => {
-    if (outcome) return;
-    outcome = o;
-    wake(o);
-  };
+type CreateTerminal = NonNullable<ClientBridge['createTerminal']>;
 
-  let handle: TerminalHandle | undefined;
-  let killP: Promise<void> | undefined;
-  const fireKill = (why: string): Promise<void> => {
-    if (!handle) return Promise.resolve();
-    // At most one kill per run; a failing kill is not the caller's problem.
-    killP ??= handle.kill(why).catch(noop);
-    return killP;
-  };
-  const cancelled = STOPPED.cancelledBy(req.caller?.name || 'the caller');
-  const onAbort = (): void => {
-    latch({ kind: 'abort' });
-    void fireKill(cancelled);
-  };
+/**
+ * One run of `runBridgeCommand`, as its stages: arm the timeout and the abort, create the terminal,
+ * attach the sink and the pushed output, watch for the exit, poll until an outcome, conclude, clean up.
+ */
+class BridgeRun {
+  private readonly pollMs: number;
+  private readonly killGraceMs: number;
+  private readonly outputGraceMs: number;
+  private readonly releaseGraceMs: number;
+  private readonly throttleMs: number;
+  private readonly started = Date.now();
+  private readonly cancelled: string;
 
-  let timeoutTimer: NodeJS.Timeout | undefined;
-  let pollTimer: NodeJS.Timeout | undefined;
-  let pushTimer: NodeJS.Timeout | undefined;
-  let unsubscribe: (() => void) | undefined;
-  let sink: OutputSinkLike | undefined;
-  const params: CreateTerminalParams = {
-    ...wrapShellLine(req.line, req.shell),
-    cwd: req.cwd,
-    outputByteLimit: CLIENT_OUTPUT_BYTE_LIMIT,
-  };
-  if (req.env && Object.keys(req.env).length > 0) {
-    params.env = Object.entries(req.env).map(([name, value]) => ({ name, value }));
+  // The first of exit / failure / timeout / abort is latched once; every wait races it, so a wake-up
+  // never depends on the next poll tick.
+  private outcome: Outcome | undefined;
+  private wake: (o: Outcome) => void = noop;
+  private readonly outcomeP = new Promise<Outcome>((resolve) => (this.wake = resolve));
+
+  private handle: TerminalHandle | undefined;
+  private killP: Promise<void> | undefined;
+  private timeoutTimer: NodeJS.Timeout | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private pushTimer: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private sink: OutputSinkLike | undefined;
+
+  // Pushed output (in-process bridges): cumulative tail, throttled updates.
+  private readonly pushed = new TailBuffer(TAIL_PREVIEW_BYTES);
+  private pushedAny = false;
+  private lastEmit = 0;
+  private lastPolled: TerminalOutput | undefined;
+
+  constructor(private readonly req: BridgeRunRequest) {
+    this.pollMs = req.pollIntervalMs ?? BRIDGE_POLL_INTERVAL_MS;
+    this.killGraceMs = req.killGraceMs ?? BRIDGE_KILL_GRACE_MS;
+    this.outputGraceMs = req.outputGraceMs ?? BRIDGE_OUTPUT_GRACE_MS;
+    this.releaseGraceMs = req.releaseGraceMs ?? BRIDGE_RELEASE_GRACE_MS;
+    this.throttleMs = req.pushThrottleMs ?? DEFAULT_CHUNK_THROTTLE_MS;
+    this.cancelled = STOPPED.cancelledBy(req.caller?.name || 'the caller');
   }
 
-  try {
-    // timeout 0: no timer at all (#4642).
-    if (timeout.timeoutMs > 0) timeoutTimer = setTimeout(() => latch({ kind: 'timeout' }), timeout.timeoutMs);
-    signal?.addEventListener('abort', onAbort, { once: true });
+  async run(createTerminal: CreateTerminal): Promise<ToolResult> {
+    try {
+      this.armTimeoutAndAbort();
+      const handle = await this.create(createTerminal);
+      if (!handle) return await this.finish(emptySummary(), undefined, false);
+      const terminalId = handle.terminalId;
+      // First, so the host can embed the live terminal before any output arrives.
+      this.req.onUpdate?.({ content: [], details: { terminalId } });
+      if (this.outcome?.kind === 'abort') void this.fireKill(this.cancelled);
+      this.attachSink(handle);
+      this.streamPushed(handle, terminalId);
+      this.watchExit(handle);
+      await this.poll(handle, terminalId);
+      return await this.conclude(handle, terminalId);
+    } finally {
+      await this.cleanUp();
+    }
+  }
 
-    const createP = req.bridge.createTerminal(params, {
+  private latch(o: Outcome): void {
+    if (this.outcome) return;
+    this.outcome = o;
+    this.wake(o);
+  }
+
+  private fireKill(why: string): Promise<void> {
+    if (!this.handle) return Promise.resolve();
+    // At most one kill per run; a failing kill is not the caller's problem.
+    this.killP ??= this.handle.kill(why).catch(noop);
+    return this.killP;
+  }
+
+  private readonly onAbort = (): void => {
+    this.latch({ kind: 'abort' });
+    void this.fireKill(this.cancelled);
+  };
+
+  /** The timeout (0: no timer at all, #4642) and the caller's abort both latch an outcome. */
+  private armTimeoutAndAbort(): void {
+    const { timeout, signal } = this.req;
+    if (timeout.timeoutMs > 0) this.timeoutTimer = setTimeout(() => this.latch({ kind: 'timeout' }), timeout.timeoutMs);
+    signal?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  /**
+   * Asks the client for the terminal, raced against the outcome. Undefined when the timeout came first
+   * (a terminal created later is killed and released); throws when the abort came first.
+   */
+  private async create(createTerminal: CreateTerminal): Promise<TerminalHandle | undefined> {
+    const { req } = this;
+    const params: CreateTerminalParams = {
+      ...wrapShellLine(req.line, req.shell),
+      cwd: req.cwd,
+      outputByteLimit: CLIENT_OUTPUT_BYTE_LIMIT,
+    };
+    if (req.env && Object.keys(req.env).length > 0) {
+      params.env = Object.entries(req.env).map(([name, value]) => ({ name, value }));
+    }
+    const createP = createTerminal(params, {
       ...(req.caller ? { caller: req.caller } : {}),
       ...(req.sandbox ? { sandbox: req.sandbox } : {}),
     });
-    const first = await Promise.race([createP.then((h) => ({ kind: 'created' as const, h })), outcomeP]);
+    const first = await Promise.race([createP.then((h) => ({ kind: 'created' as const, h })), this.outcomeP]);
     if (first.kind !== 'created') {
-      createP.then((h) => cleanupLate(h, killGraceMs, releaseGraceMs), noop);
+      createP.then((h) => cleanupLate(h, this.killGraceMs, this.releaseGraceMs), noop);
       if (first.kind === 'abort') throw new ToolAbortError(COMMAND_ABORTED);
-      return await finish(emptySummary(), undefined, false);
+      return undefined;
     }
-    handle = first.h;
-    const terminalId = handle.terminalId;
-    // First, so the host can embed the live terminal before any output arrives.
-    onUpdate?.({ content: [], details: { terminalId } });
-    if (outcome?.kind === 'abort') void fireKill(cancelled);
+    this.handle = first.h;
+    return first.h;
+  }
 
-    if (handle.pipeTo && req.createSink) {
-      sink = req.createSink();
-      handle.pipeTo(sink);
+  /** When the handle can pipe, the sink receives the full stream (and spills it). */
+  private attachSink(handle: TerminalHandle): void {
+    if (handle.pipeTo && this.req.createSink) {
+      this.sink = this.req.createSink();
+      handle.pipeTo(this.sink);
     }
+  }
 
-    // Pushed output (in-process bridges): cumulative tail, throttled updates.
-    const pushed = new TailBuffer(TAIL_PREVIEW_BYTES);
-    let pushedAny = false;
-    let lastEmit = 0;
+  /** Pushed text feeds live updates, and stands in for the final output only when no sink holds it. */
+  private streamPushed(handle: TerminalHandle, terminalId: string): void {
+    const { onUpdate } = this.req;
     const emitPushed = (): void => {
-      pushTimer = undefined;
-      if (outcome) return;
-      lastEmit = Date.now();
-      onUpdate?.({ content: [{ type: 'text', text: pushed.text() }], details: { terminalId } });
+      this.pushTimer = undefined;
+      if (this.outcome) return;
+      this.lastEmit = Date.now();
+      onUpdate?.({ content: [{ type: 'text', text: this.pushed.text() }], details: { terminalId } });
     };
-    // Pushed text feeds live updates, and stands in for the final output only when no sink holds it.
-    if (handle.onOutput && (onUpdate || !sink)) {
-      unsubscribe = handle.onOutput((chunk) => {
-        if (outcome) return;
-        pushed.push(chunk);
-        pushedAny = true;
-        if (!onUpdate || pushTimer) return;
-        const wait = throttleMs - (Date.now() - lastEmit);
+    if (handle.onOutput && (onUpdate || !this.sink)) {
+      this.unsubscribe = handle.onOutput((chunk) => {
+        if (this.outcome) return;
+        this.pushed.push(chunk);
+        this.pushedAny = true;
+        if (!onUpdate || this.pushTimer) return;
+        const wait = this.throttleMs - (Date.now() - this.lastEmit);
         if (wait <= 0) emitPushed();
-        else pushTimer = setTimeout(emitPushed, wait);
+        else this.pushTimer = setTimeout(emitPushed, wait);
       });
     }
+  }
 
+  private watchExit(handle: TerminalHandle): void {
     handle.waitForExit().then(
-      (status) => latch({ kind: 'exit', status }),
-      (error: unknown) => latch({ kind: 'failed', error }),
+      (status) => this.latch({ kind: 'exit', status }),
+      (error: unknown) => this.latch({ kind: 'failed', error }),
     );
+  }
 
-    let lastPolled: TerminalOutput | undefined;
-    const h = handle;
-    while (!outcome) {
-      const tick = new Promise<void>((resolve) => (pollTimer = setTimeout(resolve, pollMs)));
-      await Promise.race([tick, outcomeP]);
-      clearTimeout(pollTimer);
+  /** Polls the output every tick until an outcome; without pushed output, each poll is an update. */
+  private async poll(h: TerminalHandle, terminalId: string): Promise<void> {
+    const { onUpdate } = this.req;
+    while (!this.outcome) {
+      const tick = new Promise<void>((resolve) => (this.pollTimer = setTimeout(resolve, this.pollMs)));
+      await Promise.race([tick, this.outcomeP]);
+      clearTimeout(this.pollTimer);
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- `latch` sets `outcome` while we await.
-      if (outcome) break;
+      if (this.outcome) break;
       // Raced against the outcome: a hung `terminal/output` cannot delay exit, timeout or abort.
       const current = h.currentOutput();
       current.catch(noop);
-      const polled = await Promise.race([current.then((o) => ({ o }), noop), outcomeP]);
+      const polled = await Promise.race([current.then((o) => ({ o }), noop), this.outcomeP]);
       if (polled && 'o' in polled) {
-        lastPolled = polled.o;
+        this.lastPolled = polled.o;
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- `latch` sets `outcome` while we await.
-        if (!pushedAny && !outcome) {
+        if (!this.pushedAny && !this.outcome) {
           onUpdate?.({ content: [{ type: 'text', text: polled.o.output }], details: { terminalId } });
         }
       }
     }
+  }
 
-    const fallback = (): TerminalOutput =>
-      lastPolled ?? { output: pushed.text(), truncated: pushed.truncated, exitStatus: null };
-    const finalOutput = async (): Promise<TerminalOutput> => {
-      try {
-        return (await bounded(h.currentOutput(), outputGraceMs)) ?? fallback();
-      } catch {
-        return fallback();
-      }
-    };
-    const summarize = async (): Promise<{ summary: OutputSummary; truncated: boolean }> => {
-      if (sink) return { summary: await sink.dump(), truncated: false };
-      const out = await finalOutput();
-      return { summary: summaryFromClientOutput(out.output, out.truncated), truncated: out.truncated };
-    };
-
-    const o = outcome as Outcome;
+  /** The result of the outcome: the abort and a failure throw; a timeout and an exit complete. */
+  private async conclude(h: TerminalHandle, terminalId: string): Promise<ToolResult> {
+    const o = this.outcome as Outcome;
     switch (o.kind) {
       case 'abort':
-        await bounded(fireKill(cancelled), killGraceMs);
+        await bounded(this.fireKill(this.cancelled), this.killGraceMs);
         throw new ToolAbortError(COMMAND_ABORTED);
       case 'failed':
         throw o.error;
       case 'timeout': {
         // Kill first: output read before the kill could miss what the process printed while dying.
-        await bounded(fireKill(STOPPED.timedOut(timeout.timeoutSec)), killGraceMs);
-        const { summary, truncated } = await summarize();
-        return await finish(summary, undefined, truncated, terminalId);
+        await bounded(this.fireKill(STOPPED.timedOut(this.req.timeout.timeoutSec)), this.killGraceMs);
+        const { summary, truncated } = await this.summarize(h);
+        return await this.finish(summary, undefined, truncated, terminalId);
       }
       case 'exit': {
-        const { summary, truncated } = await summarize();
+        const { summary, truncated } = await this.summarize(h);
         const { exitCode, signal: sig } = o.status;
         const code = exitCode !== null ? exitCode : sig ? SIGNAL_EXIT_CODE : undefined;
         // An undefined code makes buildCompletedResult throw `… Command failed: missing exit status`.
-        return await finish(summary, code, truncated, terminalId, sig ?? undefined);
+        return await this.finish(summary, code, truncated, terminalId, sig ?? undefined);
       }
       default: {
         const unreachable: never = o;
         throw new Error(`unexpected bridge outcome ${JSON.stringify(unreachable)}`);
       }
     }
-  } finally {
-    clearTimeout(timeoutTimer);
-    clearTimeout(pollTimer);
-    clearTimeout(pushTimer);
-    signal?.removeEventListener('abort', onAbort);
+  }
+
+  /** The final output: the sink's, else the client's (bounded), else what was last seen. */
+  private async summarize(h: TerminalHandle): Promise<{ summary: OutputSummary; truncated: boolean }> {
+    if (this.sink) return { summary: await this.sink.dump(), truncated: false };
+    const fallback = (): TerminalOutput =>
+      this.lastPolled ?? { output: this.pushed.text(), truncated: this.pushed.truncated, exitStatus: null };
+    let out: TerminalOutput;
     try {
-      unsubscribe?.();
+      out = (await bounded(h.currentOutput(), this.outputGraceMs)) ?? fallback();
+    } catch {
+      out = fallback();
+    }
+    return { summary: summaryFromClientOutput(out.output, out.truncated), truncated: out.truncated };
+  }
+
+  /** Every path ends here: timers cleared, listeners removed, the sink disposed, the handle released once. */
+  private async cleanUp(): Promise<void> {
+    clearTimeout(this.timeoutTimer);
+    clearTimeout(this.pollTimer);
+    clearTimeout(this.pushTimer);
+    this.req.signal?.removeEventListener('abort', this.onAbort);
+    try {
+      this.unsubscribe?.();
     } catch {
       // a broken unsubscribe must not skip the release below
     }
-    sink?.dispose();
-    if (handle) await bounded(handle.release().catch(noop), releaseGraceMs);
+    this.sink?.dispose();
+    if (this.handle) await bounded(this.handle.release().catch(noop), this.releaseGraceMs);
   }
 
-  function finish(
+  private finish(
     summary: OutputSummary,
     exitCode: number | undefined,
     truncated: boolean,
     terminalId?: string,
     sig?: string,
   ): Promise<ToolResult> {
-    const timedOut = outcome?.kind === 'timeout';
+    const { req } = this;
+    const timedOut = this.outcome?.kind === 'timeout';
     const notices = [...(truncated ? [OUTPUT_TRUNCATED_NOTICE] : []), ...(req.notices ?? [])];
     return buildCompletedResult({
       summary,
       exitCode,
       notices,
-      wallTimeMs: Date.now() - started,
-      timeout,
+      wallTimeMs: Date.now() - this.started,
+      timeout: req.timeout,
       ...(timedOut ? { timedOut: true } : {}),
       ...(terminalId !== undefined ? { terminalId } : {}),
       ...(req.artifacts ? { artifacts: req.artifacts } : {}),

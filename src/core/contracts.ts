@@ -4,8 +4,7 @@
 export type * from './policy/policyContracts';
 export type * from './output/outputContracts';
 import type { OutputSinkLike, OutputSummary } from './output/outputContracts';
-import type { DecisionKind, PolicyDecision, PolicyRule, RuleLayer, RuleLayerName, Verdict } from './policy/policyContracts';
-import type { DecidedBy } from './policy/policyGate';
+import type { DecidedBy, DecisionKind, PolicyDecision, PolicyRule, RuleLayer, RuleLayerName, Verdict } from './policy/policyContracts';
 
 // ---- Results ----
 

@@ -1,6 +1,6 @@
 // The history of every command any caller ran (or tried to): one plain record per command, built
 // from its tool result, and a bounded newest-first list that persists as JSON. Pure; the view and the
-// workspaceState storage live in src/vscode/historyView.ts.
+// workspaceState storage live in src/vscode/history/.
 import type { BashToolDetails, CallerInfo, RuleLayerName, ToolResult } from './contracts';
 import * as human from './humanMessages';
 import { NO_OUTPUT } from './output/results';

@@ -32,7 +32,7 @@ import type {
 } from './contracts';
 import { resolveCwd, resolveCwdPath } from './cwd';
 import { ToolAbortError, ToolError } from './errors';
-import { parseBashInput } from './input';
+import { parseBashInput, type BashInput } from './input';
 import { jobsAtCapacityMessage } from './jobLimits';
 import { Interceptor } from './interceptor';
 import { expandCwdUrl, expandEnvUrls, expandInternalUrls, withArtifactScheme, withLocalScheme } from './internalUrls';
@@ -49,7 +49,7 @@ import {
 import { streamTailUpdates, TailBuffer } from './output/tailBuffer';
 import { clampTimeout } from './timeout';
 import { withUnsets, type EnvPreflight } from './envPreflight';
-import { findViolations, violationNotice } from '../exec/sandbox/violations';
+import { findViolations, violationNotice } from './sandboxRefusals';
 
 export const ASYNC_JOBS_UNAVAILABLE = 'Async job manager unavailable for this session.';
 export const COMMAND_ABORTED = 'Command aborted';
@@ -172,8 +172,15 @@ interface Prepared {
   sandbox?: 'off';
 }
 
+type SandboxLevel = 'sandboxed' | 'contained' | 'plain';
+
+/** What `run` keeps across its stages for the result, whichever stage ends the call. */
+interface CallRecord {
+  verdict?: NonNullable<ToolResult['details']['decision']>;
+}
+
 export class BashPipeline {
-  private readonly interceptor = new Interceptor();
+  private readonly interceptorRules = new Interceptor();
 
   constructor(private readonly deps: BashPipelineDeps) {}
 
@@ -196,93 +203,122 @@ export class BashPipeline {
   }
 
   async run(rawInput: unknown, opts: BashRunOptions = {}): Promise<ToolResult> {
-    let verdict: NonNullable<ToolResult['details']['decision']> | undefined;
-    let sandboxLevel: 'sandboxed' | 'contained' | 'plain' | undefined;
+    // The verdict is kept for the result even when a later stage refuses or fails.
+    const call: CallRecord = {};
     try {
-      const { deps } = this;
-      const settings = deps.settings();
-      const { signal } = opts;
-
-      // 1. Validate (also refuses `async` when async is disabled).
-      const input = parseBashInput(rawInput, { asyncEnabled: settings.asyncEnabled });
-      const raw = input.command;
-
-      // 2. Leading `cd dir &&` becomes the cwd when none was given.
-      const cd = input.cwd === undefined ? extractCdPrefix(raw) : undefined;
-      const command = cd ? cd.command : raw;
-      const cwdInput = input.cwd ?? cd?.cwd;
-
-      // 3. Async gate: an explicit background run needs a job manager.
-      if (input.async && !deps.jobs) throw new ToolError(ASYNC_JOBS_UNAVAILABLE);
-
-      // 4. Policy gate on the raw command (the `cd` included), where it was asked to run. The
-      // sandbox composes with it: deny stays deny, `sandbox: "off"` asks, autoApprove only inside.
-      const sandboxOff = input.sandbox === 'off';
-      const box = sandboxForGate(deps.sandbox, sandboxOff);
-      const gate = await passPolicyGate(
-        { decide: (c, at) => this.decide(c, at), approver: opts.approver ?? deps.approver },
-        {
-          command: raw,
-          cwd: this.policyCwd(input.cwd),
-          ...(input.env ? { env: input.env } : {}),
-          ...(opts.caller ? { caller: opts.caller } : {}),
-          ...(input.description ? { description: input.description } : {}),
-          ...(box.gate ? { sandbox: box.gate } : {}),
-          sandboxOff,
-        },
-        signal,
-      );
-      verdict = verdictDetails(gate);
-      if (gate.kind === 'refuse') throw new ToolError(gate.message);
-      if (gate.kind === 'aborted') throw new ToolAbortError(COMMAND_ABORTED);
-      // The sandbox is on but cannot start: nothing runs (a denial above still said why first).
-      if (box.error !== undefined) throw new ToolError(box.error);
-      sandboxLevel = box.level;
-      const watch = sandboxLevel === 'sandboxed' && !input.async ? deps.sandbox?.watch?.() : undefined;
-
-      // 5. Interceptor: raw command, then the cd-stripped one.
-      if (settings.interceptor.enabled) {
-        const commands = [{ command: raw, analysis: deps.analyzer.analyze(raw) }];
-        if (command !== raw) commands.push({ command, analysis: deps.analyzer.analyze(command) });
-        const blocked = this.interceptor.check({
-          raw,
-          commands,
-          rules: settings.interceptor.patterns,
-          toolAvailable: deps.toolAvailable ?? (() => false),
-          sessionKey: opts.sessionKey ?? deps.sessionId,
-        });
-        if (blocked) throw new ToolError(blocked);
-      }
-
-      // 6. Internal URLs (after the checks: `local://` creates directories).
-      const resolver = this.resolver();
-      const finalCommand = expandInternalUrls(command, { resolver, escape: true, ensureLocalParentDirs: true });
-      const env = input.env ? expandEnvUrls(input.env, resolver) : undefined;
-      const cwdExpanded = cwdInput === undefined ? undefined : expandCwdUrl(cwdInput, resolver);
-
-      // 7. Working directory.
-      const cwd = await resolveCwd(cwdExpanded, deps.sessionCwd());
-
-      // 8. Timeout.
-      const timeout = clampTimeout(input.timeout, settings.maxTimeout);
-      const prepared: Prepared = { command: finalCommand, cwd, timeout, notices: timeout.notice ? [timeout.notice] : [] };
-      if (env) prepared.env = env;
-      if (input.sandbox) prepared.sandbox = input.sandbox;
-
-      if (signal?.aborted) throw new ToolAbortError(COMMAND_ABORTED);
-
-      // 9. Route.
-      const result = await this.route(prepared, input.pty, input.async, raw, opts);
-      result.details.decision = verdict;
-      if (sandboxLevel) withSandboxDetails(result, sandboxLevel, watch);
+      const settings = this.deps.settings();
+      const input = this.validate(rawInput, settings);
+      const cd = this.cdPrefix(input);
+      this.asyncGate(input);
+      const sandbox = await this.policyGate(input, opts, call);
+      this.interceptor(input.command, cd.command, settings, opts);
+      const urls = this.internalUrls(cd.command, input.env, cd.cwd);
+      const cwd = await this.cwd(urls.cwd);
+      const prepared = this.timeout(input, settings, urls.command, urls.env, cwd);
+      if (opts.signal?.aborted) throw new ToolAbortError(COMMAND_ABORTED);
+      const result = await this.route(prepared, input.pty, input.async, input.command, opts);
+      result.details.decision = call.verdict;
+      if (sandbox.level) withSandboxDetails(result, sandbox.level, sandbox.watch);
       return result;
     } catch (err) {
       const result = errorResult(err);
-      if (verdict) result.details.decision = verdict;
+      if (call.verdict) result.details.decision = call.verdict;
       return result;
     }
   }
 
+  /** 1. Validate the input (also refuses `async` when async is disabled). */
+  private validate(rawInput: unknown, settings: BashSettings): BashInput {
+    return parseBashInput(rawInput, { asyncEnabled: settings.asyncEnabled });
+  }
+
+  /** 2. A leading `cd dir &&` becomes the cwd when none was given. */
+  private cdPrefix(input: BashInput): { command: string; cwd: string | undefined } {
+    const cd = input.cwd === undefined ? extractCdPrefix(input.command) : undefined;
+    return { command: cd ? cd.command : input.command, cwd: input.cwd ?? cd?.cwd };
+  }
+
+  /** 3. The async gate: an explicit background run needs a job manager. */
+  private asyncGate(input: BashInput): void {
+    if (input.async && !this.deps.jobs) throw new ToolError(ASYNC_JOBS_UNAVAILABLE);
+  }
+
+  /**
+   * 4. The policy gate on the raw command (the `cd` included), where it was asked to run. The sandbox
+   * composes with it: deny stays deny, `sandbox: "off"` asks, autoApprove only inside. Records the
+   * verdict in `call`; returns how the command will be sandboxed.
+   */
+  private async policyGate(input: BashInput, opts: BashRunOptions, call: CallRecord): Promise<{ level?: SandboxLevel; watch?: SandboxWatch }> {
+    const { deps } = this;
+    const sandboxOff = input.sandbox === 'off';
+    const box = sandboxForGate(deps.sandbox, sandboxOff);
+    const gate = await passPolicyGate(
+      { decide: (c, at) => this.decide(c, at), approver: opts.approver ?? deps.approver },
+      {
+        command: input.command,
+        cwd: this.policyCwd(input.cwd),
+        ...(input.env ? { env: input.env } : {}),
+        ...(opts.caller ? { caller: opts.caller } : {}),
+        ...(input.description ? { description: input.description } : {}),
+        ...(box.gate ? { sandbox: box.gate } : {}),
+        sandboxOff,
+      },
+      opts.signal,
+    );
+    call.verdict = verdictDetails(gate);
+    if (gate.kind === 'refuse') throw new ToolError(gate.message);
+    if (gate.kind === 'aborted') throw new ToolAbortError(COMMAND_ABORTED);
+    // The sandbox is on but cannot start: nothing runs (a denial above still said why first).
+    if (box.error !== undefined) throw new ToolError(box.error);
+    const watch = box.level === 'sandboxed' && !input.async ? deps.sandbox?.watch?.() : undefined;
+    return { ...(box.level ? { level: box.level } : {}), ...(watch ? { watch } : {}) };
+  }
+
+  /** 5. The interceptor: the raw command, then the cd-stripped one. */
+  private interceptor(raw: string, command: string, settings: BashSettings, opts: BashRunOptions): void {
+    if (!settings.interceptor.enabled) return;
+    const { deps } = this;
+    const commands = [{ command: raw, analysis: deps.analyzer.analyze(raw) }];
+    if (command !== raw) commands.push({ command, analysis: deps.analyzer.analyze(command) });
+    const blocked = this.interceptorRules.check({
+      raw,
+      commands,
+      rules: settings.interceptor.patterns,
+      toolAvailable: deps.toolAvailable ?? (() => false),
+      sessionKey: opts.sessionKey ?? deps.sessionId,
+    });
+    if (blocked) throw new ToolError(blocked);
+  }
+
+  /** 6. Internal URLs, after the checks (`local://` creates directories). */
+  private internalUrls(command: string, env: Record<string, string> | undefined, cwd: string | undefined): {
+    command: string;
+    env: Record<string, string> | undefined;
+    cwd: string | undefined;
+  } {
+    const resolver = this.resolver();
+    return {
+      command: expandInternalUrls(command, { resolver, escape: true, ensureLocalParentDirs: true }),
+      env: env ? expandEnvUrls(env, resolver) : undefined,
+      cwd: cwd === undefined ? undefined : expandCwdUrl(cwd, resolver),
+    };
+  }
+
+  /** 7. The working directory: the one asked for, else the session's. */
+  private cwd(cwd: string | undefined): Promise<string> {
+    return resolveCwd(cwd, this.deps.sessionCwd());
+  }
+
+  /** 8. The timeout, clamped to the settings' maximum; the command as the routes receive it. */
+  private timeout(input: BashInput, settings: BashSettings, command: string, env: Record<string, string> | undefined, cwd: string): Prepared {
+    const timeout = clampTimeout(input.timeout, settings.maxTimeout);
+    const prepared: Prepared = { command, cwd, timeout, notices: timeout.notice ? [timeout.notice] : [] };
+    if (env) prepared.env = env;
+    if (input.sandbox) prepared.sandbox = input.sandbox;
+    return prepared;
+  }
+
+  /** 9. The route (async job → auto-background → client bridge → PTY → local executor). */
   private async route(p: Prepared, pty: boolean, async: boolean, raw: string, opts: BashRunOptions): Promise<ToolResult> {
     const { deps } = this;
     const bridge = deps.bridge;

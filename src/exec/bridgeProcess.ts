@@ -10,7 +10,7 @@ import { TailBuffer } from '../core/output/tailBuffer';
 import { killByEnv, killProcessTree, signalGroup, spawnInGroup } from './processTree';
 import { drainStreams } from './runControl';
 import { wrapSpawn, type SandboxRuntime } from './sandbox/sandboxRuntime';
-import { refusalLine } from './sandbox/violations';
+import { refusalLine } from '../core/sandboxRefusals';
 
 const KILL_GRACE_MS = 1000;
 /**

@@ -5,7 +5,7 @@ import type { ExecRequest, ExecResult } from '../core/contracts';
 import { exitStatusOf, groupAlive, killProcessTree, spawnInGroup } from './processTree';
 import { cancelledBeforeStart, drainStreams, effectiveDeadlineMs, RunGuard } from './runControl';
 import { wrapSpawn, type SandboxRuntime, type WrappedSpawn } from './sandbox/sandboxRuntime';
-import { refusalLine } from './sandbox/violations';
+import { refusalLine } from '../core/sandboxRefusals';
 import { shellKind, withPrefix } from './shellConfig';
 import { StartTokenFilter } from './startTokenFilter';
 

@@ -31,7 +31,7 @@ import type { ExecRequest, ExecResult } from '../core/contracts';
 import { exitStatusOf, killProcessTree, signalOfShellStatus, spawnInGroup } from './processTree';
 import { cancelledBeforeStart, drainStreams, effectiveDeadlineMs, RunGuard } from './runControl';
 import { wrapSpawn, type SandboxRuntime, type WrappedSpawn } from './sandbox/sandboxRuntime';
-import { refusalLine } from './sandbox/violations';
+import { refusalLine } from '../core/sandboxRefusals';
 import { interactiveFreeArgs, shellKind, shellQuote } from './shellConfig';
 import { resetFirstLine, resetScript, resetStartupScript } from './sessionReset';
 import { shellState, stdinIdentity } from './shellLiveness';

@@ -14,7 +14,7 @@ import { commandEnv } from '../core/nonInteractiveEnv';
 import { groupAlive, killGroupAndWait, signalName } from './processTree';
 import { effectiveDeadlineMs, RunGuard } from './runControl';
 import { wrapSpawn, type SandboxRuntime } from './sandbox/sandboxRuntime';
-import { refusalLine } from './sandbox/violations';
+import { refusalLine } from '../core/sandboxRefusals';
 import { getShellConfig, shellKind, withPrefix } from './shellConfig';
 
 export type NodePtyModule = typeof NodePty;

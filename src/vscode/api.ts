@@ -4,14 +4,14 @@ import type { BangResult, AgentBashApi as PublicApi } from '../../api/agent-bash
 import type { CallerInfo, JobManager, ToolResult } from '../core/contracts';
 import * as vscode from 'vscode';
 import { resolveCwd } from '../core/cwd';
-import type { CommandLog } from './commandLog';
-import type { ExecutorHolder } from './executorHolder';
-import type { McpHost } from './mcpHost';
+import type { CommandLog } from './history/commandLog';
+import type { ExecutorHolder } from './session/executorHolder';
+import type { McpHost } from './mcp/mcpHost';
 import type { AgentBashServices, PipelineLike } from './services';
-import type { HistoryStore } from './historyStore';
-import type { SessionCwd } from './sessionCwd';
-import type { SessionCwdStatus } from './sessionCwdStatus';
-import { checkTerminalPolicy } from './terminalPolicy';
+import type { HistoryStore } from './history/historyStore';
+import type { SessionCwd } from './session/sessionCwd';
+import type { SessionCwdStatus } from './session/sessionCwdStatus';
+import { checkTerminalPolicy } from './terminals/terminalPolicy';
 
 export interface TestingHooks {
   services: AgentBashServices;

@@ -2,8 +2,8 @@
 import type * as vscode from 'vscode';
 import type { Approver, BashSettings, CallerInfo, PolicyDecision, ToolResult, UpdateListener } from '../core/contracts';
 import type { PipelineSandbox } from '../core/pipeline';
-import type { ModalPrompter } from './modalPrompter';
-import type { VsCodeClientBridge } from './clientBridge';
+import type { ModalPrompter } from './approvals/modalPrompter';
+import type { VsCodeClientBridge } from './terminals/clientBridge';
 
 /** The part of the core pipeline the adapters use. */
 export interface PipelineLike {

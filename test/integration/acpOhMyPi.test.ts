@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { SessionNotification } from '@agentclientprotocol/sdk';
-import { CONNECT_ACP_COMMAND, type AcpAgentHandle } from '../../src/vscode/acpCommands';
+import { CONNECT_ACP_COMMAND, type AcpAgentHandle } from '../../src/vscode/acp/acpCommands';
 import type { AgentBashServices } from '../../src/vscode/services';
 import { startFakeOpenAi, type FakeOpenAi } from '../fixtures/fakeOpenAi';
 import { activateApi, setPatterns, workspaceDir } from './testApi';

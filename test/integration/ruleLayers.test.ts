@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { PolicyRule, ToolResult } from '../../src/core/contracts';
-import { ALWAYS_ALLOW, ALWAYS_TITLE, DENY, SAVE_WORKSPACE } from '../../src/vscode/approvalDialog';
+import { ALWAYS_ALLOW, ALWAYS_TITLE, DENY, SAVE_WORKSPACE } from '../../src/vscode/approvals/approvalDialog';
 import { activateApi, answerDialogs, layerRules, setPatterns, testing, workspaceDir } from './testApi';
 
 const MANAGED_ENV = 'AGENT_BASH_MANAGED_RULES';

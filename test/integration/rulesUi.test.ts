@@ -5,11 +5,11 @@ import * as assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import type { AcpAgentHandle } from '../../src/vscode/acpCommands';
-import { CONNECT_ACP_COMMAND } from '../../src/vscode/acpCommands';
-import { ALLOW_ONCE_INSTEAD, ALWAYS_ALLOW, ALWAYS_TITLE, BACK, SAVE_USER, SAVE_WORKSPACE, ALLOW_ONCE, ALLOW_SESSION, DENY } from '../../src/vscode/approvalDialog';
-import type { ManageRulesPanel } from '../../src/vscode/manageRules';
-import { MANAGE_RULES_COMMAND } from '../../src/vscode/manageRules';
+import type { AcpAgentHandle } from '../../src/vscode/acp/acpCommands';
+import { CONNECT_ACP_COMMAND } from '../../src/vscode/acp/acpCommands';
+import { ALLOW_ONCE_INSTEAD, ALWAYS_ALLOW, ALWAYS_TITLE, BACK, SAVE_USER, SAVE_WORKSPACE, ALLOW_ONCE, ALLOW_SESSION, DENY } from '../../src/vscode/approvals/approvalDialog';
+import type { ManageRulesPanel } from '../../src/vscode/rules/manageRules';
+import { MANAGE_RULES_COMMAND } from '../../src/vscode/rules/manageRules';
 import { EXTENSION_ID, setPatterns, testing, waitUntil, workspaceDir } from './testApi';
 
 const patterns = () => vscode.workspace.getConfiguration('agentBash').inspect<unknown>('patterns');

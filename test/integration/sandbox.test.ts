@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { probeSandbox } from '../../src/exec/sandbox/sandboxProbe';
-import { SANDBOX_RETRY_HINT } from '../../src/exec/sandbox/violations';
+import { SANDBOX_RETRY_HINT } from '../../src/core/sandboxRefusals';
 import { activateApi, answerDialogs, setPatterns, testing, workspaceDir } from './testApi';
 
 function partsText(result: vscode.LanguageModelToolResult): string {

@@ -6,11 +6,11 @@ import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { decisionLabel, endLabel, type HistoryEntry } from '../../src/core/history';
-import type { AcpAgentHandle } from '../../src/vscode/acpCommands';
-import { CONNECT_ACP_COMMAND } from '../../src/vscode/acpCommands';
-import { ALLOW_ONCE, ALLOW_SESSION, ALWAYS_ALLOW, ALWAYS_TITLE, DENY, DialogApprover, SAVE_WORKSPACE } from '../../src/vscode/approvalDialog';
-import { ARTIFACT_SCHEME } from '../../src/vscode/artifactProvider';
-import { HISTORY_COMMANDS } from '../../src/vscode/historyView';
+import type { AcpAgentHandle } from '../../src/vscode/acp/acpCommands';
+import { CONNECT_ACP_COMMAND } from '../../src/vscode/acp/acpCommands';
+import { ALLOW_ONCE, ALLOW_SESSION, ALWAYS_ALLOW, ALWAYS_TITLE, DENY, DialogApprover, SAVE_WORKSPACE } from '../../src/vscode/approvals/approvalDialog';
+import { ARTIFACT_SCHEME } from '../../src/vscode/history/artifactProvider';
+import { HISTORY_COMMANDS } from '../../src/vscode/history/historyView';
 import { activateApi, answerDialogs, EXTENSION_ID, layerRules, setPatterns, testing, workspaceDir, withoutBuiltinRules } from './testApi';
 
 async function until(what: string, check: () => boolean, timeoutMs = 20_000): Promise<void> {

@@ -4,7 +4,7 @@
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { processesWithEnv } from '../../src/exec/processTree';
-import { SESSION_ENV } from '../../src/vscode/processMarks';
+import { SESSION_ENV } from '../../src/vscode/terminals/processMarks';
 import { testing } from './testApi';
 
 function describeProcess(pid: number): string {

@@ -2,6 +2,9 @@
 
 export type Verdict = 'allow' | 'prompt' | 'deny';
 
+/** Who let the command run: the rules, the user (for this call, the session, or for good), the sandbox. */
+export type DecidedBy = 'rule' | 'user-once' | 'user-session' | 'user-always' | 'sandbox';
+
 /** One rule of `agentBash.patterns` (oh-my-pi's `bash.patterns` shape). */
 export interface PolicyRule {
   match: string;

@@ -2,7 +2,7 @@
 // refuse on deny, ask on prompt. It returns a verdict instead of throwing, so each host turns a refusal
 // into its own error (a tool error, a JSON-RPC error, an API error) with the same message text.
 import type { Approver, CallerInfo } from '../contracts';
-import type { PolicyDecision } from './policyContracts';
+import type { DecidedBy, PolicyDecision } from './policyContracts';
 import { isInertEnvName } from './sensitiveVariables';
 import { isCodeLoadingAssignment } from './shellNormalize';
 
@@ -52,8 +52,7 @@ export function withSandboxOff(decision: PolicyDecision, off: boolean | undefine
   return { ...decision, decision: 'prompt', reason, ...(decision.decision === 'allow' ? { rule: null } : {}) };
 }
 
-/** Who let the command run: the rules, the user (for this call, the session, or for good), the sandbox. */
-export type DecidedBy = 'rule' | 'user-once' | 'user-session' | 'user-always' | 'sandbox';
+export type { DecidedBy } from './policyContracts';
 /** Who refused it: a rule (or the default), a critical pattern, or the user. */
 export type RefusedBy = 'rule' | 'critical' | 'user';
 

@@ -3,7 +3,7 @@
 // command is opaque: an allow rule for the program cannot approve it, a person must. Programs and
 // forms with a spec (programs/) are read by their spec instead; this table covers the rest: git
 // subcommands and npm forms without a spec, `npx`/`bun`, and the pagers `more` and `most`.
-import type { Word } from './shellNormalize';
+import type { Word } from './shellWord';
 
 export const RISKY_OPTION = {
   writes: (name: string, option: string) => `\`${name} ${option}\` writes files`,

@@ -4,17 +4,9 @@
 // Keeping this parser-free lets the rules be read and tested as plain tables.
 import { programOptionReason } from './programs/optionVerdict';
 import { assignedName, isSensitiveVariable } from './sensitiveVariables';
+import type { Word } from './shellWord';
 
-/** One shell word after unquoting. `text` is the static value, or the source text when dynamic. */
-export interface Word {
-  text: string;
-  /** Contains an expansion or substitution whose value is only known at run time. */
-  dynamic: boolean;
-  /** Contains unquoted glob or brace characters, so bash may turn it into other words. */
-  expandable: boolean;
-  /** The word's source text (absent for words the parser made up, like a declaration keyword). */
-  raw?: string;
-}
+export type { Word } from './shellWord';
 
 /** Code carried as text that we re-parse as nested commands. */
 export interface Payload {

@@ -2,7 +2,7 @@
 // part of a string we build: nothing a command contains can end a quote of ours (VS Code #298729).
 import { existsSync, lstatSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { namespaceArgs, PROC_SYS_READ_ONLY } from './namespaces';
+import { namespaceArgs, PROC_SYS_READ_ONLY } from './kernel/namespaces';
 import type { FsPolicy } from './sandboxPolicy';
 
 /** Inside the sandbox's own network namespace the proxy bridge listens here (nothing else can). */

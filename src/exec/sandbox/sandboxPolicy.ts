@@ -2,9 +2,9 @@
 // ordinary development run without a prompt — read everywhere except secrets, write to the workspace
 // folders, a per-session TMPDIR and the package managers' caches, network only to listed hosts.
 import { readdirSync } from 'node:fs';
-import { planProtected, type ProtectedPlan } from './protectedMounts';
-import type { SandboxLimits } from './limits';
-import { ENV_FILE, expandSecretPatterns, SECRET_HOME_PATTERNS } from './secretPaths';
+import { planProtected, type ProtectedPlan } from './mounts/protectedMounts';
+import type { SandboxLimits } from './kernel/limits';
+import { ENV_FILE, expandSecretPatterns, SECRET_HOME_PATTERNS } from './mounts/secretPaths';
 import * as path from 'node:path';
 
 export type SandboxMode = 'auto' | 'on' | 'off';

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import * as path from 'node:path';
-import { PROBE_NAMESPACE_ARGS } from './namespaces';
+import { PROBE_NAMESPACE_ARGS } from './kernel/namespaces';
 
 export interface SandboxSupport {
   /** Absolute path of bwrap when found. */

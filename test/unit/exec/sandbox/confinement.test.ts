@@ -19,7 +19,7 @@ import { NodePtyExecutor } from '../../../../src/exec/ptyExecutor';
 import { probeSandbox } from '../../../../src/exec/sandbox/sandboxProbe';
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from '../../../../src/exec/sandbox/sandboxPolicy';
 import { SandboxRuntime } from '../../../../src/exec/sandbox/sandboxRuntime';
-import { seccompFilter } from '../../../../src/exec/sandbox/seccompFilter';
+import { seccompFilter } from '../../../../src/exec/sandbox/kernel/seccompFilter';
 import { FakeSink } from '../helpers';
 import { buildSyscallProbe, probeOutcomes } from './syscallProbe';
 

@@ -14,12 +14,12 @@ import { BashPipeline } from '../../../../src/core/pipeline';
 import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
 import { direnvStage } from '../../../../src/exec/direnv';
 import { LocalShellExecutor } from '../../../../src/exec/localExecutor';
-import { programsDeniedByRules } from '../../../../src/exec/sandbox/denyMasks';
-import { cgroupControllers } from '../../../../src/exec/sandbox/limits';
+import { programsDeniedByRules } from '../../../../src/exec/sandbox/mounts/denyMasks';
+import { cgroupControllers } from '../../../../src/exec/sandbox/kernel/limits';
 import { probeSandbox } from '../../../../src/exec/sandbox/sandboxProbe';
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from '../../../../src/exec/sandbox/sandboxPolicy';
 import { SandboxRuntime } from '../../../../src/exec/sandbox/sandboxRuntime';
-import { GIT_WRITE_HINT } from '../../../../src/exec/sandbox/violations';
+import { GIT_WRITE_HINT } from '../../../../src/core/sandboxRefusals';
 
 const textOf = (r: ToolResult): string => r.content.map((c) => c.text).join('\n');
 

@@ -10,10 +10,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { bashInputJsonSchema, parseBashInput } from '../../../../src/core/input';
 import { confineArgs, containArgs } from '../../../../src/exec/sandbox/bwrapArgs';
-import { NetworkProxy, refusedBody } from '../../../../src/exec/sandbox/networkProxy';
+import { NetworkProxy, refusedBody } from '../../../../src/exec/sandbox/network/networkProxy';
 import { INSTALL_HINT, probeSandbox } from '../../../../src/exec/sandbox/sandboxProbe';
 import { envFilesOutside, resolveFsPolicy, DEFAULT_SANDBOX_SETTINGS } from '../../../../src/exec/sandbox/sandboxPolicy';
-import { findViolations, refusalLine, violationNotice } from '../../../../src/exec/sandbox/violations';
+import { findViolations, refusalLine, violationNotice } from '../../../../src/core/sandboxRefusals';
 
 /** One raw request through the proxy's unix socket; resolves with everything it answered. */
 function viaProxy(socketPath: string, request: string): Promise<string> {

@@ -20,7 +20,7 @@ import { NodePtyExecutor } from '../../../../src/exec/ptyExecutor';
 import { INSTALL_HINT, probeSandbox } from '../../../../src/exec/sandbox/sandboxProbe';
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from '../../../../src/exec/sandbox/sandboxPolicy';
 import { SandboxRuntime } from '../../../../src/exec/sandbox/sandboxRuntime';
-import { SANDBOX_RETRY_HINT } from '../../../../src/exec/sandbox/violations';
+import { SANDBOX_RETRY_HINT } from '../../../../src/core/sandboxRefusals';
 
 const textOf = (r: ToolResult): string => r.content.map((c) => c.text).join('\n');
 

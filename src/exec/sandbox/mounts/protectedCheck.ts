@@ -1,0 +1,146 @@
+// After a sandboxed command, a cheap look at what it must not have changed: the protected paths'
+// inode, size and modification time (and those of the files in protected folders), protected names
+// that did not exist, and the set of `.git`s. Anything the mounts missed (a persistent shell started
+// before a repository existed, a name that cannot have a placeholder, a race) is named in the result.
+import { lstatSync, readdirSync, realpathSync, renameSync } from 'node:fs';
+import * as path from 'node:path';
+import { gitSensitivePaths, PROTECTED_DIR_NAMES, type ProtectedPlan } from './protectedMounts';
+import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/protectedPaths';
+
+/** Files per protected folder whose state is compared. */
+const FILES_PER_DIR = 200;
+
+export type Snapshot = Map<string, string>;
+
+function stateOf(p: string): string {
+  try {
+    const st = lstatSync(p);
+    const kind = st.isDirectory() ? 'd' : st.isSymbolicLink() ? 'l' : st.isFile() ? 'f' : 'o';
+    // A folder's own times change with its listing, which the files below already say.
+    return kind === 'd' ? `d:${st.ino}` : `${kind}:${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return 'absent';
+  }
+}
+
+/** An absent name, or an empty folder (the placeholder bwrap leaves behind): nothing there. */
+function emptyOrAbsent(p: string): string {
+  try {
+    const st = lstatSync(p);
+    if (st.isDirectory() && readdirSync(p).length === 0) return 'absent';
+    return stateOf(p);
+  } catch {
+    return 'absent';
+  }
+}
+
+function addTree(snap: Snapshot, p: string): void {
+  snap.set(p, emptyOrAbsent(p));
+  const queue = [p];
+  let files = 0;
+  for (let i = 0; i < queue.length && files < FILES_PER_DIR; i++) {
+    let entries;
+    try {
+      entries = readdirSync(queue[i], { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      const child = path.join(queue[i], e.name);
+      if (e.isDirectory()) {
+        queue.push(child);
+        continue;
+      }
+      if (++files > FILES_PER_DIR) break;
+      snap.set(child, stateOf(child));
+    }
+  }
+}
+
+/** The protected set's state now, under `plan`'s mounts. */
+export function snapshotProtected(plan: ProtectedPlan, workspaceRoots: readonly string[]): Snapshot {
+  const snap: Snapshot = new Map();
+  const inGit = (p: string): boolean => plan.gitPaths.some((g) => p === g || p.startsWith(`${g}/`));
+  for (const p of plan.readOnly) if (!inGit(p)) addTree(snap, p);
+  for (const p of plan.placeholders) if (!inGit(p)) snap.set(p, emptyOrAbsent(p));
+  // Of a repository, what makes git run something (its index and refs change under the user's own git).
+  for (const git of plan.gitPaths) {
+    // An empty `.git` is the placeholder bwrap leaves behind: no repository.
+    if (emptyOrAbsent(git) !== 'absent') snap.set(`git:${git}`, 'present');
+    for (const p of gitSensitivePaths(git)) addTree(snap, p);
+  }
+  for (const root of workspaceRoots) {
+    for (const rel of WORKSPACE_PROTECTED_PATHS) {
+      if (rel.startsWith('.git/')) continue;
+      const p = path.join(root, rel);
+      if (!snap.has(p)) snap.set(p, PROTECTED_DIR_NAMES.has(rel) ? emptyOrAbsent(p) : stateOf(p));
+    }
+  }
+  return snap;
+}
+
+/** What changed between two snapshots: one line per path (new `.git`s included; not what is inside a new one). */
+export function compareSnapshots(before: Snapshot, after: Snapshot): string[] {
+  const changes = new Map<string, string>();
+  for (const [key, was] of before) {
+    const now = after.get(key);
+    if (key.startsWith('git:')) {
+      if (now === undefined) changes.set(key.slice(4), 'was removed or moved');
+      continue;
+    }
+    if (now === undefined || now === was) continue;
+    changes.set(key, was === 'absent' ? 'was created' : now === 'absent' ? 'was removed' : 'was changed');
+  }
+  for (const [key, now] of after) {
+    if (before.has(key)) continue;
+    if (key.startsWith('git:')) changes.set(key.slice(4), 'was created');
+    else if (now !== 'absent') changes.set(key, 'was created');
+  }
+  const created = [...changes].filter(([, what]) => what === 'was created').map(([p]) => p);
+  return [...changes]
+    .filter(([p]) => !created.some((c) => p !== c && p.startsWith(`${c}/`)))
+    .map(([p, what]) => `${p} ${what}`);
+}
+
+export function protectedChangeNotice(changes: readonly string[]): string | undefined {
+  if (changes.length === 0) return undefined;
+  const shown = changes.slice(0, 20);
+  const more = changes.length > shown.length ? ` (and ${changes.length - shown.length} more)` : '';
+  return `Agent Bash: the sandboxed command changed protected paths the sandbox's mounts did not cover: ${shown.join('; ')}${more}. Check them before running git or opening the folder's settings: these paths can run programs on your machine.`;
+}
+
+export function skippedNotice(skipped: readonly string[]): string | undefined {
+  if (skipped.length === 0) return undefined;
+  return `Agent Bash: the sandbox did not protect ${skipped.join('; ')}.`;
+}
+
+/** Inside a `.git`, files whose mere existence redirects or extends git (no placeholder can stand there). */
+const REDIRECTING = new Set(['commondir', 'alternates', 'config.worktree', 'attributes']);
+
+/**
+ * Of the changes, the files the command created in an existing `.git` that make git read another
+ * place or run something (commondir, alternates, hooks…): moved aside at once to `NAME.agent-bash-blocked`
+ * so the host's next git does not follow them. Returns the change lines, saying what was moved.
+ */
+export function moveAsideCreated(changes: readonly string[], gitPaths: readonly string[]): string[] {
+  return changes.map((line) => {
+    const m = / was created$/.exec(line);
+    if (!m) return line;
+    const p = line.slice(0, m.index);
+    const git = gitPaths.find((g) => p.startsWith(`${g}/`));
+    const name = path.basename(p);
+    if (git === undefined || !(REDIRECTING.has(name) || path.basename(path.dirname(p)) === 'hooks')) return line;
+    const aside = `${p}.agent-bash-blocked`;
+    try {
+      // Only where the path is what it says: a folder on the way swapped for a symlink would point
+      // the rename at a file of the host's own.
+      if (realpathSync(path.dirname(p)) !== path.join(realpathSync(git), path.relative(git, path.dirname(p)))) {
+        return `${line} (not moved: its folder is reached through a symlink)`;
+      }
+      renameSync(p, aside);
+      return `${line} (moved aside to ${aside})`;
+    } catch {
+      return line;
+    }
+  });
+}

@@ -1,0 +1,368 @@
+// Room exec/sandbox/mounts/: what the sandbox's mounts hide or keep read-only, and the check after a run.
+// What a sandboxed command must not change in the folders it may write to, as mounts: every `.git`
+// (directory or `gitdir:` file) at any depth, the workspace's protected names (`.vscode`, `.claude`,
+// `.mcp.json`…), and every other hard link of a protected file. Mount points cannot be renamed or
+// removed (EBUSY), so each `.git` is mounted onto itself and so is every folder between a workspace
+// root and a nested repository: `mv .git x`, `mv sub x` then a new `sub/.git` fail. A protected folder
+// that does not exist yet gets an empty read-only one in its place. What cannot be mounted (a
+// symlink, a socket…) is skipped and named, never a reason for the command not to run.
+import { lstatSync, readdirSync, readFileSync, realpathSync, type Stats } from 'node:fs';
+import * as path from 'node:path';
+import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/protectedPaths';
+
+/** Protected names that are folders: where absent, an empty read-only folder is mounted in their place. */
+export const PROTECTED_DIR_NAMES: ReadonlySet<string> = new Set(['.vscode', '.idea', '.devcontainer', '.agent-bash', '.claude', '.cursor']);
+
+/**
+ * Inside a `.git` that commits may write (`agentBash.sandbox.git.allowWrite`), what stays read-only:
+ * what makes git run a program or read another repository's metadata.
+ */
+export const GIT_ALWAYS_READ_ONLY = ['config', 'config.worktree', 'hooks', 'commondir', 'objects/info/alternates', 'info/attributes'];
+
+/** Folders walked past (huge, generated); a `.git` directly inside one is still found. */
+export const SKIPPED_TREES: ReadonlySet<string> = new Set(['node_modules', '.venv', 'venv', '__pycache__', '.tox', '.mypy_cache', '.pytest_cache', 'target', '.gradle', '.next', '.cache']);
+
+/** Folders read at most per scan; past it the scan stops and says so. */
+export const SCAN_DIR_BUDGET = 20_000;
+/** Mounts at most; past it the rest are skipped and named. */
+export const MOUNT_BUDGET = 400;
+
+export interface ProtectedPlan {
+  /** Folders bound read-write onto themselves (mount points: cannot be renamed), parents first. */
+  selfBinds: string[];
+  /** Existing paths bound read-only onto themselves. */
+  readOnly: string[];
+  /** Absent protected folders: an empty read-only folder in their place. */
+  placeholders: string[];
+  /** Every `.git` found (directories and files). */
+  gitPaths: string[];
+  /** What was not protected, and why (one line each). */
+  skipped: string[];
+}
+
+export interface PlanOptions {
+  /** Folders the command may write to that are scanned (the workspace folders, allowWrite). */
+  roots: readonly string[];
+  /** The workspace folders: the protected names are looked for there. */
+  workspaceRoots: readonly string[];
+  /** `agentBash.sandbox.git.allowWrite`. */
+  gitAllowWrite?: boolean;
+  /** Paths the user opened up (allowWrite): not protected. */
+  opened?: readonly string[];
+  dirBudget?: number;
+}
+
+function lstat(p: string): Stats | undefined {
+  try {
+    return lstatSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+function realOrUndefined(p: string): string | undefined {
+  try {
+    return realpathSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+const inside = (p: string, dir: string): boolean => p === dir || p.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
+
+interface Walk {
+  gits: string[];
+  /** Regular files with more than one link, by `dev:ino`. */
+  linked: Map<string, string[]>;
+  truncated: boolean;
+}
+
+/**
+ * A folder's listing as the walk needs it, kept while the folder's inode and ctime stay the same
+ * (ctime, not mtime: a command can set a folder's mtime back after adding to it, never its ctime).
+ */
+interface Listing {
+  ino: number;
+  ctimeMs: number;
+  hasGit: boolean;
+  dirs: string[];
+}
+
+/** Listings by folder: a folder whose entries did not change is not read again (lstat, not readdir). */
+const listings = new Map<string, Listing>();
+const MAX_LISTINGS = 50_000;
+
+function listing(dir: string): Listing | undefined {
+  const st = lstat(dir);
+  if (!st?.isDirectory()) {
+    listings.delete(dir);
+    return undefined;
+  }
+  const cached = listings.get(dir);
+  if (cached && cached.ino === st.ino && cached.ctimeMs === st.ctimeMs) return cached;
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return undefined;
+  }
+  const out: Listing = { ino: st.ino, ctimeMs: st.ctimeMs, hasGit: false, dirs: [] };
+  for (const e of entries) {
+    if (e.name === '.git') out.hasGit = true;
+    else if (e.isDirectory()) out.dirs.push(e.name);
+  }
+  if (listings.size >= MAX_LISTINGS) listings.clear();
+  listings.set(dir, out);
+  return out;
+}
+
+/** Breadth-first over `root`, not into `.git`, symlinks or SKIPPED_TREES (whose entries' own `.git` is still seen). */
+function walk(root: string, budget: { dirs: number }, wantLinks: boolean): Walk {
+  const out: Walk = { gits: [], linked: new Map(), truncated: false };
+  const queue: Array<{ dir: string; skipTree: boolean }> = [{ dir: root, skipTree: false }];
+  for (let next = 0; next < queue.length; next++) {
+    const { dir, skipTree } = queue[next];
+    if (budget.dirs-- <= 0) {
+      out.truncated = true;
+      break;
+    }
+    const list = listing(dir);
+    if (!list) continue;
+    if (list.hasGit) out.gits.push(`${dir}/.git`);
+    for (const name of list.dirs) {
+      const p = `${dir}/${name}`;
+      // Inside a skipped tree only each entry's own `.git` is looked for (one lstat, no listing).
+      if (skipTree) {
+        const git = `${p}/.git`;
+        if (lstat(git)) out.gits.push(git);
+      } else queue.push({ dir: p, skipTree: SKIPPED_TREES.has(name) });
+    }
+    if (wantLinks && !skipTree) {
+      let entries;
+      try {
+        entries = readdirSync(dir, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      for (const e of entries) {
+        if (!e.isFile()) continue;
+        const p = `${dir}/${e.name}`;
+        const st = lstat(p);
+        if (st && st.nlink > 1) {
+          const key = `${st.dev}:${st.ino}`;
+          out.linked.set(key, [...(out.linked.get(key) ?? []), p]);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** The files under `p` (itself when a file), bounded: protected content whose hard links matter. */
+function filesUnder(p: string, limit = 500): string[] {
+  const st = lstat(p);
+  if (!st) return [];
+  if (st.isFile()) return [p];
+  if (!st.isDirectory()) return [];
+  const out: string[] = [];
+  const queue = [p];
+  while (queue.length > 0 && out.length < limit) {
+    const dir = queue.shift() as string;
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      const child = path.join(dir, e.name);
+      if (e.isDirectory()) {
+        // A repository's objects are hard-linked by `git clone --local`: they are data, not code.
+        if (e.name !== 'objects') queue.push(child);
+      } else if (e.isFile()) out.push(child);
+    }
+  }
+  return out;
+}
+
+export function planProtected(opts: PlanOptions): ProtectedPlan {
+  const plan: ProtectedPlan = { selfBinds: [], readOnly: [], placeholders: [], gitPaths: [], skipped: [] };
+  const opened = new Set(opts.opened ?? []);
+  const roots = [...new Set(opts.roots)].filter((r) => lstat(r)?.isDirectory());
+  const selfBinds = new Set<string>();
+  const readOnly = new Set<string>();
+  const skip = (p: string, why: string): void => {
+    plan.skipped.push(`${p}: ${why}`);
+  };
+
+  /** A protected path as it is on disk: bound read-only, or skipped with the reason. */
+  const protect = (p: string, st: Stats): void => {
+    if (opened.has(p)) return;
+    if (st.isSymbolicLink()) {
+      const target = realOrUndefined(p);
+      const targetSt = target === undefined ? undefined : lstat(target);
+      if (target !== undefined && targetSt && (targetSt.isDirectory() || targetSt.isFile()) && roots.some((r) => inside(target, r))) {
+        readOnly.add(target);
+        skip(p, `a symlink to ${target}, which is mounted read-only instead (the link itself can be replaced)`);
+      } else skip(p, target === undefined ? 'a symlink to nothing; not mounted' : `a symlink to ${target}, outside the writable folders; not mounted`);
+      return;
+    }
+    if (!st.isDirectory() && !st.isFile()) {
+      skip(p, 'neither a file nor a folder; not mounted');
+      return;
+    }
+    readOnly.add(p);
+  };
+
+  const budget = { dirs: opts.dirBudget ?? SCAN_DIR_BUDGET };
+  const gits: string[] = [];
+  for (const root of roots) {
+    const w = walk(root, budget, false);
+    gits.push(...w.gits);
+    if (w.truncated) skip(root, `more than ${opts.dirBudget ?? SCAN_DIR_BUDGET} folders: the search for .git stopped early`);
+  }
+
+  // Every `.git`, whole (or, when commits may write, all but what makes git run something).
+  // A `gitdir:` file may point at a git dir elsewhere in a writable folder (`--separate-git-dir`):
+  // that folder is a repository's metadata as much as a `.git` is.
+  for (const git of [...gits]) {
+    const target = gitdirTarget(git);
+    if (target !== undefined && !gits.includes(target) && roots.some((r) => inside(target, r)) && !gits.some((g) => inside(target, g))) gits.push(target);
+  }
+  for (const git of gits) {
+    const st = lstat(git);
+    if (!st) continue;
+    plan.gitPaths.push(git);
+    const root = roots.find((r) => inside(git, r));
+    // Every folder between the writable root and the repository is a mount point: none can be renamed.
+    if (root !== undefined) for (let dir = path.dirname(git); dir !== root && inside(dir, root); dir = path.dirname(dir)) selfBinds.add(dir);
+    if (opts.gitAllowWrite && st.isDirectory() && !opened.has(git)) {
+      selfBinds.add(git);
+      for (const p of gitSensitivePaths(git)) {
+        const pst = lstat(p);
+        if (pst) protect(p, pst);
+        else if (path.basename(p) === 'hooks') plan.placeholders.push(p);
+      }
+    } else protect(git, st);
+  }
+
+  // The protected names of each workspace folder.
+  for (const root of opts.workspaceRoots) {
+    if (!lstat(root)?.isDirectory()) continue;
+    const names = WORKSPACE_PROTECTED_PATHS.filter((rel) => !rel.startsWith('.git/'));
+    for (const name of listDir(root)) if (name.endsWith('.code-workspace')) names.push(name);
+    for (const rel of names) {
+      const p = path.join(root, rel);
+      if (opened.has(p)) continue;
+      const st = lstat(p);
+      if (st) protect(p, st);
+      else if (PROTECTED_DIR_NAMES.has(rel)) plan.placeholders.push(p);
+    }
+    // A workspace that is no repository yet: none can be made at its root unless commits may write.
+    const git = path.join(root, '.git');
+    if (!opts.gitAllowWrite && !lstat(git) && !opened.has(git)) plan.placeholders.push(git);
+  }
+
+  // Hard links: a protected file's other names are as protected as it is.
+  const linkedProtected = new Map<string, { path: string; nlink: number }>();
+  for (const p of readOnly) {
+    for (const f of filesUnder(p)) {
+      const st = lstat(f);
+      if (st && st.nlink > 1) linkedProtected.set(`${st.dev}:${st.ino}`, { path: f, nlink: st.nlink });
+    }
+  }
+  if (linkedProtected.size > 0) {
+    const links = new Map<string, string[]>();
+    const linkBudget = { dirs: opts.dirBudget ?? SCAN_DIR_BUDGET };
+    for (const root of roots) for (const [key, list] of walk(root, linkBudget, true).linked) links.set(key, [...(links.get(key) ?? []), ...list]);
+    for (const [key, { path: p, nlink }] of linkedProtected) {
+      const found = (links.get(key) ?? []).filter((o) => o !== p);
+      const others = found.filter((o) => ![...readOnly].some((r) => inside(o, r)));
+      for (const o of others) readOnly.add(o);
+      const unseen = nlink - 1 - found.length;
+      skip(p, `has ${nlink} hard links; ${others.length > 0 ? `${others.join(', ')} mounted read-only too` : 'the others are protected already'}${unseen > 0 ? `; ${unseen} not found in the writable folders` : ''}`);
+    }
+  }
+
+  // Placeholders only where the parent is a real folder (bwrap cannot make one through a symlink).
+  plan.placeholders = plan.placeholders.filter((p) => {
+    const parent = lstat(path.dirname(p));
+    if (parent?.isDirectory()) return true;
+    skip(p, 'its folder is not a plain folder; no placeholder mounted');
+    return false;
+  });
+
+  const byDepth = (a: string, b: string): number => a.split('/').length - b.split('/').length || a.localeCompare(b);
+  plan.selfBinds = [...selfBinds].sort(byDepth);
+  plan.readOnly = [...readOnly].sort(byDepth);
+  const total = plan.selfBinds.length + plan.readOnly.length + plan.placeholders.length;
+  if (total > MOUNT_BUDGET) {
+    // Keep what runs code (the repositories) first; the rest are named.
+    const keep = MOUNT_BUDGET;
+    const all = [...plan.selfBinds.map((p) => ['s', p]), ...plan.readOnly.map((p) => ['r', p]), ...plan.placeholders.map((p) => ['p', p])];
+    const dropped = all.slice(keep);
+    plan.selfBinds = all.slice(0, keep).filter(([k]) => k === 's').map(([, p]) => p);
+    plan.readOnly = all.slice(0, keep).filter(([k]) => k === 'r').map(([, p]) => p);
+    plan.placeholders = all.slice(0, keep).filter(([k]) => k === 'p').map(([, p]) => p);
+    skip(dropped[0][1], `and ${dropped.length - 1} more: over ${MOUNT_BUDGET} protected mounts; not mounted`);
+  }
+  return plan;
+}
+
+/** The folder a `gitdir: PATH` file names (relative to the file's folder), when it is a folder. */
+function gitdirTarget(file: string): string | undefined {
+  if (!lstat(file)?.isFile()) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8').slice(0, 4096);
+  } catch {
+    return undefined;
+  }
+  const m = /^gitdir: (.+)$/m.exec(text);
+  if (!m) return undefined;
+  const target = path.resolve(path.dirname(file), m[1].trim());
+  return lstat(target)?.isDirectory() ? target : undefined;
+}
+
+function listDir(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Of a `.git` (folder or `gitdir:` file), the paths that make git run a program or read another
+ * repository's metadata, existing or not: config, hooks, commondir, alternates, worktree pointers,
+ * and the same in every submodule's git dir.
+ */
+export function gitSensitivePaths(git: string): string[] {
+  const st = lstat(git);
+  if (!st?.isDirectory()) return [git];
+  const out: string[] = [];
+  for (const gitDir of [git, ...nestedGitDirs(git)]) {
+    for (const rel of GIT_ALWAYS_READ_ONLY) out.push(path.join(gitDir, rel));
+    for (const wt of listDir(path.join(gitDir, 'worktrees'))) for (const rel of ['gitdir', 'commondir', 'config.worktree']) out.push(path.join(gitDir, 'worktrees', wt, rel));
+  }
+  return out;
+}
+
+/** A repository's submodule git dirs (`.git/modules/a`, `.git/modules/a/modules/b`…). */
+function nestedGitDirs(gitDir: string): string[] {
+  const out: string[] = [];
+  const queue = [path.join(gitDir, 'modules')];
+  while (queue.length > 0 && out.length < 200) {
+    const dir = queue.shift() as string;
+    for (const name of listDir(dir)) {
+      const p = path.join(dir, name);
+      if (!lstat(p)?.isDirectory()) continue;
+      // A submodule's git dir has a HEAD; a folder without one groups names (`modules/a/b`).
+      if (lstat(path.join(p, 'HEAD'))) {
+        out.push(p);
+        queue.push(path.join(p, 'modules'));
+      } else queue.push(p);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,89 @@
+// One log line per command (decision and rule, cwd, exit, wall time, artifact id) in the "Agent Bash"
+// LogOutputChannel, and the `onDidRunCommand` event for the public API.
+import * as vscode from 'vscode';
+import type { CallerInfo, ToolResult } from '../../core/contracts';
+import type { PipelineLike } from '../services';
+
+export interface RanCommand {
+  command: string;
+  cwd?: string;
+  result: ToolResult;
+  source: string;
+  /** Who ran it, when the caller adapter said (else `source` names it). */
+  caller?: CallerInfo;
+  /** The caller's abort signal fired: a cancel, not a failure. */
+  cancelled?: boolean;
+  /** How long the call took, end to end (approval included). */
+  elapsedMs?: number;
+}
+
+export function logLine(ran: RanCommand): string {
+  const d = ran.result.details;
+  const parts = [
+    `$ ${ran.command.replace(/\s+/g, ' ').slice(0, 200)}`,
+    `source=${ran.source}`,
+    `decision=${d.decision ? `${d.decision.decision} (${d.decision.reason})` : 'none'}`,
+    `cwd=${ran.cwd ?? '-'}`,
+    `exit=${d.timedOut ? 'timeout' : d.exitCode ?? (ran.result.isError ? 'error' : 0)}`,
+    `wall=${d.wallTimeMs === undefined ? '-' : `${d.wallTimeMs}ms`}`,
+    `artifact=${d.artifactId ?? '-'}`,
+  ];
+  return parts.join(' · ');
+}
+
+export class CommandLog implements vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<RanCommand>();
+  readonly onDidRunCommand = this.emitter.event;
+
+  private readonly artifacts: string[] = [];
+
+  constructor(private readonly log: vscode.LogOutputChannel) {}
+
+  /** Artifact ids of the commands run this session, oldest first (the last 100). */
+  artifactIds(): string[] {
+    return [...this.artifacts];
+  }
+
+  record(ran: RanCommand): void {
+    const id = ran.result.details.artifactId;
+    if (id) {
+      this.artifacts.push(id);
+      if (this.artifacts.length > 100) this.artifacts.shift();
+    }
+    const line = logLine(ran);
+    if (ran.result.isError) this.log.warn(line);
+    else this.log.info(line);
+    this.emitter.fire(ran);
+  }
+
+  /** The pipeline with every run recorded; `source` names the caller (palette, lm-tool, api, acp). */
+  wrap(pipeline: PipelineLike, source = 'agent'): PipelineLike & { runFrom(source: string, ...args: Parameters<PipelineLike['run']>): Promise<ToolResult> } {
+    const runFrom = async (src: string, ...args: Parameters<PipelineLike['run']>): Promise<ToolResult> => {
+      const started = Date.now();
+      const result = await pipeline.run(...args);
+      const input = args[0] as { command?: unknown; cwd?: unknown } | undefined;
+      const opts = args[1] as { signal?: AbortSignal; caller?: CallerInfo } | undefined;
+      this.record({
+        // A rejected non-string command shows as JSON rather than `[object Object]`.
+        command: typeof input?.command === 'string' ? input.command : ((JSON.stringify(input?.command) as string | undefined) ?? ''),
+        ...(typeof input?.cwd === 'string' ? { cwd: input.cwd } : {}),
+        result,
+        source: src,
+        ...(opts?.caller ? { caller: opts.caller } : {}),
+        ...(opts?.signal?.aborted ? { cancelled: true } : {}),
+        elapsedMs: Date.now() - started,
+      });
+      return result;
+    };
+    return {
+      explain: (command, cwd, env) => pipeline.explain(command, cwd, env),
+      decide: (command, cwd) => pipeline.decide(command, cwd),
+      run: (...args) => runFrom(source, ...args),
+      runFrom,
+    };
+  }
+
+  dispose(): void {
+    this.emitter.dispose();
+  }
+}

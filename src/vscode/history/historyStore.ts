@@ -1,0 +1,146 @@
+// Room vscode/history/: what ran (command log, history store and view, output documents, artifacts).
+// Every command any caller ran (or tried to), newest first, kept per workspace (workspaceState, the
+// last 500). Fed by the command log, so palette, chat tool, ACP, API and later callers all appear.
+// The result text of recent entries is kept in memory (and the first 8 KB in storage) for the output
+// document of commands whose output never spilled to an artifact.
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import * as vscode from 'vscode';
+import type { CallerInfo, JobInfo, ToolResult } from '../../core/contracts';
+import { completeJobEntry, entryFromResult, HistoryList, type HistoryEntry } from '../../core/history';
+import type { RanCommand } from './commandLog';
+
+const STORAGE_KEY = 'agentBash.commandHistory';
+const TEXT_KEY = 'agentBash.commandHistoryText';
+/** Stored result text per entry; the artifact has the rest. */
+export const STORED_TEXT_BYTES = 8 * 1024;
+const STORED_TEXTS = 100;
+const ENDED_EARLY_KEPT = 100;
+
+/** Who ran it when the caller adapter did not name it (the command log's `source` names it). */
+export function callerFromSource(source: string): CallerInfo {
+  switch (source) {
+    case 'palette':
+      return { kind: 'palette', name: 'You (Run Agent Bash)', sessionId: 'palette' };
+    case 'lm-tool':
+    case 'agent':
+      return { kind: 'lmTool', name: 'Chat agent', sessionId: 'chat' };
+    case 'api':
+      return { kind: 'api', name: 'An extension', sessionId: 'api' };
+    case 'acp':
+      return { kind: 'acp', name: 'ACP agent', sessionId: 'acp' };
+    default:
+      return { kind: 'api', name: source, sessionId: source };
+  }
+}
+
+export class HistoryStore implements vscode.Disposable {
+  private readonly list: HistoryList;
+  private texts: Record<string, string>;
+  private readonly byResult = new WeakMap<ToolResult, string>();
+  /**
+   * Jobs that ended before their entry was recorded (a quick job ends while its start result is still
+   * on its way to the command log): applied when the entry arrives, so none stays "Running" forever.
+   */
+  private readonly endedEarly = new Map<string, JobInfo>();
+  private readonly emitter = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.emitter.event;
+
+  constructor(
+    private readonly state: vscode.Memento,
+    /** Where a command without a cwd ran: the session directory at the time. */
+    private readonly defaultCwd: () => string,
+  ) {
+    this.list = new HistoryList(state.get<HistoryEntry[]>(STORAGE_KEY) ?? []);
+    this.texts = state.get<Record<string, string>>(TEXT_KEY) ?? {};
+  }
+
+  get entries(): readonly HistoryEntry[] {
+    return this.list.entries;
+  }
+
+  get(id: string): HistoryEntry | undefined {
+    return this.list.get(id);
+  }
+
+  /** The history entry a result was recorded as (the palette's toast opens its document). */
+  idOf(result: ToolResult): string | undefined {
+    return this.byResult.get(result);
+  }
+
+  textOf(id: string): string | undefined {
+    return this.texts[id];
+  }
+
+  record(ran: RanCommand): HistoryEntry {
+    const entry = entryFromResult({
+      id: randomUUID(),
+      at: Date.now(),
+      command: ran.command,
+      cwd: path.resolve(this.defaultCwd(), ran.cwd ?? '.'),
+      caller: ran.caller?.name ? ran.caller : callerFromSource(ran.source),
+      result: ran.result,
+      cancelled: ran.cancelled === true,
+      ...(ran.elapsedMs !== undefined ? { elapsedMs: ran.elapsedMs } : {}),
+    });
+    this.byResult.set(ran.result, entry.id);
+    this.add(entry, ran.result.content.map((c) => c.text).join('\n'));
+    return entry;
+  }
+
+  /** An entry built elsewhere (an ACP terminal); `text` is what its output document shows. */
+  add(entry: HistoryEntry, text?: string): void {
+    this.list.add(entry);
+    const early = entry.jobId !== undefined ? this.endedEarly.get(entry.jobId) : undefined;
+    if (early) {
+      this.endedEarly.delete(early.id);
+      this.completeJob(early);
+    }
+    if (text !== undefined) this.texts[entry.id] = cut(text);
+    const kept = new Set(this.list.entries.slice(0, STORED_TEXTS).map((e) => e.id));
+    for (const id of Object.keys(this.texts)) if (!kept.has(id)) delete this.texts[id];
+    this.persist();
+  }
+
+  /** An entry changed after it was added (an ACP terminal exited). */
+  update(entry: HistoryEntry, text?: string): void {
+    if (text !== undefined) this.texts[entry.id] = cut(text);
+    this.persist();
+  }
+
+  /** A background job ended: its entry gets the job's exit status, duration and output. */
+  completeJob(job: JobInfo): void {
+    const entry = this.list.findByJob(job.id);
+    if (!entry) {
+      this.endedEarly.set(job.id, job);
+      // Bounded: a job whose entry never comes (a caller that is not recorded) is forgotten.
+      if (this.endedEarly.size > ENDED_EARLY_KEPT) this.endedEarly.delete(this.endedEarly.keys().next().value as string);
+      return;
+    }
+    const done = completeJobEntry(entry, job.result, job.state === 'cancelled', (job.endedAt ?? Date.now()) - job.startedAt);
+    this.list.replace(done);
+    this.update(done, job.result?.content.map((c) => c.text).join('\n'));
+  }
+
+  clear(): void {
+    this.list.clear();
+    this.texts = {};
+    this.persist();
+  }
+
+  private persist(): void {
+    void this.state.update(STORAGE_KEY, this.list.entries);
+    void this.state.update(TEXT_KEY, this.texts);
+    this.emitter.fire();
+  }
+
+  dispose(): void {
+    this.emitter.dispose();
+  }
+}
+
+function cut(text: string): string {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= STORED_TEXT_BYTES) return text;
+  return `${bytes.subarray(0, STORED_TEXT_BYTES).toString('utf8')}\n[… ${bytes.length - STORED_TEXT_BYTES} more bytes not kept]`;
+}

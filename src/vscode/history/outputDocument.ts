@@ -1,0 +1,56 @@
+// Outputs as read-only documents under the artifact scheme (never untitled ones, which turn dirty):
+// a history entry's (`agent-bash-artifact:/history/<entry id>.log`: its header — command, cwd,
+// decision, exit status — then the full output from its artifact, or the result text when the output
+// never spilled) and a background job's (`/job/<job id>.log`).
+import { readFile } from 'node:fs/promises';
+import * as vscode from 'vscode';
+import type { ArtifactStore, JobManager } from '../../core/contracts';
+import { outputHeader } from '../../core/history';
+import { ARTIFACT_SCHEME } from './artifactProvider';
+import type { HistoryStore } from './historyStore';
+
+const PREFIX = '/history/';
+const JOB_PREFIX = '/job/';
+
+export function jobOutputUri(jobId: string): vscode.Uri {
+  return vscode.Uri.from({ scheme: ARTIFACT_SCHEME, path: `${JOB_PREFIX}${jobId}.log` });
+}
+
+/** The text of a history or job document, or undefined for a plain artifact URI. */
+export function virtualDocumentText(
+  uri: vscode.Uri,
+  deps: { history: HistoryStore; artifacts: ArtifactStore; jobs: JobManager },
+): Promise<string> | undefined {
+  const id = historyIdOf(uri);
+  if (id !== undefined) return historyDocumentText(id, deps.history, deps.artifacts);
+  if (!uri.path.startsWith(JOB_PREFIX)) return undefined;
+  const job = deps.jobs.get(uri.path.slice(JOB_PREFIX.length).replace(/\.log$/, ''));
+  if (!job) return Promise.resolve('Agent Bash: this background job is gone.');
+  const text = job.result?.content.map((c) => c.text).join('\n') ?? job.tail;
+  return Promise.resolve(`$ ${job.label}\nJob ${job.id}: ${job.state}\n${'─'.repeat(60)}\n${text || '(no output yet)'}`);
+}
+
+export function historyOutputUri(id: string): vscode.Uri {
+  return vscode.Uri.from({ scheme: ARTIFACT_SCHEME, path: `${PREFIX}${id}.log` });
+}
+
+/** The entry id of a history output URI, or undefined for a plain artifact URI. */
+export function historyIdOf(uri: vscode.Uri): string | undefined {
+  return uri.path.startsWith(PREFIX) ? uri.path.slice(PREFIX.length).replace(/\.log$/, '') : undefined;
+}
+
+export async function historyDocumentText(id: string, history: HistoryStore, artifacts: ArtifactStore): Promise<string> {
+  const entry = history.get(id);
+  if (!entry) return `Agent Bash: this command is no longer in the history (it was cleared).`;
+  const file = entry.artifactId ? artifacts.pathOf(entry.artifactId) : undefined;
+  let body: string | undefined;
+  if (file) {
+    try {
+      body = await readFile(file, 'utf8');
+    } catch {
+      // Pruned or unreadable: fall back to what the agent saw.
+    }
+  }
+  body ??= history.textOf(id) ?? '(the output of this command is no longer kept)';
+  return `${outputHeader(entry)}${body}`;
+}

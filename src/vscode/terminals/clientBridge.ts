@@ -1,0 +1,115 @@
+// Room vscode/terminals/: the VS Code terminals that agents' commands run and are drawn in.
+// The client terminal bridge backed by VS Code terminals: ACP-shaped `createTerminal` for the pipeline,
+// the ACP host and the public API. Every command gets its own id, process and output (a
+// CommandTerminal), drawn in its caller's terminal (CallerTerminals). Owns every command it made:
+// reaps those left unreleased after exit, and kills them all on dispose.
+import { randomUUID } from 'node:crypto';
+import type * as vscode from 'vscode';
+import type { BridgeCreateOptions, ClientBridge, CreateTerminalParams, TerminalHandle } from '../../core/contracts';
+import type { SandboxRuntime } from '../../exec/sandbox/sandboxRuntime';
+import { CallerTerminals } from './callerTerminals';
+import { CommandTerminal } from './commandTerminal';
+
+export const DEFAULT_RELEASE_TTL_MS = 10 * 60 * 1000;
+export const DEFAULT_KEEP = 10;
+
+export function unknownTerminalMessage(id: string): string {
+  return `Unknown terminal id: ${id}`;
+}
+
+export interface ClientBridgeOptions {
+  shell: () => { path: string; args: string[] };
+  baseEnv: () => NodeJS.ProcessEnv;
+  defaultCwd: () => string;
+  /** The directory a command's header line leaves unsaid (the workspace folder); default: defaultCwd. */
+  workspaceCwd?: () => string;
+  /** Commands exited but not released within this are released by the reaper. */
+  releaseTtlMs?: number;
+  /** Reveal a caller's terminal when a command starts in it, without taking focus. */
+  reveal?: () => boolean;
+  /** Caller terminals with no unreleased command kept on screen (oldest closed first); 0 closes at release. */
+  keep?: () => number;
+  /** The OS sandbox every terminal's process runs in. */
+  sandbox?: SandboxRuntime;
+}
+
+export class VsCodeClientBridge implements ClientBridge, vscode.Disposable {
+  readonly capabilities = { terminal: true };
+  readonly callerTerminals: CallerTerminals;
+  private readonly terminals = new Map<string, CommandTerminal>();
+  private readonly owners = new Map<string, string>();
+  private readonly reaper: NodeJS.Timeout;
+
+  constructor(private readonly opts: ClientBridgeOptions) {
+    const ttl = opts.releaseTtlMs ?? DEFAULT_RELEASE_TTL_MS;
+    this.reaper = setInterval(() => this.reap(ttl), Math.max(1000, Math.min(ttl, 60_000)));
+    this.reaper.unref();
+    // Public: bang commands draw in the same pool ("Agent Bash: You").
+    this.callerTerminals = new CallerTerminals({ reveal: () => opts.reveal?.() ?? true, keep: () => opts.keep?.() ?? DEFAULT_KEEP });
+  }
+
+  async createTerminal(params: CreateTerminalParams, options: BridgeCreateOptions = {}): Promise<CommandTerminal> {
+    // Sandbox `on` where it cannot start: refused here, before a terminal exists.
+    this.opts.sandbox?.levelFor(options.sandbox);
+    const id = `term_${randomUUID().slice(0, 8)}`;
+    const host = this.callerTerminals.acquire(options.caller);
+    const onReleased = (released: CommandTerminal): void => {
+      this.terminals.delete(released.terminalId);
+      this.owners.delete(released.terminalId);
+      this.callerTerminals.release(released.host);
+    };
+    const spec = {
+      id,
+      params,
+      shell: this.opts.shell(),
+      baseEnv: this.opts.baseEnv(),
+      defaultCwd: this.opts.defaultCwd(),
+      quietCwd: (this.opts.workspaceCwd ?? this.opts.defaultCwd)(),
+      host,
+      ...(this.opts.sandbox ? { sandbox: this.opts.sandbox } : {}),
+      ...(options.sandbox ? { sandboxMode: options.sandbox } : {}),
+    };
+    let term: CommandTerminal;
+    try {
+      term = new CommandTerminal(spec, onReleased);
+    } catch (err) {
+      this.callerTerminals.release(host);
+      throw err;
+    }
+    this.terminals.set(id, term);
+    if (options.owner) this.owners.set(id, options.owner);
+    return term;
+  }
+
+  get(terminalId: string): TerminalHandle {
+    const term = this.terminals.get(terminalId);
+    if (!term) throw new Error(unknownTerminalMessage(terminalId));
+    return term;
+  }
+
+  list(): CommandTerminal[] {
+    return [...this.terminals.values()];
+  }
+
+  async releaseOwner(owner: string): Promise<void> {
+    const mine = [...this.owners].filter(([, o]) => o === owner).flatMap(([id]) => this.terminals.get(id) ?? []);
+    await Promise.all(mine.map((t) => t.release()));
+  }
+
+  private reap(ttlMs: number): void {
+    const now = Date.now();
+    for (const term of this.terminals.values()) {
+      if (term.exitedAt !== undefined && now - term.exitedAt > ttlMs) void term.release();
+    }
+  }
+
+  async disposeAsync(): Promise<void> {
+    clearInterval(this.reaper);
+    await Promise.all([...this.terminals.values()].map((t) => t.release()));
+    this.callerTerminals.dispose();
+  }
+
+  dispose(): void {
+    void this.disposeAsync();
+  }
+}

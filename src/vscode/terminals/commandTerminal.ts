@@ -1,0 +1,140 @@
+// One client-bridge command as VS Code shows it: a BridgeProcess (src/exec) drawn as a region of its
+// caller's terminal (CallerTerminal), with the ACP TerminalHandle contract on top. Its id, output
+// tail and exit status are its own, whatever else the terminal shows. The process's own exit event is
+// the truth for the exit status: shell integration and `Terminal.exitStatus` lose signals and early
+// exits (docs/ARCHITECTURE.md, Process model).
+import type * as vscode from 'vscode';
+import { STOPPED } from '../../core/humanMessages';
+import { policyCommandLine } from '../../core/policy/terminalCommandLine';
+import { BridgeProcess } from '../../exec/bridgeProcess';
+import type { SandboxRuntime } from '../../exec/sandbox/sandboxRuntime';
+import { exitWords, type CallerTerminal, type Region, type RegionOwner } from './callerTerminal';
+import { TERMINAL_ENV } from './processMarks';
+import type {
+  CreateTerminalParams,
+  OutputSinkLike,
+  TerminalExitStatus,
+  TerminalHandle,
+  TerminalOutput,
+} from '../../core/contracts';
+
+export interface CommandTerminalOptions {
+  id: string;
+  params: CreateTerminalParams;
+  shell: { path: string; args: string[] };
+  baseEnv: NodeJS.ProcessEnv;
+  defaultCwd: string;
+  /** The header names the directory only when it is not this one. */
+  quietCwd: string;
+  /** Where it is drawn; held by this command until its release. */
+  host: CallerTerminal;
+  /** The OS sandbox / PID namespace its process runs in; absent: runs it as it is. */
+  sandbox?: SandboxRuntime;
+  /** `off`: outside the OS sandbox (still contained). */
+  sandboxMode?: 'off';
+}
+
+/** The exit in brackets, as the ACP panel's cards show it. */
+export function exitLine(status: TerminalExitStatus): string {
+  return `[${exitWords(status)}]`;
+}
+
+export class CommandTerminal implements TerminalHandle {
+  readonly terminalId: string;
+  readonly host: CallerTerminal;
+  private readonly process: BridgeProcess;
+  private readonly region: Region;
+  private readonly owner: RegionOwner;
+  private released = false;
+  /** Why it was stopped, for the status line (a signal alone does not say). */
+  private stoppedBecause: string | undefined;
+
+  constructor(opts: CommandTerminalOptions, private readonly onReleased: (term: CommandTerminal) => void) {
+    this.terminalId = opts.id;
+    this.host = opts.host;
+    const { params } = opts;
+    const cwd = params.cwd ?? opts.defaultCwd;
+    this.owner = {
+      interrupt: () => void this.kill(STOPPED.ctrlC),
+      // The user closed the terminal: nothing it started may keep running.
+      closed: () => void this.release(),
+    };
+    this.region = opts.host.begin(policyCommandLine(params), cwd === opts.quietCwd ? undefined : cwd, this.owner);
+    try {
+      this.process = new BridgeProcess({
+        params,
+        shell: opts.shell,
+        baseEnv: opts.baseEnv,
+        defaultCwd: opts.defaultCwd,
+        mark: { name: TERMINAL_ENV, value: opts.id },
+        onBytes: (chunk) => this.region.write(chunk),
+        ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
+        ...(opts.sandboxMode ? { sandboxMode: opts.sandboxMode } : {}),
+      });
+    } catch (err) {
+      // Spawn errors normally arrive as an event (exit 126/127); a synchronous throw must still free the terminal.
+      this.region.end(`failed to start: ${err instanceof Error ? err.message : String(err)}`, false);
+      opts.host.forget(this.owner);
+      throw err;
+    }
+    void this.process.exited.then((status) =>
+      this.region.end(status.signal && this.stoppedBecause ? this.stoppedBecause : exitWords(status), status.exitCode === 0),
+    );
+  }
+
+  /** The VS Code terminal it is drawn in (shared with the caller's other commands). */
+  get terminal(): vscode.Terminal {
+    return this.host.terminal;
+  }
+
+  get pid(): number | undefined {
+    return this.process.pid;
+  }
+
+  get running(): boolean {
+    return this.process.running;
+  }
+
+  get exitedAt(): number | undefined {
+    return this.process.exitedAt;
+  }
+
+  async currentOutput(): Promise<TerminalOutput> {
+    this.assertNotReleased();
+    return this.process.output();
+  }
+
+  waitForExit(): Promise<TerminalExitStatus> {
+    this.assertNotReleased();
+    return this.process.exited;
+  }
+
+  onOutput(listener: (chunk: string) => void): () => void {
+    return this.process.onOutput(listener);
+  }
+
+  pipeTo(sink: OutputSinkLike): void {
+    this.process.pipeTo(sink);
+  }
+
+  kill(why?: string): Promise<void> {
+    this.stoppedBecause ??= why;
+    return this.process.kill();
+  }
+
+  /**
+   * The handle is gone (its id is unknown from now on) but its region stays on screen as a read-only
+   * record, as ACP clients keep showing a released terminal.
+   */
+  async release(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    this.host.forget(this.owner);
+    await this.process.killAll();
+    this.onReleased(this);
+  }
+
+  private assertNotReleased(): void {
+    if (this.released) throw new Error(`Terminal ${this.terminalId} was released`);
+  }
+}
