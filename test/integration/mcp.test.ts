@@ -144,9 +144,12 @@ describe('mcp: server over HTTP inside VS Code', function () {
     };
     const first = port;
     assert.equal(await restart(), first);
-    // A client configured before the restart still works.
+    // A client configured before the restart still works. It is closed before the port is taken:
+    // its event stream would reconnect to whatever listens there.
     const { client } = await connect('mcp-it-after-restart');
     assert.equal((await bash(client, { command: 'echo still-here' })).isError, false);
+    await client.close();
+    clients.splice(clients.indexOf(client), 1);
 
     await config.update('mcp.enabled', false, vscode.ConfigurationTarget.Workspace);
     await waitUntil(() => t.mcp?.port === undefined, 10_000, 'the MCP server to stop');
@@ -158,6 +161,7 @@ describe('mcp: server over HTTP inside VS Code', function () {
       port = t.mcp?.port as number;
       assert.notEqual(port, first);
     } finally {
+      blocker.closeAllConnections();
       await new Promise<void>((resolve) => blocker.close(() => resolve()));
     }
     // The new port is the one kept from now on.

@@ -12,6 +12,7 @@ import { specCanonicalArgs } from './programs/pathWords';
 import { basename } from './shellNormalize';
 import { isInside, resolvePathWord } from './workspaceScope';
 import { cpuNow } from './cpuClock';
+import { specPathWords } from './programs/pathWords';
 
 /** Directory entries one scan may read, and the time it may take. */
 const MAX_ENTRIES = 20_000;
@@ -82,10 +83,16 @@ export function followsLinks(seg: Segment): boolean {
   });
 }
 
-/** The directories the walk starts from: the operands that are directories, else the cwd. */
+/**
+ * The directories the walk starts from: the path operands that are directories, else the cwd. A
+ * program with a spec says which words are paths (`rg -L sub` searches for `sub` in `.`); for the
+ * others every non-option word that names a directory counts.
+ */
 function walkRoots(seg: Segment, cwd: string): string[] {
   const roots: string[] = [];
-  for (const word of seg.argv.slice(1)) {
+  const spec = specPathWords(seg);
+  const words = spec ? spec.filter((p) => !p.dynamic).map((p) => p.word) : seg.argv.slice(1);
+  for (const word of words) {
     if (word.startsWith('-')) continue;
     const resolved = resolvePathWord(word, cwd);
     const st = fs.statSync(resolved, { throwIfNoEntry: false });
