@@ -1,7 +1,8 @@
 // Shared pieces of the exec tests: a sink that keeps every raw byte (so byte-exactness can be
 // asserted without the real OutputSink's sanitising), and process checks read from /proc.
 import { readdirSync, readFileSync } from 'node:fs';
-import type { OutputSinkLike, OutputSummary } from '../../../src/core/contracts';
+import type { BashSettings, OutputSinkLike, OutputSummary, PolicyRule } from '../../../src/core/contracts';
+import { DEFAULT_INTERCEPTOR_RULES } from '../../../src/core/interceptor';
 
 /** Keeps every pushed byte (or only counts them, for huge streams). */
 export class FakeSink implements OutputSinkLike {
@@ -152,4 +153,20 @@ export function processesWithArg(commandLine: string): number[] {
 /** `text` as a regular expression that matches it literally (a shell path inside an expected error line). */
 export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Pipeline settings for tests: these rules as one layer, everything else at its default. */
+export function settingsWith(patterns: PolicyRule[], direnv: 'auto' | 'off' = 'off'): BashSettings {
+  return {
+    ruleLayers: [{ layer: 'file', source: 'test rules', rules: patterns }],
+    interceptor: { enabled: false, patterns: [...DEFAULT_INTERCEPTOR_RULES] },
+    maxTimeout: 0,
+    asyncEnabled: true,
+    asyncMaxJobs: 10,
+    autoBackground: { enabled: false, thresholdMs: 60_000 },
+    artifactHeadBytes: 20,
+    outputMaxColumns: 768,
+    shell: {},
+    direnv,
+  };
 }

@@ -7,8 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { ApprovalAnswer, Approver, BashSettings, PolicyRule, ShellAnalyzer, ToolResult } from '../../../../src/core/contracts';
-import { DEFAULT_INTERCEPTOR_RULES } from '../../../../src/core/interceptor';
+import type { ApprovalAnswer, Approver, PolicyRule, ShellAnalyzer, ToolResult } from '../../../../src/core/contracts';
 import { FileArtifactStore } from '../../../../src/core/output/artifacts';
 import { BashPipeline } from '../../../../src/core/pipeline';
 import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
@@ -20,6 +19,7 @@ import { probeSandbox } from '../../../../src/exec/sandbox/sandboxProbe';
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from '../../../../src/exec/sandbox/sandboxPolicy';
 import { SandboxRuntime } from '../../../../src/exec/sandbox/sandboxRuntime';
 import { GIT_WRITE_HINT } from '../../../../src/core/sandboxRefusals';
+import { settingsWith } from '../helpers';
 
 const textOf = (r: ToolResult): string => r.content.map((c) => c.text).join('\n');
 
@@ -29,20 +29,6 @@ class AllowApprover implements Approver {
   }
 }
 
-function settingsWith(patterns: PolicyRule[], direnv: 'auto' | 'off' = 'off'): BashSettings {
-  return {
-    ruleLayers: [{ layer: 'file', source: 'test rules', rules: patterns }],
-    interceptor: { enabled: false, patterns: [...DEFAULT_INTERCEPTOR_RULES] },
-    maxTimeout: 0,
-    asyncEnabled: true,
-    asyncMaxJobs: 10,
-    autoBackground: { enabled: false, thresholdMs: 60_000 },
-    artifactHeadBytes: 20,
-    outputMaxColumns: 768,
-    shell: {},
-    direnv,
-  };
-}
 
 const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
 

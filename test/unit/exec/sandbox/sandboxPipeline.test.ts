@@ -8,9 +8,8 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { ApprovalAnswer, ApprovalRequest, Approver, BashSettings, PolicyRule, ToolResult } from '../../../../src/core/contracts';
+import type { ApprovalAnswer, ApprovalRequest, Approver, PolicyRule, ToolResult } from '../../../../src/core/contracts';
 import { FileArtifactStore } from '../../../../src/core/output/artifacts';
-import { DEFAULT_INTERCEPTOR_RULES } from '../../../../src/core/interceptor';
 import { BashPipeline } from '../../../../src/core/pipeline';
 import { SANDBOX_OFF_REASON } from '../../../../src/core/policy/policyGate';
 import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
@@ -21,6 +20,7 @@ import { INSTALL_HINT, probeSandbox } from '../../../../src/exec/sandbox/sandbox
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from '../../../../src/exec/sandbox/sandboxPolicy';
 import { SandboxRuntime } from '../../../../src/exec/sandbox/sandboxRuntime';
 import { SANDBOX_RETRY_HINT } from '../../../../src/core/sandboxRefusals';
+import { settingsWith } from '../helpers';
 
 const textOf = (r: ToolResult): string => r.content.map((c) => c.text).join('\n');
 
@@ -33,20 +33,6 @@ class RecordingApprover implements Approver {
   }
 }
 
-function settingsWith(patterns: PolicyRule[]): BashSettings {
-  return {
-    ruleLayers: [{ layer: 'file', source: 'test rules', rules: patterns }],
-    interceptor: { enabled: false, patterns: [...DEFAULT_INTERCEPTOR_RULES] },
-    maxTimeout: 0,
-    asyncEnabled: true,
-    asyncMaxJobs: 10,
-    autoBackground: { enabled: false, thresholdMs: 60_000 },
-    artifactHeadBytes: 20,
-    outputMaxColumns: 768,
-    shell: {},
-    direnv: 'off',
-  };
-}
 
 describe('exec/sandbox: sandboxed runs through the pipeline', function () {
   this.timeout(60_000);
