@@ -106,7 +106,10 @@ export class PermissionHost {
     if (chosen.kind === 'allow_always' || chosen.kind === 'reject_always') this.remembered.set(key, chosen.kind);
     const command = toolCallCommand(toolCall);
     if (command !== undefined && (chosen.kind === 'allow_once' || chosen.kind === 'allow_always')) {
-      this.allowedCommands.set(command, Date.now() + ALLOWED_COMMAND_TTL_MS);
+      // Expired entries go as new ones come: the map holds only the last couple of minutes' answers.
+      const now = Date.now();
+      for (const [k, until] of this.allowedCommands) if (until < now) this.allowedCommands.delete(k);
+      this.allowedCommands.set(command, now + ALLOWED_COMMAND_TTL_MS);
     }
     return { outcome: 'selected', optionId: chosen.optionId };
   }
