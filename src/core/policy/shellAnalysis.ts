@@ -307,7 +307,7 @@ function parseRedirect(node: SyntaxNode, w: Walk, out: ParsedRedirect[], followU
           break;
         default:
           // A word after the delimiter (`cat <<EOF /etc/x`) is an argument of the command for bash.
-          if (!STATEMENT_TYPES.has(child.type) && child.type !== 'pipeline' && child.type !== 'command' && child.type !== 'redirected_statement') {
+          if (!STATEMENT_TYPES.has(child.type) && !['pipeline', 'command', 'redirected_statement', 'comment'].includes(child.type)) {
             markUncertain(w, UNCERTAIN.redirectWords(w.src.slice(node.startIndex, child.endIndex)));
           }
           followUps.push(child);
