@@ -90,7 +90,9 @@ export class McpHost implements vscode.Disposable {
       }),
     );
     this.registerProvider();
-    this.refreshLauncher();
+    // Off activation's path: two small files, needed only by a client started later.
+    const timer = setImmediate(() => this.refreshLauncher());
+    this.disposables.push({ dispose: () => clearImmediate(timer) });
   }
 
   /** Keeps a launcher a client already uses pointing at this version with today's rules. */
