@@ -66,14 +66,25 @@ interface Outcome {
 class RuleLookup {
   private readonly memo = new Map<string, PolicyRule | null>();
   /** Shared by every lookup of one decision (see MatchBudget). */
-  private readonly budget: MatchBudget = { left: MATCH_BUDGET, deadline: cpuNow() + MATCH_BUDGET_MS };
+  private readonly budget: MatchBudget = { left: MATCH_BUDGET };
+  /**
+   * CPU time spent matching so far: the clock runs only inside lookups, so the path, link and
+   * expansion checks between them are not charged to the matching budget.
+   */
+  private matchingMs = 0;
   constructor(private readonly layered: LayeredRules) {}
 
   first(text: string): PolicyRule | null {
     if (!text) return null;
     let rule = this.memo.get(text);
     if (rule === undefined) {
-      rule = this.layered.first(text, this.budget)?.rule ?? null;
+      const started = cpuNow();
+      this.budget.deadline = started + MATCH_BUDGET_MS - this.matchingMs;
+      try {
+        rule = this.layered.first(text, this.budget)?.rule ?? null;
+      } finally {
+        this.matchingMs += cpuNow() - started;
+      }
       this.memo.set(text, rule);
     }
     return rule;
