@@ -102,7 +102,7 @@ class RuleLookup {
  * stays under 50 ms whatever the command and the rules.
  */
 const MATCH_BUDGET = 2_000_000;
-const MATCH_BUDGET_MS = 12;
+const MATCH_BUDGET_MS = 25;
 
 function better(a: Outcome, b: Outcome | undefined): boolean {
   if (!b) return true;
