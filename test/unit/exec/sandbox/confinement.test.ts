@@ -51,8 +51,12 @@ const INSIDE: Record<string, string> = {
   x32: 'killed by signal 31',
 };
 
-/** Probes that must work outside on any machine this suite runs on (the rest count where they do). */
-const MUST_WORK_OUTSIDE = ['unix_socket', 'socketpair', 'io_uring_setup', 'keyctl', 'add_key', 'clone_plain', 'clone3', 'personality', 'i386', 'process_vm_readv'];
+/**
+ * Probes that must work outside on any machine this suite runs on (the rest count where they do:
+ * `int 0x80` is a SIGSEGV on kernels built or booted without IA-32 emulation, as on the CI machine,
+ * and the filter's own test checks the i386 and x32 verdicts without running them).
+ */
+const MUST_WORK_OUTSIDE = ['unix_socket', 'socketpair', 'io_uring_setup', 'keyctl', 'add_key', 'clone_plain', 'clone3', 'personality', 'process_vm_readv'];
 
 describe('exec/sandbox: confinement beyond the mounts (seccomp, namespaces, descriptors, environment)', function () {
   this.timeout(240_000);
