@@ -219,7 +219,7 @@ describe('exec: direnv preflight', function () {
       baseEnv: { ...(baseEnv() as Record<string, string>), FAKE_DIRENV_SLEEP: '10' },
       direnvPath: path.join(fakeBin, 'direnv'),
     });
-    assert.ok(Date.now() - started < 2500, `took ${Date.now() - started} ms`);
+    assert.ok(Date.now() - started < 8000, `took ${Date.now() - started} ms: it waited for direnv's 10 s`);
     assert.equal(r.applied, false);
     assert.ok(await waitFor(() => baseline.leftSince().length === 0, 2000));
   });

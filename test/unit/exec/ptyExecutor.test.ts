@@ -98,7 +98,7 @@ describe('exec: NodePtyExecutor', function () {
     const started = Date.now();
     session.kill();
     const result = await session.result;
-    assert.ok(Date.now() - started < 2500);
+    assert.ok(Date.now() - started < 20_000, `took ${Date.now() - started} ms`);
     assert.equal(result.cancelled, true);
     assert.equal(result.timedOut, false);
     assert.equal(result.exitCode, undefined);
