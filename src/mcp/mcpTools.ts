@@ -230,7 +230,7 @@ async function jobOutput(backend: McpBackend, call: McpToolCall): Promise<McpToo
 async function killJob(backend: McpBackend, call: McpToolCall): Promise<McpToolResult> {
   const args = parse(MCP_TOOL_NAMES.kill, killSchema, call.args);
   const { jobs, job } = ownedJob(backend, call.session, args.job_id);
-  if (job.state !== 'running' || !jobs.cancel(job.id)) return text(MCP_MESSAGES.alreadyEnded(job.id, job.state));
+  if (job.state !== 'running' || !jobs.cancel(job.id, call.caller.name)) return text(MCP_MESSAGES.alreadyEnded(job.id, job.state));
   // Answer once the job's runner has settled, so "killed" means its processes are gone.
   await jobs.waitFor?.(job.id, KILL_SETTLE_MS, call.signal);
   return text(MCP_MESSAGES.killed(job.id));
