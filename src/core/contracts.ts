@@ -190,6 +190,8 @@ export interface JobInfo {
   /** Latest tail of the output (≤ 50 KiB). */
   tail: string;
   result?: ToolResult;
+  /** Who killed it, when `cancel` was told ("you", an MCP client's name); absent otherwise. */
+  cancelledBy?: string;
 }
 
 export interface JobContext {
@@ -215,7 +217,8 @@ export interface JobManager {
   consumeResult?(id: string): ToolResult | undefined;
   get(id: string): JobInfo | undefined;
   list(): JobInfo[];
-  cancel(id: string): boolean;
+  /** `by`: who kills it ("you", a client's name), kept on the job for the history. */
+  cancel(id: string, by?: string): boolean;
   /** Completion (completed, failed or cancelled) is delivered here. Returns an unsubscribe. */
   onDidComplete(listener: (job: JobInfo) => void): () => void;
   onDidChange(listener: (job: JobInfo) => void): () => void;

@@ -80,8 +80,10 @@ export interface HistoryEntry {
   shownBytes?: number;
   artifactId?: string;
   terminalId?: string;
-  /** The background job it became, until that job ends. */
+  /** The background job it became (kept after the job ended: its end then says "killed", not "cancelled"). */
   jobId?: string;
+  /** Who killed the job, when known ("you", an MCP client's name). */
+  killedBy?: string;
   /** The first line of the result text for refusals and failures (what the agent read). */
   note?: string;
   /** What the OS sandbox refused the command, when it refused something. */
@@ -158,21 +160,29 @@ function outputPart(text: string): string {
   return body === NO_OUTPUT ? '' : body;
 }
 
-/** A background entry once its job ended: the job's result decides how it ended. */
-export function completeJobEntry(entry: HistoryEntry, result: ToolResult | undefined, cancelled: boolean, durationMs: number): HistoryEntry {
-  if (!result) return { ...entry, end: cancelled ? 'cancelled' : 'failed', durationMs };
+/**
+ * A background entry once its job ended: the job's result decides how it ended (finished, failed,
+ * killed or timed out). `killedBy`: who killed it, when the job manager was told.
+ */
+export function completeJobEntry(entry: HistoryEntry, result: ToolResult | undefined, cancelled: boolean, durationMs: number, killedBy?: string): HistoryEntry {
+  const killer = cancelled && killedBy !== undefined ? { killedBy } : {};
+  if (!result) return { ...entry, end: cancelled ? 'cancelled' : 'failed', durationMs, ...killer };
+  // A job's result says which job it was (details.async); read as a fresh result it would start the job again.
+  const details = { ...result.details };
+  delete details.async;
   const done = entryFromResult({
     id: entry.id,
     at: entry.at,
     command: entry.command,
     ...(entry.cwd !== undefined ? { cwd: entry.cwd } : {}),
     caller: entry.caller,
-    result,
+    result: { ...result, details },
     cancelled,
     decision: entry.decision,
   });
   done.durationMs ??= durationMs;
-  return done;
+  if (entry.jobId !== undefined) done.jobId = entry.jobId;
+  return { ...done, ...killer };
 }
 
 /** "rule `git status*`", "you, once", "you, for this session", "you, always", "sandbox", "denied by you"… */
@@ -202,6 +212,11 @@ function cancelledLabel(e: HistoryEntry): string {
   return e.caller.kind === 'palette' ? human.youCancelled(e.durationMs) : human.cancelledBy(e.caller.name, e.durationMs);
 }
 
+/** A background job that was killed: "Killed by you", "Killed by Claude Code", or "Killed" when nobody said who. */
+function killedLabel(e: HistoryEntry): string {
+  return e.killedBy === undefined ? 'Killed' : `Killed by ${e.killedBy}`;
+}
+
 /** How it ended, in plain words. */
 export function endLabel(e: HistoryEntry): string {
   switch (e.end) {
@@ -214,11 +229,13 @@ export function endLabel(e: HistoryEntry): string {
     case 'timeout':
       return human.ranOutOfTime(e.durationMs);
     case 'cancelled':
-      return cancelledLabel(e);
+      return e.jobId !== undefined ? killedLabel(e) : cancelledLabel(e);
     case 'background':
       return 'Running as a background job';
     case 'not-run':
-      return e.decision.outcome === 'cancelled' ? 'Not run: you cancelled it' : 'Not run';
+      if (e.decision.outcome !== 'cancelled') return 'Not run';
+      // Stopped before it ran (while the approval dialog was open): by the person, or by the caller.
+      return e.caller.kind === 'palette' ? 'Not run: you cancelled it' : `Not run: ${human.STOPPED.cancelledBy(e.caller.name)}`;
     case 'failed':
       return 'Failed';
   }

@@ -118,11 +118,12 @@ export class BashJobManager implements JobManager {
     return [...this.jobs.values()].map((r) => snapshot(r.info));
   }
 
-  /** Aborts the job's signal; the job ends `cancelled` once its runner has settled. */
-  cancel(id: string): boolean {
+  /** Aborts the job's signal; the job ends `cancelled` once its runner has settled. `by`: who killed it. */
+  cancel(id: string, by?: string): boolean {
     const record = this.jobs.get(id);
     if (!record || record.info.state !== 'running') return false;
     record.cancelRequested = true;
+    if (by !== undefined) record.info.cancelledBy = by;
     record.controller.abort();
     return true;
   }

@@ -48,6 +48,8 @@ export interface McpBackend {
   asyncEnabled(): boolean;
   /** Characters a result's text may have at most (default DEFAULT_MCP_RESULT_CHARS). */
   maxResultChars?(): number;
+  /** When a call without a progress token is answered as a background job (default NO_PROGRESS_ANSWER_MS; tests shorten it). */
+  noProgressAnswerMs?: number;
 }
 
 export interface McpToolCall {
@@ -183,7 +185,7 @@ async function runBash(backend: McpBackend, call: McpToolCall): Promise<McpToolR
   const result = await backend.run(call.args, {
     signal: call.signal,
     caller: call.caller,
-    ...(onProgress ? { onUpdate: (u: ToolResult) => onProgress(u.content.map((c) => c.text).join('\n')) } : { backgroundAfterMs: NO_PROGRESS_ANSWER_MS }),
+    ...(onProgress ? { onUpdate: (u: ToolResult) => onProgress(u.content.map((c) => c.text).join('\n')) } : { backgroundAfterMs: backend.noProgressAnswerMs ?? NO_PROGRESS_ANSWER_MS }),
   });
   call.session.track(result);
   const out = fromToolResult(result);
@@ -230,7 +232,7 @@ async function jobOutput(backend: McpBackend, call: McpToolCall): Promise<McpToo
 async function killJob(backend: McpBackend, call: McpToolCall): Promise<McpToolResult> {
   const args = parse(MCP_TOOL_NAMES.kill, killSchema, call.args);
   const { jobs, job } = ownedJob(backend, call.session, args.job_id);
-  if (job.state !== 'running' || !jobs.cancel(job.id)) return text(MCP_MESSAGES.alreadyEnded(job.id, job.state));
+  if (job.state !== 'running' || !jobs.cancel(job.id, call.caller.name)) return text(MCP_MESSAGES.alreadyEnded(job.id, job.state));
   // Answer once the job's runner has settled, so "killed" means its processes are gone.
   await jobs.waitFor?.(job.id, KILL_SETTLE_MS, call.signal);
   return text(MCP_MESSAGES.killed(job.id));

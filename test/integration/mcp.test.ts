@@ -8,7 +8,9 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { decisionLabel, endLabel, type HistoryEntry } from '../../src/core/history';
 import { GATE_MESSAGES } from '../../src/mcp/httpGate';
+import { withdrawnMessage } from '../../src/vscode/approvals/approvalDialog';
 import { answerDialogs, processesWithCommandLine, setPatterns, testing, workspaceDir } from './testApi';
 
 type TextResult = { content: Array<{ type: string; text: string }>; isError?: boolean };
@@ -204,6 +206,84 @@ describe('mcp: server over HTTP inside VS Code', function () {
       assert.equal(t.services.prompter.asked.length, 1);
     } finally {
       rmSync(marker, { force: true });
+    }
+  });
+
+  it('a pending approval outlives the client timeout: keep-alive progress resets it, and Allow then runs the command', async function () {
+    this.timeout(90_000);
+    const { client } = await connect('mcp-it-waiting');
+    const marker = path.join(dir(), 'mcp-waited.txt');
+    rmSync(marker, { force: true });
+    const t = await testing();
+    let progress = 0;
+    // The person answers only after two keep-alives reached the client: past its 15 s timeout,
+    // which only the progress it received kept from firing (the SDK's resetTimeoutOnProgress).
+    t.services.prompter.setResponder(async () => {
+      await waitUntil(() => progress >= 2, 60_000, 'two keep-alive notifications');
+      return 'Allow once';
+    });
+    try {
+      const r = (await client.callTool({ name: 'bash', arguments: { command: `touch ${marker}` } }, undefined, {
+        timeout: 15_000,
+        resetTimeoutOnProgress: true,
+        onprogress: () => (progress += 1),
+      })) as TextResult;
+      assert.equal(r.isError, false, textOf(r));
+      assert.equal(existsSync(marker), true);
+      assert.equal(t.services.prompter.asked.length, 1);
+    } finally {
+      rmSync(marker, { force: true });
+    }
+  });
+
+  it('a request the client cancels or abandons while its dialog is open runs nothing, is recorded as cancelled by the client, and a late Allow is told so', async () => {
+    const { client, transport } = await connect('mcp-it-cancel');
+    const t = await testing();
+    const history = t.history;
+    assert.ok(history, 'testing.history');
+    const clicks: Array<(answer: string) => void> = [];
+    t.services.prompter.setResponder(() => new Promise<string>((resolve) => clicks.push(resolve)));
+    const recorded = (command: string): HistoryEntry | undefined => history.entries.find((e) => e.command === command);
+    const markers = [path.join(dir(), 'mcp-cancelled.txt'), path.join(dir(), 'mcp-abandoned.txt')];
+    for (const m of markers) rmSync(m, { force: true });
+    try {
+      // 1. notifications/cancelled while the dialog is open.
+      const cancelled = `touch ${markers[0]}`;
+      const controller = new AbortController();
+      const pending = bash(client, { command: cancelled }, controller.signal);
+      pending.catch(() => undefined);
+      await waitUntil(() => clicks.length === 1, 30_000, 'the approval dialog');
+      controller.abort();
+      await assert.rejects(pending);
+      await waitUntil(() => recorded(cancelled) !== undefined, 15_000, 'the cancelled call in the history');
+      const entry = recorded(cancelled) as HistoryEntry;
+      assert.equal(entry.caller.name, 'mcp-it-cancel');
+      assert.equal(decisionLabel(entry.decision), 'cancelled before it ran');
+      assert.equal(endLabel(entry), 'Not run: cancelled by mcp-it-cancel');
+      // The dialog an extension cannot close: Allow pressed there now runs nothing and says why.
+      clicks[0]?.('Allow once');
+      const told = withdrawnMessage({ command: cancelled, cwd: entry.cwd ?? dir(), decision: { decision: 'prompt', rule: null, kind: 'default', reason: '', segments: [], uncertain: false }, caller: entry.caller });
+      await waitUntil(() => t.services.prompter.lateAnswers.length === 1, 15_000, 'the late answer to be told');
+      assert.equal(t.services.prompter.lateAnswers[0], told);
+
+      // 2. The client ends its session (DELETE) while the dialog is open.
+      const abandoned = `touch ${markers[1]}`;
+      const left = bash(client, { command: abandoned });
+      left.catch(() => undefined);
+      await waitUntil(() => clicks.length === 2, 30_000, 'the second approval dialog');
+      await transport.terminateSession();
+      await waitUntil(() => recorded(abandoned) !== undefined, 15_000, 'the abandoned call in the history');
+      assert.equal(endLabel(recorded(abandoned) as HistoryEntry), 'Not run: cancelled by mcp-it-cancel');
+      clicks[1]?.('Allow once');
+      await waitUntil(() => t.services.prompter.lateAnswers.length === 2, 15_000, 'the second late answer to be told');
+
+      // Neither command ran, not even after the late Allow; the server still serves other clients.
+      const { client: after } = await connect('mcp-it-after-cancel');
+      assert.equal((await bash(after, { command: 'echo after' })).isError, false);
+      for (const m of markers) assert.equal(existsSync(m), false, `${m} was not created`);
+      assert.equal(history.entries.filter((e) => e.command === cancelled || e.command === abandoned).length, 2);
+    } finally {
+      for (const m of markers) rmSync(m, { force: true });
     }
   });
 

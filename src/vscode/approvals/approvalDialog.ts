@@ -36,6 +36,11 @@ export function isApprovalQuestion(q: { buttons: string[] }): boolean {
   return q.buttons.includes(ALLOW_SESSION);
 }
 
+/** What the person reads who answers after the caller withdrew the request (the dialog cannot be closed for them). */
+export function withdrawnMessage(req: ApprovalRequest): string {
+  return `Agent Bash: ${req.caller?.name || 'the caller'} cancelled this request before you answered; ${code(req.command)} did not run.`;
+}
+
 export function approvalDetail(req: ApprovalRequest): string {
   return [
     ...(req.description ? [`What it does (the caller's words): ${elide(req.description, 500)}`] : []),
@@ -117,10 +122,11 @@ export class DialogApprover implements Approver {
     const check = checkedRulesFor(req, this.store.layers());
     const rules = check.rules;
     const buttons = rules.length ? [ALLOW_ONCE, ALLOW_SESSION, ALWAYS_ALLOW, DENY] : [ALLOW_ONCE, ALLOW_SESSION, DENY];
+    const withdrawn = withdrawnMessage(req);
     const detail = check.caughtBy ? `${firstStepDetail(req)}\nNot offered: Always allow… (${check.notes.join('; ')}).` : firstStepDetail(req);
     // Back on the second step asks the first question again; only the first step can deny.
     for (;;) {
-      const answer = await asker.ask({ message: approvalTitle(req), detail, buttons, closeButton: DENY }, signal);
+      const answer = await asker.ask({ message: approvalTitle(req), detail, buttons, closeButton: DENY, withdrawn }, signal);
       if (answer === ALLOW_ONCE) return { kind: 'allow' };
       if (answer === ALLOW_SESSION) {
         this.session.remember(req);
@@ -133,6 +139,7 @@ export class DialogApprover implements Approver {
           detail: [`For ${code(req.command)}:`, ...rules.map((r) => `allow: ${r.match}`), ...check.notes].join('\n'),
           buttons: [SAVE_WORKSPACE, SAVE_USER, ALLOW_ONCE_INSTEAD, BACK],
           closeButton: BACK,
+          withdrawn,
         },
         signal,
       );

@@ -1,6 +1,7 @@
 // The one place Agent Bash shows modal dialogs. VS Code refuses modals in extension-test mode, so
 // tests install a responder that answers by button label; the UI tier clicks the real dialog.
 import * as vscode from 'vscode';
+import { untilWithdrawn } from './withdrawable';
 
 export interface ModalQuestion {
   message: string;
@@ -12,6 +13,11 @@ export interface ModalQuestion {
    * Dismissing answers this label.
    */
   closeButton?: string;
+  /**
+   * What to tell the person who presses a button after the request was withdrawn (the caller cancelled
+   * or went away while the dialog was open): nothing runs then.
+   */
+  withdrawn?: string;
 }
 
 /** Anything that can put a question to a person: this modal prompter, or an agent panel's inline card. */
@@ -25,6 +31,8 @@ export class ModalPrompter implements QuestionAsker {
   private responder: PromptResponder | undefined;
   /** Every question asked while a responder was installed, for tests to inspect. */
   readonly asked: ModalQuestion[] = [];
+  /** What the person was told after answering a withdrawn question, for tests to inspect. */
+  readonly lateAnswers: string[] = [];
 
   /** A test responder is installed: it answers every question, also those an agent panel would ask inline. */
   get scripted(): boolean {
@@ -34,23 +42,26 @@ export class ModalPrompter implements QuestionAsker {
   setResponder(responder: PromptResponder | undefined): void {
     this.responder = responder;
     this.asked.length = 0;
+    this.lateAnswers.length = 0;
   }
 
   async ask(question: ModalQuestion, signal?: AbortSignal): Promise<string | undefined> {
     if (signal?.aborted) return undefined;
+    let shown: Promise<string | undefined>;
     if (this.responder) {
       this.asked.push(question);
-      return this.responder(question);
+      shown = Promise.resolve(this.responder(question));
+    } else {
+      const items: vscode.MessageItem[] = question.buttons.map((title) => ({ title, isCloseAffordance: title === question.closeButton }));
+      shown = Promise.resolve(
+        vscode.window.showWarningMessage(question.message, { modal: true, detail: question.detail }, ...items),
+      ).then((item) => item?.title ?? question.closeButton);
     }
-    const items: vscode.MessageItem[] = question.buttons.map((title) => ({ title, isCloseAffordance: title === question.closeButton }));
-    const shown = Promise.resolve(
-      vscode.window.showWarningMessage(question.message, { modal: true, detail: question.detail }, ...items),
-    ).then((item) => item?.title ?? question.closeButton);
-    if (!signal) return shown;
-    // A cancelled request stops waiting; VS Code has no API to close the dialog itself.
-    return Promise.race([
-      shown,
-      new Promise<undefined>((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true })),
-    ]);
+    // A withdrawn request stops waiting; VS Code has no API to close the dialog itself, so a button
+    // pressed there later runs nothing and says why.
+    return untilWithdrawn(shown, question, signal, (message) => {
+      this.lateAnswers.push(message);
+      void vscode.window.showInformationMessage(message);
+    });
   }
 }

@@ -53,7 +53,7 @@ export async function showJobsPick(jobs: JobManager): Promise<void> {
   if (!picked) return;
   const actions = picked.job.state === 'running' ? [SHOW_OUTPUT, KILL_JOB] : [SHOW_OUTPUT];
   const action = await vscode.window.showQuickPick(actions, { title: picked.job.label });
-  if (action === KILL_JOB) jobs.cancel(picked.job.id);
+  if (action === KILL_JOB) jobs.cancel(picked.job.id, 'you');
   if (action === SHOW_OUTPUT) {
     const doc = await vscode.workspace.openTextDocument(jobOutputUri(picked.job.id));
     await vscode.window.showTextDocument(doc, { preview: true });

@@ -117,7 +117,7 @@ export class HistoryStore implements vscode.Disposable {
       if (this.endedEarly.size > ENDED_EARLY_KEPT) this.endedEarly.delete(this.endedEarly.keys().next().value as string);
       return;
     }
-    const done = completeJobEntry(entry, job.result, job.state === 'cancelled', (job.endedAt ?? Date.now()) - job.startedAt);
+    const done = completeJobEntry(entry, job.result, job.state === 'cancelled', (job.endedAt ?? Date.now()) - job.startedAt, job.cancelledBy);
     this.list.replace(done);
     this.update(done, job.result?.content.map((c) => c.text).join('\n'));
   }

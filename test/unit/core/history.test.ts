@@ -19,6 +19,7 @@ import {
 import { FileArtifactStore } from '../../../src/core/output/artifacts';
 import { BashPipeline } from '../../../src/core/pipeline';
 import { createShellAnalyzer } from '../../../src/core/policy/shellAnalysis';
+import { BashJobManager } from '../../../src/exec/jobManager';
 
 const CALLER: CallerInfo = { kind: 'acp', name: 'Demo agent', sessionId: 's1' };
 
@@ -150,6 +151,10 @@ describe('core/history', () => {
     assert.equal(executor.ran.length, 0);
     const palette = { ...entry, caller: { kind: 'palette' as const, name: 'You (Run Agent Bash)', sessionId: 'palette' } };
     assert.equal(toastMessage(palette), 'Agent Bash: `ls -la`: Stopped after 20 s: you cancelled it.');
+    // The row names who cancelled: the caller (an MCP client, an agent), "you" only from the palette.
+    assert.equal(endLabel(entry), 'Not run: cancelled by Demo agent');
+    assert.equal(entryDescription(entry), 'Demo agent · cancelled before it ran · Not run: cancelled by Demo agent · 20 s');
+    assert.equal(endLabel(palette), 'Not run: you cancelled it');
   });
 
   it('a signal is named with the exit code the agent got; cut output says how much', async () => {
@@ -184,6 +189,89 @@ describe('core/history', () => {
     assert.equal(done.outputBytes, 'built'.length);
     assert.equal(decisionLabel(done.decision), 'allowed by you, once');
     assert.equal(completeJobEntry(started, undefined, true, 500).end, 'cancelled');
+  });
+
+  describe('background jobs end as finished, failed, killed or timed out', () => {
+    /** Each command says how it ends: `ok`, `fail` (exit 2), `slow` (killed while it waits), `late` (timed out). */
+    class JobExecutor implements LocalExecutor {
+      async run(req: ExecRequest): Promise<ExecResult> {
+        req.sink.push(`${req.command} started\n`);
+        if (req.command === 'make slow') {
+          await new Promise<void>((resolve) => (req.signal?.aborted ? resolve() : req.signal?.addEventListener('abort', () => resolve(), { once: true })));
+          return { exitCode: undefined, timedOut: false, cancelled: true, summary: await req.sink.dump() };
+        }
+        const timedOut = req.command === 'make late';
+        return { exitCode: timedOut ? undefined : req.command === 'make fail' ? 2 : 0, timedOut, cancelled: false, summary: await req.sink.dump() };
+      }
+      async dispose(): Promise<void> {}
+    }
+
+    /** Starts `command` as a job and records it as the history does; resolves with the entry once the job ended. */
+    async function jobEntry(jobs: BashJobManager, command: string, kill?: string): Promise<HistoryEntry> {
+      const pipeline = new BashPipeline({
+        settings: () => ({ ...settings, ruleLayers: [{ layer: 'file', source: 'test rules', rules: [{ match: 'make *', approval: 'allow' }] }] }),
+        analyzer,
+        approver,
+        artifacts: new FileArtifactStore(path.join(root, 'artifacts')),
+        executor: new JobExecutor(),
+        jobs,
+        sessionCwd: () => root,
+        workspaceRoots: () => [root],
+        sessionId: 'test',
+      });
+      const result = await pipeline.run({ command, async: true });
+      const started = entryFromResult({ id: command, at: 1, command, cwd: root, caller: CALLER, result, cancelled: false });
+      assert.equal(started.end, 'background');
+      assert.equal(endLabel(started), 'Running as a background job');
+      const jobId = started.jobId as string;
+      const ended = new Promise<HistoryEntry>((resolve) => {
+        const stop = jobs.onDidComplete((job) => {
+          if (job.id !== jobId) return;
+          stop();
+          resolve(completeJobEntry(started, job.result, job.state === 'cancelled', (job.endedAt ?? 0) - job.startedAt, job.cancelledBy));
+        });
+      });
+      if (kill !== undefined) {
+        await waitUntil(() => jobs.get(jobId)?.tail === `${command} started\n`);
+        assert.equal(jobs.cancel(jobId, kill), true);
+      }
+      return ended;
+    }
+
+    async function waitUntil(check: () => boolean): Promise<void> {
+      while (!check()) await new Promise((r) => setTimeout(r, 5));
+    }
+
+    it('each outcome is named in the row, and none stays Running', async () => {
+      const jobs = new BashJobManager(10);
+      try {
+        const ok = await jobEntry(jobs, 'make ok');
+        assert.equal(ok.end, 'exit');
+        assert.equal(endLabel(ok), 'Finished (exit 0)');
+        const fail = await jobEntry(jobs, 'make fail');
+        assert.equal(fail.end, 'exit');
+        assert.equal(endLabel(fail), 'Failed with exit 2');
+        const late = await jobEntry(jobs, 'make late');
+        assert.equal(late.end, 'timeout');
+        assert.match(endLabel(late), /^Stopped after \d+ ms: it ran out of time$/);
+        const killed = await jobEntry(jobs, 'make slow', 'mcp-client');
+        assert.equal(killed.end, 'cancelled');
+        assert.equal(endLabel(killed), 'Killed by mcp-client');
+        assert.equal(killed.jobId, jobs.list().find((j) => j.label === 'make slow')?.id);
+        assert.equal(decisionLabel(killed.decision), 'allowed by rule `make *` from test rules');
+      } finally {
+        await jobs.dispose();
+      }
+    });
+
+    it('a job killed without a name (its session ended) says only that it was killed', () => {
+      const started: HistoryEntry = { id: 'k', at: 1, command: 'make', caller: CALLER, decision: { outcome: 'allowed', decidedBy: 'rule' }, end: 'background', jobId: 'job-3' };
+      const result: ToolResult = { content: [{ type: 'text', text: 'Command aborted' }], details: { async: { state: 'failed', jobId: 'job-3', type: 'bash' } }, isError: true };
+      const done = completeJobEntry(started, result, true, 1500);
+      assert.equal(done.end, 'cancelled');
+      assert.equal(endLabel(done), 'Killed');
+      assert.equal(done.durationMs, 1500);
+    });
   });
 
   it('decidedBy without a policy trace: refused input or a cancel', () => {
