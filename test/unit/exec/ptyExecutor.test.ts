@@ -108,7 +108,7 @@ describe('exec: NodePtyExecutor', function () {
 
   it('times out', async () => {
     const sink = new FakeSink();
-    const result = await pty.start({ command: 'echo go; sleep 10', cwd: tmp, timeoutMs: 1000, sink }).result;
+    const result = await pty.start({ command: 'echo go; sleep 60', cwd: tmp, timeoutMs: 3000, sink }).result;
     assert.equal(result.timedOut, true);
     assert.equal(result.cancelled, true);
     assert.equal(sink.text(), 'go\n');

@@ -53,7 +53,7 @@ describe('exec/sandbox: kernel containment', function () {
             for (const m of markers) if (processesWithArg(`sleep ${m}`).length > 0) seen.add(m);
           }, 50);
           const results = await Promise.all(
-            markers.map((marker) => executor.run({ command: withMarker(shape, marker), cwd: ws, timeoutMs: 1500, sink: new FakeSink() })),
+            markers.map((marker) => executor.run({ command: withMarker(shape, marker), cwd: ws, timeoutMs: 4000, sink: new FakeSink() })),
           );
           clearInterval(watch);
           assert.deepEqual(results.map((r) => r.timedOut), markers.map(() => true));
