@@ -3,18 +3,17 @@
 // Decision. Each command also takes an argument so scripts and tests can drive it without UI.
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { ArtifactStore, CallerInfo, JobManager, PolicyDecision, PolicyRule, ToolResult } from '../../core/contracts';
-import { layerLabel } from '../../core/policy/ruleLayerLabel';
+import type { ArtifactStore, CallerInfo, JobManager, PolicyDecision, ToolResult } from '../../core/contracts';
 import { bangMessageText, runBang, type BangResult } from '../../exec/bang';
 import { entryFromResult, toastMessage } from '../../core/history';
 import { agentCommandsNowRunIn } from '../../core/humanMessages';
 import { openArtifact } from '../history/artifactProvider';
-import { ruleOrigin } from '../approvals/approvalDialog';
 import type { HistoryStore } from '../history/historyStore';
 import { openHistoryOutput } from '../history/historyView';
 import { offerRefusalActions } from '../sandbox/sandboxRefusalActions';
 import type { CommandLog } from '../history/commandLog';
 import type { ExecutorHolder } from '../session/executorHolder';
+import { ExplainDocuments, explainSandbox, showExplanation } from './explainDocument';
 import { showJobsPick } from './jobsView';
 import { askCommand } from './runBox';
 import type { AgentBashServices, PipelineLike } from '../services';
@@ -46,7 +45,9 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   reg('agentBash.runBang', (arg?: unknown) => runBangCommand(deps, arg));
   reg('agentBash.showJobs', () => showJobsPick(deps.jobs));
   reg('agentBash.openArtifact', (arg?: unknown) => openArtifactCommand(deps, arg));
-  reg('agentBash.explain', (arg?: unknown) => explainCommand(deps, arg));
+  const explanations = new ExplainDocuments();
+  context.subscriptions.push(explanations);
+  reg('agentBash.explain', (arg?: unknown) => explainCommand(deps, explanations, arg));
 }
 
 async function runAgentBash(context: vscode.ExtensionContext, deps: CommandDeps, arg: unknown): Promise<ToolResult | undefined> {
@@ -184,36 +185,22 @@ async function openArtifactCommand(deps: CommandDeps, arg: unknown): Promise<voi
   await openArtifact(id);
 }
 
-/** `arg`: a command (explained silently, for scripts) or `{command, show: true}` (the history's Explain). */
-async function explainCommand(deps: CommandDeps, arg: unknown): Promise<PolicyDecision | undefined> {
+/**
+ * `arg`: a command (explained silently, for scripts) or `{command, show: true}` (the history's
+ * Explain); from the palette it asks for the command. Shown as a read-only Markdown document.
+ */
+async function explainCommand(deps: CommandDeps, docs: ExplainDocuments, arg: unknown): Promise<PolicyDecision | undefined> {
   const given = typeof arg === 'string' ? arg : (arg as { command?: unknown } | undefined)?.command;
   const show = typeof arg !== 'string';
   const command = typeof given === 'string' ? given : await vscode.window.showInputBox({ prompt: 'Command to explain (nothing runs)' });
   if (!command) return undefined;
-  const decision = deps.pipeline.explain(command);
+  const cwd = deps.cwd.get();
+  const decision = deps.pipeline.explain(command, cwd);
   if (show) {
-    const origin = ruleOrigin(decision);
-    // The deciding rule's layer is known; it names the segment whose rule that is.
-    const from = (rule: PolicyRule | null, i: number) =>
-      rule && decision.layer && decision.rule?.match === rule.match && (decision.segmentIndex === undefined || decision.segmentIndex === i + 1)
-        ? ` from ${layerLabel(decision.layer, decision.layerSource)}`
-        : '';
-    const items: vscode.QuickPickItem[] = [
-      { label: `${icon(decision.decision)} ${decision.decision.toUpperCase()}`, detail: origin ? `${decision.reason} ${origin}` : decision.reason },
-      ...decision.segments.map((s, i) => ({
-        label: `${icon(s.decision)} ${i + 1}. ${s.segment.text}`,
-        description: [s.rule ? `rule \`${s.rule.match}\`${from(s.rule, i)}` : 'no rule', s.segment.opaque ? 'opaque' : '', s.segment.redirects.length ? 'redirects' : '']
-          .filter(Boolean)
-          .join(' · '),
-      })),
-    ];
-    void vscode.window.showQuickPick(items, { title: `Agent Bash policy: ${oneLine(command)}` });
+    const sandbox = explainSandbox(deps.sandbox);
+    await showExplanation(docs, command, decision, { cwd, ...(sandbox ? { sandbox } : {}) });
   }
   return decision;
-}
-
-function icon(verdict: string): string {
-  return verdict === 'allow' ? '$(pass)' : verdict === 'deny' ? '$(error)' : '$(question)';
 }
 
 function oneLine(command: string): string {
