@@ -190,7 +190,7 @@ describe('acp client', function () {
     // onDidOpenTerminal reaches the extension host asynchronously: wait for both names.
     // Every command is drawn in the agent's own terminal; with terminal.keep 0 it closes at each release.
     await until('the agent terminal to open', () => opened.length > 0);
-    assert.deepEqual([...new Set(opened.map((t) => t.name))], [`Agent Bash: ${AGENT_NAME}`]);
+    assert.deepEqual([...new Set(opened.map((t) => t.name))], [`AB: ${AGENT_NAME}`]);
     await until('released terminals to close', () => opened.every((t) => !vscode.window.terminals.includes(t)));
     assert.deepEqual(handle.connection.terminals.liveIds, []);
 

@@ -121,6 +121,8 @@ describe('views: history, approvals, output documents, session directory, demo a
     const editor = await vscode.commands.executeCommand<vscode.TextEditor>(HISTORY_COMMANDS.openOutput, e.id);
     const doc = editor.document;
     assert.equal(doc.uri.scheme, ARTIFACT_SCHEME);
+    // The tab is named by the command and when it ran, not by the entry's id.
+    assert.match(doc.uri.path.split('/').at(-1) ?? '', /^echo views-output-line · \d\d:\d\d:\d\d\.log$/);
     assert.equal(doc.isDirty, false);
     assert.equal(doc.isUntitled, false);
     const text = doc.getText();

@@ -262,7 +262,8 @@ export const uiTests = [
       await page.locator('.view-lines', { hasText: '$ echo ui-hist-output' }).first().waitFor({ state: 'visible', timeout: 15000 });
       const tab = await page.locator('.tabs-container .tab.active').first().innerText();
       assert.ok(!/Untitled/.test(tab), `the output opened as ${tab}`);
-      assert.match(tab, /\.log/);
+      // Named by the command and the time it ran, not by an id.
+      assert.match(tab, /echo ui-hist-output · \d\d:\d\d:\d\d\.log/);
       // Monaco renders spaces as no-break spaces.
       assert.match((await editor.innerText()).replace(/\u00a0/g, ' '), /Result: Finished \(exit 0\)/);
       await page.screenshot({ path: path.join(shotsDir, 'show-output.png') });

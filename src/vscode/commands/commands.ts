@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { ArtifactStore, CallerInfo, JobManager, PolicyDecision, ToolResult } from '../../core/contracts';
 import { bangMessageText, runBang, type BangResult } from '../../exec/bang';
 import { entryFromResult, toastMessage } from '../../core/history';
-import { agentCommandsNowRunIn } from '../../core/humanMessages';
+import { agentCommandsNowRunIn, artifactLabel, outputTitle } from '../../core/humanMessages';
 import { openArtifact } from '../history/artifactProvider';
 import type { HistoryStore } from '../history/historyStore';
 import { openHistoryOutput } from '../history/historyView';
@@ -24,7 +24,7 @@ const HISTORY_MAX = 50;
 /** Foreground runs longer than this get a progress notification with Cancel. */
 const PROGRESS_AFTER_MS = 1000;
 export const SHOW_OUTPUT_BUTTON = 'Show Output';
-/** Your palette runs share the plain "Agent Bash" terminal; your bang commands share "Agent Bash: You". */
+/** Your palette runs share the plain "Agent Bash" terminal; your bang commands share "AB: You". */
 const PALETTE_CALLER: CallerInfo = { kind: 'palette', name: '', sessionId: 'palette' };
 const BANG_CALLER: CallerInfo = { kind: 'bang', name: 'You', sessionId: 'bang' };
 
@@ -85,12 +85,12 @@ async function runAgentBash(context: vscode.ExtensionContext, deps: CommandDeps,
     offerRefusalActions(result, typeof input.cwd === 'string' ? input.cwd : deps.cwd.get(), {
       // The same call outside the sandbox: the policy gate asks first, as for an agent's retry.
       runOutside: () => void runAgentBash(context, deps, { ...input, sandbox: 'off' }),
-      showOutput: { label: SHOW_OUTPUT_BUTTON, run: () => void openHistoryOutput(entry.id) },
+      showOutput: { label: SHOW_OUTPUT_BUTTON, run: () => void openHistoryOutput(entry) },
     });
   if (entry && !refusedShown) {
     const show = result.isError ? vscode.window.showErrorMessage : vscode.window.showInformationMessage;
     void show(toastMessage(entry), SHOW_OUTPUT_BUTTON).then(async (choice) => {
-      if (choice === SHOW_OUTPUT_BUTTON) await openHistoryOutput(entry.id);
+      if (choice === SHOW_OUTPUT_BUTTON) await openHistoryOutput(entry);
     });
   }
   return result;
@@ -101,7 +101,7 @@ async function runBangCommand(deps: CommandDeps, arg: unknown): Promise<BangResu
     typeof arg === 'string' ? arg : await vscode.window.showInputBox({ prompt: 'Your command (runs as you, no approval)', placeHolder: 'git status' });
   if (!command) return undefined;
   const controller = new AbortController();
-  // Your bang commands share "Agent Bash: You"; Ctrl+C there or closing it cancels the one running.
+  // Your bang commands share "AB: You"; Ctrl+C there or closing it cancels the one running.
   const terminals = deps.bridge.callerTerminals;
   const host = terminals.acquire(BANG_CALLER);
   const owner = { interrupt: () => controller.abort(), closed: () => controller.abort() };
@@ -169,20 +169,22 @@ export function bangStatusLine(result: BangResult): string {
   return result.exitCode === 0 ? 'Finished (exit 0).' : `Failed with exit ${result.exitCode}.`;
 }
 
+/** `arg`: an id or `artifact://<id>`; else a pick of this session's artifacts, named by what they hold. */
 async function openArtifactCommand(deps: CommandDeps, arg: unknown): Promise<void> {
-  const known = deps.commandLog.artifactIds();
-  const id =
-    typeof arg === 'string'
-      ? arg.replace(/^artifact:\/\//, '')
-      : known.length
-        ? await vscode.window.showQuickPick([...known].reverse(), { title: 'Agent Bash: open artifact' })
-        : await vscode.window.showInputBox({ prompt: 'Artifact id (artifact://<id>)' });
+  const known = deps.commandLog.artifactRefs();
+  let id: string | undefined;
+  if (typeof arg === 'string') id = arg.replace(/^artifact:\/\//, '');
+  else if (known.length) {
+    const items = [...known].reverse().map((a) => ({ label: artifactLabel(a.id, a.command, a.bytes), id: a.id }));
+    id = (await vscode.window.showQuickPick(items, { title: 'Agent Bash: open artifact', matchOnDescription: true }))?.id;
+  } else id = await vscode.window.showInputBox({ prompt: 'Artifact id (artifact://<id>)' });
   if (!id) return;
   if (!deps.artifacts.pathOf(id)) {
     void vscode.window.showErrorMessage(`Agent Bash: unknown artifact ${id}`);
     return;
   }
-  await openArtifact(id);
+  const ref = known.find((a) => a.id === id);
+  await openArtifact(id, ref ? outputTitle(ref.command, ref.at) : undefined);
 }
 
 /**
