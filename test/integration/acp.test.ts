@@ -331,6 +331,8 @@ describe('acp client', function () {
     await until('the permission dialog', () => services.prompter.asked.length === 1);
     await panel.handleMessage({ type: 'stop' });
     await turn;
+    // The status line says how the turn ended in a word, not ACP's stop reason.
+    assert.equal(panel.statusText, 'Stopped');
     const agentText = panel.transcript.items.filter((i) => i.kind === 'agent').map((i) => i.text).join('');
     assert.deepEqual(JSON.parse(agentText), { ok: { outcomes: [{ outcome: 'cancelled' }], cancelled: true } });
     assert.deepEqual(panel.transcript.items[0], { kind: 'user', text: JSON.stringify({ scenario: 'permission' }) });
