@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import type { PolicyDecision } from '../../core/contracts';
 import { decisionSentence, explainMarkdown, type ExplainSandbox } from '../../core/explainText';
+import { shortCommand } from '../../core/humanMessages';
 import type { PipelineSandbox } from '../../core/pipeline';
 import { readSandboxSettings } from '../settings/settings';
 
@@ -20,7 +21,7 @@ export class ExplainDocuments implements vscode.TextDocumentContentProvider, vsc
   private readonly registration = vscode.workspace.registerTextDocumentContentProvider(EXPLAIN_SCHEME, this);
 
   add(command: string, text: string): vscode.Uri {
-    const name = command.replace(/\s+/g, ' ').trim().replace(/[/\\]/g, '∕').slice(0, 40) || 'command';
+    const name = shortCommand(command).replace(/\//g, '∕') || 'command';
     const uri = vscode.Uri.from({ scheme: EXPLAIN_SCHEME, path: `/${this.next++}/${name}.md` });
     this.texts.set(uri.toString(), text);
     while (this.texts.size > KEPT) this.texts.delete(this.texts.keys().next().value as string);
