@@ -176,7 +176,7 @@ async function openArtifactCommand(deps: CommandDeps, arg: unknown): Promise<voi
   if (typeof arg === 'string') id = arg.replace(/^artifact:\/\//, '');
   else if (known.length) {
     const items = [...known].reverse().map((a) => ({ label: artifactLabel(a.id, a.command, a.bytes), id: a.id }));
-    id = (await vscode.window.showQuickPick(items, { title: 'Agent Bash: open artifact', matchOnDescription: true }))?.id;
+    id = (await vscode.window.showQuickPick(items, { title: 'Agent Bash: open artifact' }))?.id;
   } else id = await vscode.window.showInputBox({ prompt: 'Artifact id (artifact://<id>)' });
   if (!id) return;
   if (!deps.artifacts.pathOf(id)) {

@@ -48,12 +48,7 @@ export class CommandLog implements vscode.Disposable {
 
   constructor(private readonly log: vscode.LogOutputChannel) {}
 
-  /** Artifact ids of the commands run this session, oldest first (the last 100). */
-  artifactIds(): string[] {
-    return this.artifacts.map((a) => a.id);
-  }
-
-  /** The artifacts of this session with the command each holds the output of, oldest first. */
+  /** The artifacts of this session (the last 100), oldest first, with the command each holds the output of. */
   artifactRefs(): ArtifactRef[] {
     return [...this.artifacts];
   }
