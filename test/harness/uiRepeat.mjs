@@ -61,6 +61,10 @@ for (let run = 1; run <= times && process.exitCode !== 130; run++) {
   const started = Date.now();
   console.log(`ui repeat: run ${run} of ${times}`);
   const code = await runOnce();
+  if (process.exitCode === 130) {
+    console.log(`ui repeat: run ${run} stopped by a signal`);
+    break;
+  }
   const c = counts();
   console.log(`ui repeat: run ${run}: ${c.passed} passed, ${c.failed} failed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   if (code !== 0 || c.failed > 0 || c.passed === 0) break;
