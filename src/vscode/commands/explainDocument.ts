@@ -82,7 +82,12 @@ export async function showExplanation(
   const canAllow = decision.decision === 'prompt';
   const text = explainMarkdown(command, decision, { cwd: opts.cwd, ...(opts.sandbox ? { sandbox: opts.sandbox } : {}), actions: actionLines(canAllow) });
   const uri = docs.add(command, text);
-  await vscode.commands.executeCommand('markdown.showPreview', uri);
+  try {
+    await vscode.commands.executeCommand('markdown.showPreview', uri);
+  } catch {
+    // The built-in Markdown extension is disabled: the document as text says the same.
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { preview: true });
+  }
   const buttons = canAllow ? [ADD_ALLOW_RULE_BUTTON, MANAGE_RULES_BUTTON] : [MANAGE_RULES_BUTTON];
   void vscode.window.showInformationMessage(decisionSentence(command, decision, opts.sandbox), ...buttons).then((choice) => {
     if (choice === ADD_ALLOW_RULE_BUTTON) void vscode.commands.executeCommand('agentBash.history.addAllowRule', { command, cwd: opts.cwd });
