@@ -77,10 +77,11 @@
     const command = el('span', 'terminal-command', terminalId);
     const exit = el('span', 'terminal-exit');
     head.append(command, exit);
+    const cut = el('div', 'terminal-cut', '… earlier output is in the terminal (click to show it)');
     const output = el('pre', 'terminal-output');
-    root.append(head, output);
+    root.append(head, cut, output);
     root.addEventListener('click', () => vscode.postMessage({ type: 'reveal', terminalId }));
-    card = { root, command, exit, output };
+    card = { root, command, exit, cut, output };
     cardEls.set(terminalId, card);
     paintCard(terminalId);
     return card;
@@ -93,6 +94,7 @@
     card.command.textContent = state.commandLine || state.terminalId;
     card.exit.textContent = state.exit || 'running…';
     card.root.classList.toggle('exited', Boolean(state.exit));
+    card.cut.hidden = !state.cut;
     card.output.textContent = state.output;
     card.output.scrollTop = card.output.scrollHeight;
   }
@@ -109,9 +111,16 @@
     node.replaceChildren();
     if (item.kind === 'tool') {
       const head = el('div', 'tool-head');
-      head.append(el('span', `tool-status status-${item.status}`, item.status), el('span', 'tool-title', item.title));
+      head.append(el('span', `tool-status status-${item.status}`, item.statusText || item.status), el('span', 'tool-title', item.title));
       node.append(head);
-      if (item.text) node.append(el('pre', 'tool-text', item.text));
+      if (item.text && item.terminalIds.length > 0) {
+        // The card shows the command's output; what the agent got back (the same output, mostly) stays folded.
+        const folded = el('details', 'tool-result');
+        folded.append(el('summary', '', 'What the agent got back'), el('pre', 'tool-text', item.text));
+        node.append(folded);
+      } else if (item.text) {
+        node.append(el('pre', 'tool-text', item.text));
+      }
       for (const id of item.terminalIds) {
         if (!cards.has(id)) cards.set(id, { terminalId: id, commandLine: '', output: '' });
         node.append(cardElement(id).root);

@@ -102,7 +102,7 @@ export class AcpAgentConnection {
       decide: (command, cwd) => deps.decide(command, cwd),
       approver: deps.approver,
       owner: this.id,
-      // Its commands share "Agent Bash: <name>"; the connection is the session.
+      // Its commands share "AB: <name>"; the connection is the session.
       caller: { kind: 'acp', name: config.name, sessionId: this.id },
       defaultCwd: () => deps.workspaceCwd(),
       log: (m) => deps.log.info(`[${this.id}] ${m}`),

@@ -5,6 +5,7 @@ import { BashExpander } from '../exec/bashExpander';
 import * as path from 'node:path';
 import type { PolicyDecision } from '../core/contracts';
 import { decide } from '../core/policy/policy';
+import { decisionSentence } from '../core/explainText';
 import type { RuleLayer } from '../core/contracts';
 import { createShellAnalyzer } from '../core/policy/shellAnalysis';
 import { probeSandbox } from '../exec/sandbox/sandboxProbe';
@@ -41,7 +42,7 @@ function parseArgs(args: string[]): ExplainArgs {
 }
 
 /** The JSON printed by `explain`. */
-export function explainJson(d: PolicyDecision, sandboxed = false): object {
+export function explainJson(d: PolicyDecision, sandboxed = false, command = ''): object {
   return {
     decision: d.decision,
     rule: d.rule,
@@ -49,6 +50,8 @@ export function explainJson(d: PolicyDecision, sandboxed = false): object {
     layer: (d.rule && d.layer) ?? null,
     layerSource: (d.rule && d.layerSource) ?? null,
     reason: d.reason,
+    // The decision as a person reads it (the sentence Explain Policy Decision opens with).
+    summary: decisionSentence(command, d),
     segments: d.segments.map((s) => ({
       text: s.segment.text,
       argv: s.segment.argv,
@@ -83,6 +86,6 @@ export async function explainMain(args: string[]): Promise<number> {
   expander.dispose();
   // `run` with the same --sandbox would sandbox it (`on` where it cannot start refuses instead).
   const sandboxed = parsed.sandbox !== 'off' && probeSandbox().sandbox;
-  process.stdout.write(`${JSON.stringify(explainJson(decision, sandboxed), null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify(explainJson(decision, sandboxed, parsed.command), null, 2)}\n`);
   return 0;
 }

@@ -272,7 +272,7 @@ export function entryTooltip(e: HistoryEntry): string {
   if (e.outputBytes !== undefined) lines.push(`Output: ${human.byteSize(e.outputBytes)}`);
   const cut = human.outputCut(e.shownBytes, e.outputBytes);
   if (cut) lines.push(cut);
-  if (e.artifactId) lines.push(`Full output: artifact://${e.artifactId}`);
+  if (e.artifactId) lines.push(`Full output: ${human.artifactLabel(e.artifactId, e.command, e.outputBytes)}`);
   if (e.note) lines.push(e.note);
   return lines.join('\n');
 }

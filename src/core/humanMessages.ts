@@ -114,3 +114,25 @@ export function refusalSentence(refused: { paths: string[]; hosts: string[] }): 
   if (refused.hosts.length) parts.push(`reaching ${refused.hosts.join(', ')}`);
   return `The sandbox kept this command from ${parts.join(' and from ')}.`;
 }
+
+/** A command on one line, at most `max` characters, cut with an ellipsis: a title's or a label's part. */
+export function shortCommand(command: string, max = 40): string {
+  const line = command.slice(0, max * 8).replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
+}
+
+/** "artifact://12 (output of npm test, 1.2 MB)": an artifact as people see it (agents get the bare URI). */
+export function artifactLabel(id: string, command?: string, bytes?: number): string {
+  const what = [command ? `output of ${shortCommand(command)}` : 'output', ...(bytes !== undefined ? [byteSize(bytes)] : [])];
+  return `artifact://${id} (${what.join(', ')})`;
+}
+
+/**
+ * An output document's title, its file name without the extension: "npm test · 14:05:31" (local
+ * time). A `/` in the command would start a folder in the URI: it is shown as `∕`.
+ */
+export function outputTitle(command: string, at: number): string {
+  const t = new Date(at);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${shortCommand(command).replace(/\//g, '∕') || 'command'} · ${two(t.getHours())}:${two(t.getMinutes())}:${two(t.getSeconds())}`;
+}

@@ -43,7 +43,7 @@ export interface ApiDeps {
   cwdStatus?: SessionCwdStatus;
 }
 
-/** An API caller that names itself gets "Agent Bash: <name>"; one that does not shares "Agent Bash". */
+/** An API caller that names itself gets "AB: <name>"; one that does not shares "Agent Bash". */
 function apiCaller(name: string | undefined): CallerInfo {
   const trimmed = name?.trim() ?? '';
   return { kind: 'api', name: trimmed, sessionId: trimmed || 'api' };

@@ -48,7 +48,11 @@ async function main() {
     workspace,
     smokeTestDriver: true,
     runDir: path.join(runDir, 'server'),
-    userSettings: { 'agentBash.patterns': [{ match: 'echo ui-user-*', approval: 'allow' }] },
+    // AGENT_BASH_UI_THEME (e.g. `Default Dark Modern`, `Default High Contrast`): the tier in that colour theme.
+    userSettings: {
+      'agentBash.patterns': [{ match: 'echo ui-user-*', approval: 'allow' }],
+      ...(process.env.AGENT_BASH_UI_THEME ? { 'workbench.colorTheme': process.env.AGENT_BASH_UI_THEME } : {}),
+    },
   });
   const userSettings = path.join(server.userDataDir, 'User', 'settings.json');
   let browser;

@@ -190,7 +190,7 @@ describe('acp client', function () {
     // onDidOpenTerminal reaches the extension host asynchronously: wait for both names.
     // Every command is drawn in the agent's own terminal; with terminal.keep 0 it closes at each release.
     await until('the agent terminal to open', () => opened.length > 0);
-    assert.deepEqual([...new Set(opened.map((t) => t.name))], [`Agent Bash: ${AGENT_NAME}`]);
+    assert.deepEqual([...new Set(opened.map((t) => t.name))], [`AB: ${AGENT_NAME}`]);
     await until('released terminals to close', () => opened.every((t) => !vscode.window.terminals.includes(t)));
     assert.deepEqual(handle.connection.terminals.liveIds, []);
 
@@ -331,6 +331,8 @@ describe('acp client', function () {
     await until('the permission dialog', () => services.prompter.asked.length === 1);
     await panel.handleMessage({ type: 'stop' });
     await turn;
+    // The status line says how the turn ended in a word, not ACP's stop reason.
+    assert.equal(panel.statusText, 'Stopped');
     const agentText = panel.transcript.items.filter((i) => i.kind === 'agent').map((i) => i.text).join('');
     assert.deepEqual(JSON.parse(agentText), { ok: { outcomes: [{ outcome: 'cancelled' }], cancelled: true } });
     assert.deepEqual(panel.transcript.items[0], { kind: 'user', text: JSON.stringify({ scenario: 'permission' }) });

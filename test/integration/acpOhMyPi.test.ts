@@ -87,7 +87,7 @@ describe('acp oh-my-pi (real agent, opt-in)', function () {
     const { result, updates } = await turn("printf 'omp-was-here\\n'; exit 3");
     assert.equal(result.stopReason, 'end_turn');
     // onDidOpenTerminal reaches the extension host asynchronously; a fast turn can end first.
-    const name = 'Agent Bash: omp';
+    const name = 'AB: omp';
     for (let i = 0; i < 100 && !opened.includes(name); i++) await new Promise((r) => setTimeout(r, 50));
     sub.dispose();
     assert.ok(opened.includes(name), `terminals: ${opened.join(' | ')}`);

@@ -112,7 +112,7 @@ describe('bridge: agent commands in VS Code terminals', () => {
     try {
       const api = await activateApi();
       const term = await api.createTerminal({ command: 'sleep', args: ['30'] }, { callerName: 'keep-zero' });
-      const name = 'Agent Bash: keep-zero';
+      const name = 'AB: keep-zero';
       await waitUntil(() => terminalsNamed(name).length === 1, 3000, 'the terminal to appear');
       const t = await testing();
       const pid = t.services.bridge.list().find((b) => b.terminalId === term.terminalId)?.pid;
@@ -136,12 +136,12 @@ describe('bridge: agent commands in VS Code terminals', () => {
       await first.waitForExit();
       await first.release();
       await sleep(100);
-      assert.equal(terminalsNamed('Agent Bash: kept-one').length, 1, 'a released terminal should stay visible');
+      assert.equal(terminalsNamed('AB: kept-one').length, 1, 'a released terminal should stay visible');
       const second = await api.createTerminal({ command: 'echo', args: ['kept-two'] }, { callerName: 'kept-two' });
       await second.waitForExit();
       await second.release();
-      await waitUntil(() => terminalsNamed('Agent Bash: kept-one').length === 0, 10000, 'the older terminal to close');
-      assert.equal(terminalsNamed('Agent Bash: kept-two').length, 1);
+      await waitUntil(() => terminalsNamed('AB: kept-one').length === 0, 10000, 'the older terminal to close');
+      assert.equal(terminalsNamed('AB: kept-two').length, 1);
     } finally {
       await config.update('terminal.keep', undefined, vscode.ConfigurationTarget.Workspace);
     }

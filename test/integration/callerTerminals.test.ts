@@ -28,7 +28,7 @@ describe('caller terminals: one terminal per caller session', () => {
       assert.match(text(result), new RegExp(`^ten-${i}\\né-${i}\\n\\nWall time: [\\d.]+ seconds$`));
       assert.equal(result.isError, undefined);
     }
-    assert.equal(terminalsNamed('Agent Bash: Ten').length, 1, names());
+    assert.equal(terminalsNamed('AB: Ten').length, 1, names());
   });
 
   it('two callers get two terminals, named for each', async () => {
@@ -39,8 +39,8 @@ describe('caller terminals: one terminal per caller session', () => {
     ]);
     assert.match(text(a), /^from-alpha\n\nWall time/);
     assert.match(text(b), /^from-beta\n\nWall time/);
-    assert.equal(terminalsNamed('Agent Bash: Alpha').length, 1, names());
-    assert.equal(terminalsNamed('Agent Bash: Beta').length, 1, names());
+    assert.equal(terminalsNamed('AB: Alpha').length, 1, names());
+    assert.equal(terminalsNamed('AB: Beta').length, 1, names());
   });
 
   it('a second command started while the first runs gets a terminal of its own; later ones go back to the first', async () => {
@@ -50,8 +50,8 @@ describe('caller terminals: one terminal per caller session', () => {
     assert.notEqual(first.terminalId, second.terminalId);
     assert.deepEqual(await second.waitForExit(), { exitCode: 0, signal: null });
     assert.equal((await second.currentOutput()).output, 'two\n');
-    await waitForTerminal('Agent Bash: Pair');
-    await waitForTerminal('Agent Bash: Pair (2)');
+    await waitForTerminal('AB: Pair');
+    await waitForTerminal('AB: Pair (2)');
     const t = await testing();
     const firstView = t.services.bridge.list().find((c) => c.terminalId === first.terminalId)?.terminal;
     await second.release();
@@ -73,7 +73,7 @@ describe('caller terminals: one terminal per caller session', () => {
     assert.equal((await third.waitForExit()).exitCode, 0);
     assert.equal((await third.currentOutput()).output, 'three\n');
     await Promise.all([first.release(), third.release()]);
-    assert.equal(terminalsNamed('Agent Bash: Pair').length, 1, names());
+    assert.equal(terminalsNamed('AB: Pair').length, 1, names());
   });
 
   it('Ctrl+C in the shared terminal stops the running command only; the terminal runs the next one', async () => {
@@ -91,7 +91,7 @@ describe('caller terminals: one terminal per caller session', () => {
     await running.release();
     const next = await api.runBash({ command: 'echo after-ctrl-c' }, { callerName: 'Ctrl' });
     assert.match(text(next), /^after-ctrl-c\n\nWall time/);
-    assert.equal(terminalsNamed('Agent Bash: Ctrl').length, 1, names());
+    assert.equal(terminalsNamed('AB: Ctrl').length, 1, names());
   });
 
   it('closing the shared terminal kills what runs in it and forgets its handle; the next command opens a new one', async () => {
@@ -106,10 +106,10 @@ describe('caller terminals: one terminal per caller session', () => {
     assert.equal(alive(handle.pid), false);
     await waitUntil(() => t.services.bridge.list().every((c) => c.terminalId !== running.terminalId), 3000, 'the handle to be released');
     assert.throws(() => t.services.bridge.get(running.terminalId), { message: `Unknown terminal id: ${running.terminalId}` });
-    await waitUntil(() => terminalsNamed('Agent Bash: Closer').length === 0, 10000, 'the terminal to close');
+    await waitUntil(() => terminalsNamed('AB: Closer').length === 0, 10000, 'the terminal to close');
     const next = await api.runBash({ command: 'echo reopened' }, { callerName: 'Closer' });
     assert.match(text(next), /^reopened\n/);
-    assert.equal(terminalsNamed('Agent Bash: Closer').length, 1, names());
+    assert.equal(terminalsNamed('AB: Closer').length, 1, names());
   });
 
   it('names the palette, the LM tool and bang terminals for their callers', async () => {
@@ -122,13 +122,31 @@ describe('caller terminals: one terminal per caller session', () => {
     await vscode.lm.invokeTool('agent_bash', { input: { command: 'echo lm-2' }, toolInvocationToken: undefined });
     await vscode.commands.executeCommand('agentBash.runBang', 'echo bang-1');
     await vscode.commands.executeCommand('agentBash.runBang', 'echo bang-2');
-    await waitForTerminal('Agent Bash: You');
+    await waitForTerminal('AB: You');
     sub.dispose();
     // Earlier suites ran unnamed commands concurrently ("Agent Bash (2)"…): the palette reuses a free one.
     const unnamed = opened.filter((n) => /^Agent Bash( \(\d+\))?$/.test(n));
     assert.ok(unnamed.length <= 1, `opened: ${opened.join(' | ')}`);
     assert.ok(vscode.window.terminals.some((t) => /^Agent Bash( \(\d+\))?$/.test(t.name)), names());
-    assert.equal(terminalsNamed('Agent Bash: Copilot').length, 1, names());
-    assert.equal(terminalsNamed('Agent Bash: You').length, 1, names());
+    assert.equal(terminalsNamed('AB: Copilot').length, 1, names());
+    assert.equal(terminalsNamed('AB: You').length, 1, names());
+  });
+
+  it('a new session of a caller whose terminal is still open (a reconnect) gets a numbered name, not the same one', async () => {
+    const t = await testing();
+    const pool = t.services.bridge.callerTerminals;
+    const first = pool.acquire({ kind: 'acp', name: 'Again', sessionId: 'again-1' });
+    const second = pool.acquire({ kind: 'acp', name: 'Again', sessionId: 'again-2' });
+    try {
+      assert.equal(first.baseName, 'AB: Again');
+      assert.equal(second.baseName, 'AB: Again (2)');
+      await waitForTerminal('AB: Again (2)');
+      assert.equal(terminalsNamed('AB: Again').length, 1, names());
+    } finally {
+      pool.release(first);
+      pool.release(second);
+      first.dispose();
+      second.dispose();
+    }
   });
 });

@@ -126,7 +126,7 @@ describe('callers: LM tool, API, PTY, jobs, bang', () => {
   it('pty: true runs in a terminal whose input reaches the program', async () => {
     const api = await activateApi();
     const running = api.runBash({ command: 'read x; echo got $x', pty: true, timeout: 20 });
-    const term = await waitForTerminal('Agent Bash (pty): read x; echo got $x');
+    const term = await waitForTerminal('AB (pty): read x; echo got $x');
     await new Promise((r) => setTimeout(r, 300));
     term.sendText('hello', true);
     const result = await running;
@@ -139,7 +139,7 @@ describe('callers: LM tool, API, PTY, jobs, bang', () => {
     const api = await activateApi();
     const started = Date.now();
     const running = api.runBash({ command: 'sleep 30', pty: true, timeout: 60 });
-    const term = await waitForTerminal('Agent Bash (pty): sleep 30');
+    const term = await waitForTerminal('AB (pty): sleep 30');
     await new Promise((r) => setTimeout(r, 300));
     term.sendText('\x1b', false);
     const result = await running;
@@ -152,7 +152,7 @@ describe('callers: LM tool, API, PTY, jobs, bang', () => {
   it('closing a pty terminal kills the program', async () => {
     const api = await activateApi();
     const running = api.runBash({ command: 'sleep 31', pty: true, timeout: 60 });
-    const term = await waitForTerminal('Agent Bash (pty): sleep 31');
+    const term = await waitForTerminal('AB (pty): sleep 31');
     await new Promise((r) => setTimeout(r, 300));
     const started = Date.now();
     term.dispose();

@@ -22,7 +22,7 @@ describe('foundation', () => {
     const out = await term.currentOutput();
     assert.equal(out.output, 'a\nb\n');
     assert.equal(out.truncated, false);
-    assert.equal(terminalsNamed('Agent Bash: Foundation').length, 1, `no terminal named for the caller among: ${vscode.window.terminals.map((t) => t.name).join(', ')}`);
+    assert.equal(terminalsNamed('AB: Foundation').length, 1, `no terminal named for the caller among: ${vscode.window.terminals.map((t) => t.name).join(', ')}`);
     await term.release();
   });
 

@@ -11,6 +11,8 @@ import { CONNECT_ACP_COMMAND } from '../../src/vscode/acp/acpCommands';
 import { ALLOW_ONCE, ALLOW_SESSION, ALWAYS_ALLOW, ALWAYS_TITLE, DENY, DialogApprover, SAVE_WORKSPACE } from '../../src/vscode/approvals/approvalDialog';
 import { ARTIFACT_SCHEME } from '../../src/vscode/history/artifactProvider';
 import { HISTORY_COMMANDS } from '../../src/vscode/history/historyView';
+import { EXPLAIN_SCHEME } from '../../src/vscode/commands/explainDocument';
+import type { PolicyDecision } from '../../src/core/contracts';
 import { activateApi, answerDialogs, EXTENSION_ID, layerRules, setPatterns, testing, workspaceDir, withoutBuiltinRules } from './testApi';
 
 async function until(what: string, check: () => boolean, timeoutMs = 20_000): Promise<void> {
@@ -121,6 +123,8 @@ describe('views: history, approvals, output documents, session directory, demo a
     const editor = await vscode.commands.executeCommand<vscode.TextEditor>(HISTORY_COMMANDS.openOutput, e.id);
     const doc = editor.document;
     assert.equal(doc.uri.scheme, ARTIFACT_SCHEME);
+    // The tab is named by the command and when it ran, not by the entry's id.
+    assert.match(doc.uri.path.split('/').at(-1) ?? '', /^echo views-output-line · \d\d:\d\d:\d\d\.log$/);
     assert.equal(doc.isDirty, false);
     assert.equal(doc.isUntitled, false);
     const text = doc.getText();
@@ -132,6 +136,33 @@ describe('views: history, approvals, output documents, session directory, demo a
     assert.equal(opened.document.uri.toString(), doc.uri.toString());
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     assert.equal(vscode.workspace.textDocuments.some((d) => d.isUntitled), false);
+  });
+
+  it('Explain Policy Decision opens a read-only Markdown document that says the decision in words', async () => {
+    await activateApi();
+    const command = 'echo views-explain && rm -rf views-x';
+    const decision = await vscode.commands.executeCommand<PolicyDecision>('agentBash.explain', { command, show: true });
+    assert.equal(decision.decision, 'deny');
+    let doc: vscode.TextDocument | undefined;
+    await until('the explanation document', () => (doc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === EXPLAIN_SCHEME && d.uri.path.includes('views-explain'))) !== undefined);
+    assert.ok(doc);
+    assert.equal(doc.uri.path.split('/').at(-1), 'echo views-explain && rm -rf views-x.md');
+    const text = doc.getText();
+    assert.ok(
+      text.startsWith(
+        '# Agent Bash: `echo views-explain && rm -rf views-x`\n\nAgent Bash would refuse it, because the deny rule `rm *` in workspace settings matches `rm -rf views-x`.\n\n',
+      ),
+      text,
+    );
+    assert.ok(
+      text.includes(
+        '## The 2 commands in this line\n\n1. `echo views-explain`: runs without asking: the allow rule `echo *` in workspace settings covers it.\n2. `rm -rf views-x`: refused: the deny rule `rm *` in workspace settings matches it.\n',
+      ),
+      text,
+    );
+    assert.ok(text.includes('\n## What the sandbox would confine\n'), text);
+    assert.ok(!text.includes('segment'), text);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 
   it('a bang cd shows the session directory on the status bar; clicking it resets', async () => {

@@ -493,4 +493,39 @@ export const uiTests = [
       await runFromPalette(page, 'View: Close All Editors');
     },
   },
+  {
+    name: 'Explain Policy Decision opens a Markdown document that says the decision in a sentence, with actions on its notification',
+    async run({ page, workspace, shotsDir }) {
+      const command = 'echo ui-acp-explain && touch ui-explain.txt';
+      await runFromPalette(page, 'Agent Bash: Explain Policy Decision');
+      await typeIntoInputBox(page, command);
+      // The Markdown preview of the read-only document (the newest webview).
+      const view = page.frameLocator('iframe.webview').last().frameLocator('iframe#active-frame');
+      const sentence = 'Agent Bash would ask you, because no rule covers touch ui-explain.txt.';
+      await view.locator('p', { hasText: sentence }).first().waitFor({ state: 'visible', timeout: 20000 });
+      const items = (await view.locator('ol li').allInnerTexts()).map((t) => t.trim());
+      assert.deepEqual(items, [
+        'echo ui-acp-explain: runs without asking: the allow rule echo ui-acp-* in workspace settings covers it.',
+        'touch ui-explain.txt: asks: no rule covers it.',
+      ]);
+      await view.locator('h2', { hasText: 'What the sandbox would confine' }).waitFor({ timeout: 5000 });
+      assert.ok(!(await view.locator('body').innerText()).includes('segment'), 'the explanation speaks of segments');
+      // The same sentence on a notification, with the actions as buttons (the preview runs no command links).
+      // A toast, or (once the toast timed out while the preview loaded) the notification center's row.
+      const said = 'Agent Bash would ask you, because no rule covers';
+      let note = page.locator('.notification-toast', { hasText: said }).first();
+      if (!(await note.waitFor({ state: 'visible', timeout: 5000 }).then(() => true, () => false))) {
+        await runFromPalette(page, 'Notifications: Show Notifications');
+        note = page.locator('.notifications-center .notification-list-item', { hasText: said }).first();
+        await note.waitFor({ state: 'visible', timeout: 10000 });
+      }
+      const buttons = (await note.locator('.monaco-button').allInnerTexts()).map((b) => b.trim()).filter(Boolean);
+      assert.deepEqual(buttons.sort(), ['Add Allow Rule…', 'Manage Rules']);
+      await page.screenshot({ path: path.join(shotsDir, 'explain-policy.png') });
+      await hideNotifications(page);
+      assert.equal(existsSync(path.join(workspace, 'ui-explain.txt')), false, 'explaining ran the command');
+      await page.keyboard.press('Escape');
+      await runFromPalette(page, 'View: Close All Editors');
+    },
+  },
 ];

@@ -245,7 +245,7 @@ function decideChecked(analysis: ShellAnalysis, layers: readonly LooseLayer[], c
   const expanded = expandInCwds(analysis.segments, ctx.cwd, ctx.expander);
   analysis.segments.forEach((seg, k) => {
     const { outcome, rule } = decideSegment(seg, k + 1, analysis.segments, usable, ctx, expanded[k]);
-    const segment: SegmentDecision = { segment: seg, decision: outcome.decision, rule };
+    const segment: SegmentDecision = { segment: seg, decision: outcome.decision, rule, kind: outcome.kind, reason: outcome.reason };
     const origin = rule ? usable.layerOf(rule) : undefined;
     if (origin?.layer !== undefined) {
       segment.layer = origin.layer;

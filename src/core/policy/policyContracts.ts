@@ -122,6 +122,9 @@ export interface SegmentDecision {
   /** The layer of `rule` and where it was read, when a rule matched. */
   layer?: RuleLayerName;
   layerSource?: string;
+  /** What decided this command of the line, and the policy's reason for it (REASON's texts). */
+  kind?: DecisionKind;
+  reason?: string;
 }
 
 export interface PolicyDecision {

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { AcpAgentConnection, TerminalCreatedEvent } from '../../acp/agentConnection';
+import { boundedTail, toolStatusWord, turnEndStatus, turnFailedStatus } from '../../acp/panelText';
 import { Transcript, type TranscriptItem } from '../../acp/transcript';
 import type { TerminalHandle, TerminalExitStatus } from '../../core/contracts';
 import { exitLine } from '../terminals/commandTerminal';
@@ -20,8 +21,10 @@ export function disconnectedStatus(reason: string): string {
   return `Disconnected: ${reason}`;
 }
 export const TERMINAL_GONE_MESSAGE = 'Agent Bash: that terminal was already closed.';
-/** Output kept per terminal card; the VS Code terminal and the agent have the rest. */
-export const CARD_OUTPUT_MAX_CHARS = 64 * 1024;
+/** Output kept per terminal card, from a line start; the VS Code terminal and the agent have the rest. */
+export const CARD_OUTPUT_MAX_CHARS = 16 * 1024;
+/** What a tool call's own text shows at most (its end, from a line start). */
+export const TOOL_TEXT_MAX_CHARS = 8 * 1024;
 const OUTPUT_FLUSH_MS = 50;
 
 /** Messages from the webview. */
@@ -34,8 +37,8 @@ export type PanelInbound =
 
 /** Messages to the webview. */
 export type PanelOutbound =
-  | { type: 'reset'; items: TranscriptItem[]; cards: CardState[]; busy: boolean; status: string }
-  | { type: 'item'; index: number; item: TranscriptItem }
+  | { type: 'reset'; items: ShownItem[]; cards: CardState[]; busy: boolean; status: string }
+  | { type: 'item'; index: number; item: ShownItem }
   | { type: 'card'; card: CardState }
   | { type: 'busy'; busy: boolean }
   | { type: 'status'; text: string }
@@ -45,8 +48,20 @@ export type PanelOutbound =
 export interface CardState {
   terminalId: string;
   commandLine: string;
+  /** The end of the output, from a line start, at most CARD_OUTPUT_MAX_CHARS. */
   output: string;
+  /** Set when earlier output was left out (the terminal has it). */
+  cut?: boolean;
   exit?: string;
+}
+
+/** A transcript item as the page gets it: a tool call's state in a word, its text bounded. */
+export type ShownItem = TranscriptItem | (Extract<TranscriptItem, { kind: 'tool' }> & { statusText: string });
+
+export function shownItem(item: TranscriptItem): ShownItem {
+  if (item.kind !== 'tool') return item;
+  const tail = boundedTail(item.text, TOOL_TEXT_MAX_CHARS);
+  return { ...item, text: tail.cut ? `…\n${tail.text}` : tail.text, statusText: toolStatusWord(item.status) };
 }
 
 export class AcpPanel implements vscode.Disposable, QuestionAsker {
@@ -88,7 +103,7 @@ export class AcpPanel implements vscode.Disposable, QuestionAsker {
         if (index === undefined) return;
         const item = this.transcript.items[index] as TranscriptItem;
         if (item.kind === 'tool') for (const id of item.terminalIds) this.ensureCard(id);
-        this.post({ type: 'item', index, item });
+        this.post({ type: 'item', index, item: shownItem(item) });
       }),
       connection.onTerminalCreated((e) => this.track(e)),
       connection.onClosed((reason) => {
@@ -117,7 +132,7 @@ export class AcpPanel implements vscode.Disposable, QuestionAsker {
   async handleMessage(message: PanelInbound): Promise<void> {
     switch (message.type) {
       case 'ready':
-        this.post({ type: 'reset', items: this.transcript.items, cards: [...this.cards.values()], busy: this.busy, status: this.status });
+        this.post({ type: 'reset', items: this.transcript.items.map(shownItem), cards: [...this.cards.values()], busy: this.busy, status: this.status });
         for (const [id, q] of this.questions) this.post({ type: 'ask', question: { ...q.question, id } });
         return;
       case 'prompt':
@@ -133,6 +148,11 @@ export class AcpPanel implements vscode.Disposable, QuestionAsker {
         this.questions.get(message.id)?.resolve(message.button);
         return;
     }
+  }
+
+  /** The status line: "Connected to …", "Done", "Stopped", "Failed: …", "Disconnected: …". */
+  get statusText(): string {
+    return this.status;
   }
 
   /** True while the user can see the panel (then questions are asked here, not in a modal). */
@@ -163,14 +183,14 @@ export class AcpPanel implements vscode.Disposable, QuestionAsker {
     const trimmed = text.trim();
     if (!trimmed || this.busy || !this.connection.isConnected) return;
     const index = this.transcript.addUser(trimmed);
-    this.post({ type: 'item', index, item: this.transcript.items[index] as TranscriptItem });
+    this.post({ type: 'item', index, item: shownItem(this.transcript.items[index] as TranscriptItem) });
     this.busy = true;
     this.post({ type: 'busy', busy: true });
     try {
       const result = await this.connection.prompt(trimmed);
-      this.setStatus(`Turn ended: ${result.stopReason}`);
+      this.setStatus(turnEndStatus(result.stopReason));
     } catch (err) {
-      this.setStatus(`Prompt failed: ${(err as Error).message}`);
+      this.setStatus(turnFailedStatus((err as Error).message));
     } finally {
       this.busy = false;
       this.post({ type: 'busy', busy: false });
@@ -235,7 +255,10 @@ export class AcpPanel implements vscode.Disposable, QuestionAsker {
   private append(terminalId: string, chunk: string): void {
     const card = this.ensureCard(terminalId);
     card.output += chunk;
-    if (card.output.length > CARD_OUTPUT_MAX_CHARS) card.output = card.output.slice(card.output.length - CARD_OUTPUT_MAX_CHARS);
+    if (card.output.length > CARD_OUTPUT_MAX_CHARS) {
+      card.output = boundedTail(card.output, CARD_OUTPUT_MAX_CHARS).text;
+      card.cut = true;
+    }
     this.markDirty(terminalId);
   }
 

@@ -34,7 +34,7 @@ function confirmationDecision(services: AgentBashServices, decision: PolicyDecis
 const PRE_APPROVED: Approver = { approve: async () => ({ kind: 'allow' }) };
 /**
  * The 1.95 tool API tells invoke() neither the chat participant nor the model (the invocation token is
- * opaque), so every chat's commands share one "Agent Bash: Copilot" terminal.
+ * opaque), so every chat's commands share one "AB: Copilot" terminal.
  */
 const LM_CALLER: CallerInfo = { kind: 'lmTool', name: 'Copilot', sessionId: 'chat' };
 

@@ -3,18 +3,17 @@
 // Decision. Each command also takes an argument so scripts and tests can drive it without UI.
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { ArtifactStore, CallerInfo, JobManager, PolicyDecision, PolicyRule, ToolResult } from '../../core/contracts';
-import { layerLabel } from '../../core/policy/ruleLayerLabel';
+import type { ArtifactStore, CallerInfo, JobManager, PolicyDecision, ToolResult } from '../../core/contracts';
 import { bangMessageText, runBang, type BangResult } from '../../exec/bang';
 import { entryFromResult, toastMessage } from '../../core/history';
-import { agentCommandsNowRunIn } from '../../core/humanMessages';
+import { agentCommandsNowRunIn, artifactLabel, outputTitle } from '../../core/humanMessages';
 import { openArtifact } from '../history/artifactProvider';
-import { ruleOrigin } from '../approvals/approvalDialog';
 import type { HistoryStore } from '../history/historyStore';
 import { openHistoryOutput } from '../history/historyView';
 import { offerRefusalActions } from '../sandbox/sandboxRefusalActions';
 import type { CommandLog } from '../history/commandLog';
 import type { ExecutorHolder } from '../session/executorHolder';
+import { ExplainDocuments, explainSandbox, showExplanation } from './explainDocument';
 import { showJobsPick } from './jobsView';
 import { askCommand } from './runBox';
 import type { AgentBashServices, PipelineLike } from '../services';
@@ -25,7 +24,7 @@ const HISTORY_MAX = 50;
 /** Foreground runs longer than this get a progress notification with Cancel. */
 const PROGRESS_AFTER_MS = 1000;
 export const SHOW_OUTPUT_BUTTON = 'Show Output';
-/** Your palette runs share the plain "Agent Bash" terminal; your bang commands share "Agent Bash: You". */
+/** Your palette runs share the plain "Agent Bash" terminal; your bang commands share "AB: You". */
 const PALETTE_CALLER: CallerInfo = { kind: 'palette', name: '', sessionId: 'palette' };
 const BANG_CALLER: CallerInfo = { kind: 'bang', name: 'You', sessionId: 'bang' };
 
@@ -46,7 +45,9 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   reg('agentBash.runBang', (arg?: unknown) => runBangCommand(deps, arg));
   reg('agentBash.showJobs', () => showJobsPick(deps.jobs));
   reg('agentBash.openArtifact', (arg?: unknown) => openArtifactCommand(deps, arg));
-  reg('agentBash.explain', (arg?: unknown) => explainCommand(deps, arg));
+  const explanations = new ExplainDocuments();
+  context.subscriptions.push(explanations);
+  reg('agentBash.explain', (arg?: unknown) => explainCommand(deps, explanations, arg));
 }
 
 async function runAgentBash(context: vscode.ExtensionContext, deps: CommandDeps, arg: unknown): Promise<ToolResult | undefined> {
@@ -84,12 +85,12 @@ async function runAgentBash(context: vscode.ExtensionContext, deps: CommandDeps,
     offerRefusalActions(result, typeof input.cwd === 'string' ? input.cwd : deps.cwd.get(), {
       // The same call outside the sandbox: the policy gate asks first, as for an agent's retry.
       runOutside: () => void runAgentBash(context, deps, { ...input, sandbox: 'off' }),
-      showOutput: { label: SHOW_OUTPUT_BUTTON, run: () => void openHistoryOutput(entry.id) },
+      showOutput: { label: SHOW_OUTPUT_BUTTON, run: () => void openHistoryOutput(entry) },
     });
   if (entry && !refusedShown) {
     const show = result.isError ? vscode.window.showErrorMessage : vscode.window.showInformationMessage;
     void show(toastMessage(entry), SHOW_OUTPUT_BUTTON).then(async (choice) => {
-      if (choice === SHOW_OUTPUT_BUTTON) await openHistoryOutput(entry.id);
+      if (choice === SHOW_OUTPUT_BUTTON) await openHistoryOutput(entry);
     });
   }
   return result;
@@ -100,7 +101,7 @@ async function runBangCommand(deps: CommandDeps, arg: unknown): Promise<BangResu
     typeof arg === 'string' ? arg : await vscode.window.showInputBox({ prompt: 'Your command (runs as you, no approval)', placeHolder: 'git status' });
   if (!command) return undefined;
   const controller = new AbortController();
-  // Your bang commands share "Agent Bash: You"; Ctrl+C there or closing it cancels the one running.
+  // Your bang commands share "AB: You"; Ctrl+C there or closing it cancels the one running.
   const terminals = deps.bridge.callerTerminals;
   const host = terminals.acquire(BANG_CALLER);
   const owner = { interrupt: () => controller.abort(), closed: () => controller.abort() };
@@ -168,52 +169,40 @@ export function bangStatusLine(result: BangResult): string {
   return result.exitCode === 0 ? 'Finished (exit 0).' : `Failed with exit ${result.exitCode}.`;
 }
 
+/** `arg`: an id or `artifact://<id>`; else a pick of this session's artifacts, named by what they hold. */
 async function openArtifactCommand(deps: CommandDeps, arg: unknown): Promise<void> {
-  const known = deps.commandLog.artifactIds();
-  const id =
-    typeof arg === 'string'
-      ? arg.replace(/^artifact:\/\//, '')
-      : known.length
-        ? await vscode.window.showQuickPick([...known].reverse(), { title: 'Agent Bash: open artifact' })
-        : await vscode.window.showInputBox({ prompt: 'Artifact id (artifact://<id>)' });
+  const known = deps.commandLog.artifactRefs();
+  let id: string | undefined;
+  if (typeof arg === 'string') id = arg.replace(/^artifact:\/\//, '');
+  else if (known.length) {
+    const items = [...known].reverse().map((a) => ({ label: artifactLabel(a.id, a.command, a.bytes), id: a.id }));
+    id = (await vscode.window.showQuickPick(items, { title: 'Agent Bash: open artifact' }))?.id;
+  } else id = await vscode.window.showInputBox({ prompt: 'Artifact id (artifact://<id>)' });
   if (!id) return;
   if (!deps.artifacts.pathOf(id)) {
     void vscode.window.showErrorMessage(`Agent Bash: unknown artifact ${id}`);
     return;
   }
-  await openArtifact(id);
+  const ref = known.find((a) => a.id === id);
+  await openArtifact(id, ref ? outputTitle(ref.command, ref.at) : undefined);
 }
 
-/** `arg`: a command (explained silently, for scripts) or `{command, show: true}` (the history's Explain). */
-async function explainCommand(deps: CommandDeps, arg: unknown): Promise<PolicyDecision | undefined> {
+/**
+ * `arg`: a command (explained silently, for scripts) or `{command, show: true}` (the history's
+ * Explain); from the palette it asks for the command. Shown as a read-only Markdown document.
+ */
+async function explainCommand(deps: CommandDeps, docs: ExplainDocuments, arg: unknown): Promise<PolicyDecision | undefined> {
   const given = typeof arg === 'string' ? arg : (arg as { command?: unknown } | undefined)?.command;
   const show = typeof arg !== 'string';
   const command = typeof given === 'string' ? given : await vscode.window.showInputBox({ prompt: 'Command to explain (nothing runs)' });
   if (!command) return undefined;
-  const decision = deps.pipeline.explain(command);
+  const cwd = deps.cwd.get();
+  const decision = deps.pipeline.explain(command, cwd);
   if (show) {
-    const origin = ruleOrigin(decision);
-    // The deciding rule's layer is known; it names the segment whose rule that is.
-    const from = (rule: PolicyRule | null, i: number) =>
-      rule && decision.layer && decision.rule?.match === rule.match && (decision.segmentIndex === undefined || decision.segmentIndex === i + 1)
-        ? ` from ${layerLabel(decision.layer, decision.layerSource)}`
-        : '';
-    const items: vscode.QuickPickItem[] = [
-      { label: `${icon(decision.decision)} ${decision.decision.toUpperCase()}`, detail: origin ? `${decision.reason} ${origin}` : decision.reason },
-      ...decision.segments.map((s, i) => ({
-        label: `${icon(s.decision)} ${i + 1}. ${s.segment.text}`,
-        description: [s.rule ? `rule \`${s.rule.match}\`${from(s.rule, i)}` : 'no rule', s.segment.opaque ? 'opaque' : '', s.segment.redirects.length ? 'redirects' : '']
-          .filter(Boolean)
-          .join(' · '),
-      })),
-    ];
-    void vscode.window.showQuickPick(items, { title: `Agent Bash policy: ${oneLine(command)}` });
+    const sandbox = explainSandbox(deps.sandbox);
+    await showExplanation(docs, command, decision, { cwd, ...(sandbox ? { sandbox } : {}) });
   }
   return decision;
-}
-
-function icon(verdict: string): string {
-  return verdict === 'allow' ? '$(pass)' : verdict === 'deny' ? '$(error)' : '$(question)';
 }
 
 function oneLine(command: string): string {

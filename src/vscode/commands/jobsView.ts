@@ -55,7 +55,7 @@ export async function showJobsPick(jobs: JobManager): Promise<void> {
   const action = await vscode.window.showQuickPick(actions, { title: picked.job.label });
   if (action === KILL_JOB) jobs.cancel(picked.job.id, 'you');
   if (action === SHOW_OUTPUT) {
-    const doc = await vscode.workspace.openTextDocument(jobOutputUri(picked.job.id));
+    const doc = await vscode.workspace.openTextDocument(jobOutputUri(picked.job));
     await vscode.window.showTextDocument(doc, { preview: true });
   }
 }

@@ -1,17 +1,19 @@
 // Artifacts (full outputs spilled to disk) open as read-only virtual documents:
-// `agent-bash-artifact:/<id>.log`, and history entries' outputs under `/history/`.
+// `agent-bash-artifact:/<id>/<command · time>.log` (or `/<id>.log` when the command is not known),
+// and history entries' outputs under `/history/`.
 import { readFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import type { ArtifactStore } from '../../core/contracts';
 
 export const ARTIFACT_SCHEME = 'agent-bash-artifact';
 
-export function artifactUri(id: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: ARTIFACT_SCHEME, path: `/${id}.log` });
+/** `title`: what the tab shows (outputTitle); without it the tab shows the id. */
+export function artifactUri(id: string, title?: string): vscode.Uri {
+  return vscode.Uri.from({ scheme: ARTIFACT_SCHEME, path: title ? `/${id}/${title}.log` : `/${id}.log` });
 }
 
 export function artifactIdOf(uri: vscode.Uri): string {
-  return uri.path.replace(/^\//, '').replace(/\.log$/, '');
+  return uri.path.replace(/^\//, '').split('/')[0].replace(/\.log$/, '');
 }
 
 export class ArtifactContentProvider implements vscode.TextDocumentContentProvider {
@@ -35,7 +37,7 @@ export class ArtifactContentProvider implements vscode.TextDocumentContentProvid
   }
 }
 
-export async function openArtifact(id: string): Promise<vscode.TextEditor> {
-  const doc = await vscode.workspace.openTextDocument(artifactUri(id));
+export async function openArtifact(id: string, title?: string): Promise<vscode.TextEditor> {
+  const doc = await vscode.workspace.openTextDocument(artifactUri(id, title));
   return vscode.window.showTextDocument(doc, { preview: true });
 }

@@ -17,6 +17,15 @@ export interface RanCommand {
   elapsedMs?: number;
 }
 
+/** An artifact of this session: what it is the output of, and its size when known. */
+export interface ArtifactRef {
+  id: string;
+  command: string;
+  /** When it was recorded (epoch ms): the document's title says it. */
+  at: number;
+  bytes?: number;
+}
+
 export function logLine(ran: RanCommand): string {
   const d = ran.result.details;
   const parts = [
@@ -35,19 +44,20 @@ export class CommandLog implements vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<RanCommand>();
   readonly onDidRunCommand = this.emitter.event;
 
-  private readonly artifacts: string[] = [];
+  private readonly artifacts: ArtifactRef[] = [];
 
   constructor(private readonly log: vscode.LogOutputChannel) {}
 
-  /** Artifact ids of the commands run this session, oldest first (the last 100). */
-  artifactIds(): string[] {
+  /** The artifacts of this session (the last 100), oldest first, with the command each holds the output of. */
+  artifactRefs(): ArtifactRef[] {
     return [...this.artifacts];
   }
 
   record(ran: RanCommand): void {
     const id = ran.result.details.artifactId;
     if (id) {
-      this.artifacts.push(id);
+      const bytes = (ran.result.details.meta as { truncation?: { totalBytes?: number } } | undefined)?.truncation?.totalBytes;
+      this.artifacts.push({ id, command: ran.command, at: Date.now(), ...(typeof bytes === 'number' ? { bytes } : {}) });
       if (this.artifacts.length > 100) this.artifacts.shift();
     }
     const line = logLine(ran);

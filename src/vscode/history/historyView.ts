@@ -68,9 +68,9 @@ export function registerHistoryView(context: vscode.ExtensionContext, deps: Hist
         terminal.show(false);
         return terminal;
       }
-      return openHistoryOutput(e.id);
+      return openHistoryOutput(e);
     }),
-    reg(HISTORY_COMMANDS.openOutput, (e) => openHistoryOutput(e.id)),
+    reg(HISTORY_COMMANDS.openOutput, (e) => openHistoryOutput(e)),
     reg(HISTORY_COMMANDS.explain, (e) => vscode.commands.executeCommand('agentBash.explain', { command: e.command, show: true })),
     reg(HISTORY_COMMANDS.runAgain, (e) => vscode.commands.executeCommand('agentBash.run', { command: e.command, ...(e.cwd ? { cwd: e.cwd } : {}) })),
     reg(HISTORY_COMMANDS.copyCommand, (e) => vscode.env.clipboard.writeText(e.command)),
@@ -81,8 +81,8 @@ export function registerHistoryView(context: vscode.ExtensionContext, deps: Hist
 }
 
 /** The entry's output as a read-only document (command, cwd and exit status on top). */
-export async function openHistoryOutput(id: string): Promise<vscode.TextEditor> {
-  const doc = await vscode.workspace.openTextDocument(historyOutputUri(id));
+export async function openHistoryOutput(entry: Pick<HistoryEntry, 'id' | 'command' | 'at'>): Promise<vscode.TextEditor> {
+  const doc = await vscode.workspace.openTextDocument(historyOutputUri(entry));
   return vscode.window.showTextDocument(doc, { preview: true });
 }
 

@@ -1,19 +1,27 @@
 // Outputs as read-only documents under the artifact scheme (never untitled ones, which turn dirty):
-// a history entry's (`agent-bash-artifact:/history/<entry id>.log`: its header — command, cwd,
-// decision, exit status — then the full output from its artifact, or the result text when the output
-// never spilled) and a background job's (`/job/<job id>.log`).
+// a history entry's (`agent-bash-artifact:/history/<entry id>/<command · time>.log`: its header —
+// command, cwd, decision, exit status — then the full output from its artifact, or the result text
+// when the output never spilled) and a background job's (`/job/<job id>/<command · time>.log`). The
+// tab shows the file name: the command, shortened, and when it ran.
 import { readFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import type { ArtifactStore, JobManager } from '../../core/contracts';
 import { outputHeader } from '../../core/history';
+import { outputTitle } from '../../core/humanMessages';
 import { ARTIFACT_SCHEME } from './artifactProvider';
 import type { HistoryStore } from './historyStore';
 
 const PREFIX = '/history/';
 const JOB_PREFIX = '/job/';
 
-export function jobOutputUri(jobId: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: ARTIFACT_SCHEME, path: `${JOB_PREFIX}${jobId}.log` });
+export function jobOutputUri(job: { id: string; label: string; startedAt: number }): vscode.Uri {
+  return vscode.Uri.from({ scheme: ARTIFACT_SCHEME, path: `${JOB_PREFIX}${job.id}/${outputTitle(job.label, job.startedAt)}.log` });
+}
+
+/** The id after `prefix` (`/history/<id>/<title>.log`; older `/history/<id>.log` too). */
+function idAfter(uri: vscode.Uri, prefix: string): string | undefined {
+  if (!uri.path.startsWith(prefix)) return undefined;
+  return uri.path.slice(prefix.length).split('/')[0].replace(/\.log$/, '');
 }
 
 /** The text of a history or job document, or undefined for a plain artifact URI. */
@@ -24,19 +32,19 @@ export function virtualDocumentText(
   const id = historyIdOf(uri);
   if (id !== undefined) return historyDocumentText(id, deps.history, deps.artifacts);
   if (!uri.path.startsWith(JOB_PREFIX)) return undefined;
-  const job = deps.jobs.get(uri.path.slice(JOB_PREFIX.length).replace(/\.log$/, ''));
+  const job = deps.jobs.get(idAfter(uri, JOB_PREFIX) ?? '');
   if (!job) return Promise.resolve('Agent Bash: this background job is gone.');
   const text = job.result?.content.map((c) => c.text).join('\n') ?? job.tail;
   return Promise.resolve(`$ ${job.label}\nJob ${job.id}: ${job.state}\n${'─'.repeat(60)}\n${text || '(no output yet)'}`);
 }
 
-export function historyOutputUri(id: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: ARTIFACT_SCHEME, path: `${PREFIX}${id}.log` });
+export function historyOutputUri(entry: { id: string; command: string; at: number }): vscode.Uri {
+  return vscode.Uri.from({ scheme: ARTIFACT_SCHEME, path: `${PREFIX}${entry.id}/${outputTitle(entry.command, entry.at)}.log` });
 }
 
 /** The entry id of a history output URI, or undefined for a plain artifact URI. */
 export function historyIdOf(uri: vscode.Uri): string | undefined {
-  return uri.path.startsWith(PREFIX) ? uri.path.slice(PREFIX.length).replace(/\.log$/, '') : undefined;
+  return idAfter(uri, PREFIX);
 }
 
 export async function historyDocumentText(id: string, history: HistoryStore, artifacts: ArtifactStore): Promise<string> {

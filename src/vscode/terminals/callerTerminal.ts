@@ -1,4 +1,4 @@
-// One VS Code terminal for one caller session ("Agent Bash: Copilot"): a Pseudoterminal that shows its
+// One VS Code terminal for one caller session ("AB: Copilot"): a Pseudoterminal that shows its
 // commands one after another, each as a region — a header line (`$ command`, and the directory when
 // it is not the workspace's), the output, and a status line in plain words. One command runs in it at
 // a time (`busy`); Ctrl+C stops that command only, closing the terminal stops it and tells every
@@ -28,12 +28,15 @@ export interface RegionOwner {
   closed(): void;
 }
 
-/** The terminal's name for a caller: "Agent Bash" for the palette or an unnamed API caller. */
+/** What a caller's terminal name starts with: short, so a tab shows whose it is ("AB: Copilot"). */
+export const TERMINAL_PREFIX = 'AB';
+
+/** The terminal's name for a caller: "Agent Bash" for the palette or an unnamed API caller, else "AB: <caller>". */
 export function callerTerminalName(caller: CallerInfo | undefined): string {
   if (!caller) return 'Agent Bash';
-  if (caller.kind === 'bang') return 'Agent Bash: You';
+  if (caller.kind === 'bang') return `${TERMINAL_PREFIX}: You`;
   const name = caller.name.trim() || (caller.kind === 'lmTool' ? 'Copilot' : '');
-  return name ? `Agent Bash: ${name}` : 'Agent Bash';
+  return name ? `${TERMINAL_PREFIX}: ${name}` : 'Agent Bash';
 }
 
 /** The tab colour says which kind of caller it is (fixed at creation). */

@@ -1,8 +1,9 @@
-// Which terminal a caller's command is drawn in: one per caller session ("Agent Bash: Copilot"), reused
+// Which terminal a caller's command is drawn in: one per caller session ("AB: Copilot"), reused
 // while it is free. A second command of the same session that starts while the first still runs (an
 // async tool call, an ACP agent creating two terminals at once) gets a terminal of its own,
-// "Agent Bash: Copilot (2)", rather than a queue: an ACP agent expects its process to start now. Later
-// commands go back to the first free one. Terminals nobody holds stay open for reading back, at most
+// "AB: Copilot (2)", rather than a queue: an ACP agent expects its process to start now. Later
+// commands go back to the first free one. A new session of a caller whose old terminal is still open
+// (an agent that reconnected) is numbered the same way: no two open terminals share a name. Terminals nobody holds stay open for reading back, at most
 // `keep` of them (oldest closed first; 0 closes a terminal as soon as its last command is released).
 import * as vscode from 'vscode';
 import type { CallerInfo } from '../../core/contracts';
@@ -11,6 +12,8 @@ import { CallerTerminal, callerTerminalName } from './callerTerminal';
 interface Entry {
   term: CallerTerminal;
   session: string;
+  /** The caller's name before any "(n)". */
+  name: string;
   /** Commands drawn in it whose handles are not released yet. */
   holds: number;
 }
@@ -33,9 +36,11 @@ export class CallerTerminals implements vscode.Disposable {
     const mine = this.entries.filter((e) => e.session === session);
     let entry = mine.find((e) => !e.term.busy);
     if (!entry) {
-      const suffix = mine.length === 0 ? '' : ` (${nextNumber(mine)})`;
+      const name = callerTerminalName(caller);
+      const same = this.entries.filter((e) => e.name === name);
+      const suffix = same.length === 0 ? '' : ` (${nextNumber(same)})`;
       const term = new CallerTerminal(caller, suffix, this.opts.reveal(), (t) => this.remove(t));
-      entry = { term, session, holds: 0 };
+      entry = { term, session, name, holds: 0 };
       this.entries.push(entry);
     } else if (this.opts.reveal()) {
       entry.term.terminal.show(true);
@@ -84,7 +89,7 @@ function sessionKey(caller: CallerInfo | undefined): string {
   return caller && name !== callerTerminalName(undefined) ? `${caller.kind}:${caller.sessionId}` : name;
 }
 
-/** The lowest "(n)" not taken by the session's open terminals. */
+/** The lowest "(n)" not taken by the open terminals of that name. */
 function nextNumber(mine: Entry[]): number {
   const taken = new Set(mine.map((e) => Number(/\((\d+)\)$/.exec(e.term.baseName)?.[1] ?? 1)));
   let n = 2;

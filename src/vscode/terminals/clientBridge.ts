@@ -44,7 +44,7 @@ export class VsCodeClientBridge implements ClientBridge, vscode.Disposable {
     const ttl = opts.releaseTtlMs ?? DEFAULT_RELEASE_TTL_MS;
     this.reaper = setInterval(() => this.reap(ttl), Math.max(1000, Math.min(ttl, 60_000)));
     this.reaper.unref();
-    // Public: bang commands draw in the same pool ("Agent Bash: You").
+    // Public: bang commands draw in the same pool ("AB: You").
     this.callerTerminals = new CallerTerminals({ reveal: () => opts.reveal?.() ?? true, keep: () => opts.keep?.() ?? DEFAULT_KEEP });
   }
 

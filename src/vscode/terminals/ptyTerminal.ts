@@ -2,6 +2,7 @@
 // reach node-pty), and Esc or closing the terminal kills it. Wraps any PtyExecutor.
 import * as vscode from 'vscode';
 import type { PtyExecutor, PtyRequest, PtySession } from '../../core/contracts';
+import { TERMINAL_PREFIX } from './callerTerminal';
 
 const ESC = '\x1b';
 
@@ -34,7 +35,7 @@ export class TerminalPtyExecutor implements PtyExecutor {
       },
       setDimensions: (dims) => session?.resize(dims.columns, dims.rows),
     };
-    const terminal = vscode.window.createTerminal({ name: `Agent Bash (pty): ${oneLine(req.command)}`, pty });
+    const terminal = vscode.window.createTerminal({ name: `${TERMINAL_PREFIX} (pty): ${oneLine(req.command)}`, pty });
     terminal.show(false);
     const show = (data: string) => {
       if (opened) writeEmitter.fire(data);

@@ -46,6 +46,7 @@ describe('cli/explain', () => {
       layer: 'file',
       layerSource: rulesFile,
       reason: 'every segment matched an allow rule: `git status*`, `ls *`',
+      summary: 'Agent Bash would run it without asking, because allow rules cover each of its 2 commands.',
       segments: [
         { text: 'git status', argv: ['git', 'status'], decision: 'allow', opaque: false, redirects: [] },
         { text: 'ls -la', argv: ['ls', '-la'], decision: 'allow', opaque: false, redirects: [] },
@@ -80,6 +81,7 @@ describe('cli/explain', () => {
     assert.equal(out.decision, 'deny');
     assert.deepEqual(out.rule, { match: 'rm *', approval: 'deny' });
     assert.equal(out.reason, '`rm -rf build` in segment 2 matched deny rule `rm *`');
+    assert.equal(out.summary, `Agent Bash would refuse it, because the deny rule \`rm *\` in ${rulesFile} matches \`sudo /bin/rm -rf build\`.`);
     assert.deepEqual(out.segments[1].argv, ['rm', '-rf', 'build']);
   });
 

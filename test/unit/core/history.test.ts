@@ -10,6 +10,7 @@ import {
   endLabel,
   entryDescription,
   entryFromResult,
+  entryTooltip,
   HistoryList,
   outputHeader,
   sandboxMark,
@@ -168,6 +169,8 @@ describe('core/history', () => {
     assert.ok(entry.shownBytes !== undefined && entry.shownBytes < entry.outputBytes!);
     assert.match(toastMessage(entry), /^Agent Bash: `git status`: Killed by SIGTERM \(reported to the agent as exit 143\) in \d+ ms\. Output cut: the agent saw \d+ KB of 200 KB\. Show Output has all of it\.$/);
     assert.match(outputHeader(entry), /^\$ git status\nWorking directory: .*\nRun by: Demo agent\nDecision: allowed by rule `git status\*` from test rules\nResult: Killed by SIGTERM/);
+    // People read what an artifact is; the agent's result keeps the bare `artifact://N`.
+    assert.ok(entryTooltip(entry).includes(`\nFull output: artifact://${entry.artifactId} (output of git status, 200 KB)`), entryTooltip(entry));
   });
 
   it('a timeout ends in plain words', async () => {

@@ -81,4 +81,17 @@ describe('core/humanMessages', () => {
     assert.equal(human.STOPPED.ctrlC, 'stopped with Ctrl+C');
     assert.equal(human.cancelledBy('claude-code', undefined), 'Stopped: cancelled by claude-code.');
   });
+
+  it('names outputs and artifacts by their command, shortened, and time', () => {
+    assert.equal(human.shortCommand('npm   test\n -- --grep x'), 'npm test -- --grep x');
+    assert.equal(human.shortCommand('a'.repeat(41)), `${'a'.repeat(39)}…`);
+    assert.equal(human.shortCommand('a'.repeat(40)), 'a'.repeat(40));
+    assert.equal(human.artifactLabel('12', 'npm test', 1.2 * 1024 * 1024), 'artifact://12 (output of npm test, 1.2 MB)');
+    assert.equal(human.artifactLabel('3', 'ls'), 'artifact://3 (output of ls)');
+    assert.equal(human.artifactLabel('4'), 'artifact://4 (output)');
+    const at = new Date(2026, 11, 2, 14, 5, 31).getTime();
+    assert.equal(human.outputTitle('npm test', at), 'npm test · 14:05:31');
+    assert.equal(human.outputTitle('cat /etc/hosts', at), 'cat ∕etc∕hosts · 14:05:31');
+    assert.equal(human.outputTitle(`echo ${'x'.repeat(60)}`, at), `echo ${'x'.repeat(34)}… · 14:05:31`);
+  });
 });
