@@ -125,7 +125,7 @@ describe('core/policy/sensitiveVariables: any change to a variable that decides 
   });
 
   it('bash confirms each form changes each variable, and the policy asks naming the variable', function () {
-    this.timeout(120_000);
+    this.timeout(400_000); // one bash per line: 58 s on a busy 2-core machine, 119 s under heavier load
     let checked = 0;
     for (const name of VARIABLES) {
       for (const form of [...FORMS, ...UNSET_FORMS]) {
