@@ -75,6 +75,8 @@ export interface BridgeRunRequest {
   pushThrottleMs?: number;
   /** `off`: the terminal runs outside the OS sandbox. */
   sandbox?: 'off';
+  /** The caller's words on what the command does (`description`), for the terminal's header. */
+  description?: string;
 }
 
 type Outcome =
@@ -229,6 +231,7 @@ class BridgeRun {
     const createP = createTerminal(params, {
       ...(req.caller ? { caller: req.caller } : {}),
       ...(req.sandbox ? { sandbox: req.sandbox } : {}),
+      ...(req.description ? { description: req.description } : {}),
     });
     const first = await Promise.race([createP.then((h) => ({ kind: 'created' as const, h })), this.outcomeP]);
     if (first.kind !== 'created') {

@@ -164,6 +164,8 @@ export interface BridgeCreateOptions {
   caller?: CallerInfo;
   /** `off`: run outside the OS sandbox (still in a PID namespace); absent: as the settings say. */
   sandbox?: 'off';
+  /** The caller's words on what the command does (`description`), shown under its header line. */
+  description?: string;
 }
 
 // ---- Callers ----

@@ -88,6 +88,8 @@ export interface HistoryEntry {
   note?: string;
   /** What the OS sandbox refused the command, when it refused something. */
   sandboxRefused?: { paths: string[]; hosts: string[] };
+  /** The caller's words on what the command does (`description`). */
+  description?: string;
 }
 
 export interface RecordInput {
@@ -103,6 +105,8 @@ export interface RecordInput {
   elapsedMs?: number;
   /** Already known (a background job's result carries no policy trace of its own). */
   decision?: HistoryDecision;
+  /** The caller's words on what the command does (`description`). */
+  description?: string;
 }
 
 export function entryFromResult(input: RecordInput): HistoryEntry {
@@ -119,6 +123,7 @@ export function entryFromResult(input: RecordInput): HistoryEntry {
     end: 'failed',
   };
   if (input.cwd !== undefined) entry.cwd = input.cwd;
+  if (input.description !== undefined) entry.description = input.description;
   const text = result.content.map((c) => c.text).join('\n');
   if (d.wallTimeMs !== undefined) entry.durationMs = d.wallTimeMs;
   else if (input.elapsedMs !== undefined && input.cancelled) entry.durationMs = input.elapsedMs;
@@ -251,7 +256,9 @@ export function sandboxMark(e: HistoryEntry): string | undefined {
 
 /** The one-line description beside the command in the view. */
 export function entryDescription(e: HistoryEntry): string {
-  const parts = [e.caller.name, decisionLabel(e.decision), endLabel(e)];
+  const parts = [e.caller.name];
+  if (e.description) parts.push(`“${shortDescription(e.description, 60)}”`);
+  parts.push(decisionLabel(e.decision), endLabel(e));
   const mark = sandboxMark(e);
   if (mark) parts.push(`⛨ ${mark}`);
   if (e.durationMs !== undefined) parts.push(human.duration(e.durationMs));
@@ -259,10 +266,17 @@ export function entryDescription(e: HistoryEntry): string {
   return parts.join(' · ');
 }
 
+/** A description on one line, cut to `max` characters with an ellipsis. */
+function shortDescription(text: string, max: number): string {
+  const flat = text.trim().replace(/\s+/g, ' ');
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
 /** The hover text: every field, one per line. */
 export function entryTooltip(e: HistoryEntry): string {
   const lines = [
     `$ ${e.command}`,
+    ...(e.description ? [`What it does (the caller's words): ${shortDescription(e.description, 500)}`] : []),
     `Caller: ${e.caller.name}`,
     `Decision: ${decisionLabel(e.decision)}`,
     `Working directory: ${e.cwd ?? 'the session directory'}`,

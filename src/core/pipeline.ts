@@ -170,6 +170,8 @@ interface Prepared {
   timeout: TimeoutInfo;
   notices: string[];
   sandbox?: 'off';
+  /** The caller's words on what the command does, for its terminal header. */
+  description?: string;
 }
 
 type SandboxLevel = 'sandboxed' | 'contained' | 'plain';
@@ -315,6 +317,7 @@ export class BashPipeline {
     const prepared: Prepared = { command, cwd, timeout, notices: timeout.notice ? [timeout.notice] : [] };
     if (env) prepared.env = env;
     if (input.sandbox) prepared.sandbox = input.sandbox;
+    if (input.description) prepared.description = input.description;
     return prepared;
   }
 
@@ -351,6 +354,7 @@ export class BashPipeline {
         ...(opts.caller ? { caller: opts.caller } : {}),
         ...(deps.bridgePollIntervalMs !== undefined ? { pollIntervalMs: deps.bridgePollIntervalMs } : {}),
         ...(p.sandbox ? { sandbox: p.sandbox } : {}),
+        ...(p.description ? { description: p.description } : {}),
       });
     }
     if (pty) {

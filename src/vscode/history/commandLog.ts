@@ -15,6 +15,8 @@ export interface RanCommand {
   cancelled?: boolean;
   /** How long the call took, end to end (approval included). */
   elapsedMs?: number;
+  /** The caller's words on what the command does (`description`). */
+  description?: string;
 }
 
 /** An artifact of this session: what it is the output of, and its size when known. */
@@ -71,12 +73,13 @@ export class CommandLog implements vscode.Disposable {
     const runFrom = async (src: string, ...args: Parameters<PipelineLike['run']>): Promise<ToolResult> => {
       const started = Date.now();
       const result = await pipeline.run(...args);
-      const input = args[0] as { command?: unknown; cwd?: unknown } | undefined;
+      const input = args[0] as { command?: unknown; cwd?: unknown; description?: unknown } | undefined;
       const opts = args[1] as { signal?: AbortSignal; caller?: CallerInfo } | undefined;
       this.record({
         // A rejected non-string command shows as JSON rather than `[object Object]`.
         command: typeof input?.command === 'string' ? input.command : ((JSON.stringify(input?.command) as string | undefined) ?? ''),
         ...(typeof input?.cwd === 'string' ? { cwd: input.cwd } : {}),
+        ...(typeof input?.description === 'string' && input.description.trim() ? { description: input.description } : {}),
         result,
         source: src,
         ...(opts?.caller ? { caller: opts.caller } : {}),

@@ -82,6 +82,7 @@ export class HistoryStore implements vscode.Disposable {
       result: ran.result,
       cancelled: ran.cancelled === true,
       ...(ran.elapsedMs !== undefined ? { elapsedMs: ran.elapsedMs } : {}),
+      ...(ran.description !== undefined ? { description: ran.description } : {}),
     });
     this.byResult.set(ran.result, entry.id);
     this.add(entry, ran.result.content.map((c) => c.text).join('\n'));

@@ -12,6 +12,7 @@
 // a green ✓ or red ✗ status line after its output.
 import * as vscode from 'vscode';
 import type { CallerInfo, TerminalExitStatus } from '../../core/contracts';
+import { headerDescription, oneLine } from '../../core/terminalText';
 import { TerminalView } from './terminalView';
 
 /** A command drawn in a caller terminal. */
@@ -101,12 +102,16 @@ export class CallerTerminal {
     return this.running !== undefined;
   }
 
-  /** Starts a command's region: `$ line` and, when given, the directory it runs in. */
-  begin(line: string, cwd: string | undefined, owner: RegionOwner): Region {
+  /**
+   * Starts a command's region: `$ line` and, when given, the directory it runs in; the caller's
+   * `description` follows as a dim `# …` line of its own.
+   */
+  begin(line: string, cwd: string | undefined, owner: RegionOwner, description?: string): Region {
     this.running = owner;
     this.owners.add(owner);
     const where = cwd ? `  \x1b[2m(in ${cwd})\x1b[0m` : '';
     this.view.writeLine(`${this.regions++ > 0 ? '\n' : ''}\x1b[1m$ ${oneLine(line)}\x1b[0m${where}`);
+    if (description) this.view.writeLine(`\x1b[2m# ${headerDescription(description)}\x1b[0m`);
     let ended = false;
     return {
       write: (chunk) => {
@@ -145,8 +150,4 @@ export class CallerTerminal {
     for (const o of owners) o.closed();
     this.onClose(this);
   }
-}
-
-function oneLine(line: string): string {
-  return line.replace(/\s*\n\s*/g, ' ⏎ ');
 }

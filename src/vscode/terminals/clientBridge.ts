@@ -68,6 +68,7 @@ export class VsCodeClientBridge implements ClientBridge, vscode.Disposable {
       host,
       ...(this.opts.sandbox ? { sandbox: this.opts.sandbox } : {}),
       ...(options.sandbox ? { sandboxMode: options.sandbox } : {}),
+      ...(options.description ? { description: options.description } : {}),
     };
     let term: CommandTerminal;
     try {

@@ -32,6 +32,8 @@ export interface CommandTerminalOptions {
   sandbox?: SandboxRuntime;
   /** `off`: outside the OS sandbox (still contained). */
   sandboxMode?: 'off';
+  /** The caller's words on what the command does, under the header line. */
+  description?: string;
 }
 
 /** The exit in brackets, as the ACP panel's cards show it. */
@@ -59,7 +61,7 @@ export class CommandTerminal implements TerminalHandle {
       // The user closed the terminal: nothing it started may keep running.
       closed: () => void this.release(),
     };
-    this.region = opts.host.begin(policyCommandLine(params), cwd === opts.quietCwd ? undefined : cwd, this.owner);
+    this.region = opts.host.begin(policyCommandLine(params), cwd === opts.quietCwd ? undefined : cwd, this.owner, opts.description);
     try {
       this.process = new BridgeProcess({
         params,

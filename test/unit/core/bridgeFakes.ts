@@ -1,5 +1,6 @@
 // Fakes of the ACP-shaped client bridge for the bridge-route and pipeline tests.
 import type {
+  BridgeCreateOptions,
   ClientBridge,
   CreateTerminalParams,
   OutputSinkLike,
@@ -88,11 +89,14 @@ export class FakeTerminalHandle implements TerminalHandle {
 export class FakeClientBridge implements ClientBridge {
   capabilities = { terminal: true };
   created: CreateTerminalParams[] = [];
+  /** The options of each createTerminal call (caller, sandbox, description). */
+  createdWith: BridgeCreateOptions[] = [];
   /** When set, createTerminal waits for it (to test abort/timeout during create). */
   gate: Promise<void> | undefined;
   constructor(readonly handle: FakeTerminalHandle = new FakeTerminalHandle()) {}
-  createTerminal = async (params: CreateTerminalParams): Promise<TerminalHandle> => {
+  createTerminal = async (params: CreateTerminalParams, options: BridgeCreateOptions = {}): Promise<TerminalHandle> => {
     this.created.push(params);
+    this.createdWith.push(options);
     if (this.gate) await this.gate;
     return this.handle;
   };

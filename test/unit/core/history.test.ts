@@ -142,6 +142,17 @@ describe('core/history', () => {
     assert.equal(entryDescription(entry), 'Demo agent · allowed by rule `echo *` · Failed with exit 1 · ⛨ sandbox refused writing /etc/x, reaching example.org · 5 ms · 1 B');
   });
 
+  it("the caller's description shows in the row (60 characters) and the hover (500)", () => {
+    const result = { content: [{ type: 'text' as const, text: 'x' }], details: { exitCode: 0, wallTimeMs: 5, decision: { decision: 'allow' as const, reason: 'r', rule: 'ls *' } }, isError: false };
+    const long = `List   the\nfiles ${'y'.repeat(80)}`;
+    const entry = entryFromResult({ id: 'd', at: 1, command: 'ls', caller: CALLER, result, cancelled: false, description: long });
+    assert.equal(entry.description, long);
+    assert.equal(entryDescription(entry), `Demo agent · “List the files ${'y'.repeat(44)}…” · allowed by rule \`ls *\` · Finished (exit 0) · 5 ms · 1 B`);
+    assert.equal(entryTooltip(entry).split('\n')[1], `What it does (the caller's words): List the files ${'y'.repeat(80)}`);
+    const plain = entryFromResult({ id: 'e', at: 1, command: 'ls', caller: CALLER, result, cancelled: false });
+    assert.equal(entryDescription(plain), 'Demo agent · allowed by rule `ls *` · Finished (exit 0) · 5 ms · 1 B');
+  });
+
   it('cancelling while the dialog is open is a cancel, not a Deny', async () => {
     answer = 'abort';
     const { entry, result } = await run('ls -la');

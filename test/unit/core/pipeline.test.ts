@@ -475,6 +475,14 @@ describe('core/pipeline BashPipeline', () => {
       assert.ok(textOf(r).startsWith('from client'));
       assert.equal(r.details.terminalId, 'term-1');
       assert.equal(bridge.handle.releaseCount, 1);
+      assert.deepEqual(bridge.createdWith[0], {});
+    });
+
+    it("the caller's description reaches the terminal the bridge creates", async () => {
+      const bridge = new FakeClientBridge();
+      bridge.handle.exit.resolve({ exitCode: 0, signal: null });
+      await make({ bridge, bridgePollIntervalMs: 5 }).run({ command: 'git status', description: 'Show the working tree' });
+      assert.deepEqual(bridge.createdWith[0], { description: 'Show the working tree' });
     });
 
     it('the environment stage (direnv) shapes every route: bridge, PTY, local and background jobs', async () => {

@@ -1,0 +1,27 @@
+// Text Agent Bash itself draws in a terminal (a command's header line, the caller's description):
+// every character it holds is shown, none is obeyed.
+
+/**
+ * Control characters (an escape sequence in a command or a description could redraw the header or
+ * set the title) become their visible pictures (␛, ␇, ␡); C1 controls and bidirectional overrides
+ * a replacement character.
+ */
+export function visible(text: string): string {
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
+  return text.replace(/[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g, (c) => {
+    const code = c.charCodeAt(0);
+    if (code < 0x20) return String.fromCharCode(0x2400 + code);
+    return code === 0x7f ? '\u2421' : '\ufffd';
+  });
+}
+
+/** A command line on one line: each line break (with the blanks around it) shown as ` ⏎ `. */
+export function oneLine(line: string): string {
+  return visible(line.replace(/\s*\n\s*/g, ' ⏎ '));
+}
+
+/** The caller's description on one line, at most 200 characters. */
+export function headerDescription(description: string): string {
+  const flat = oneLine(description.trim());
+  return flat.length > 200 ? `${flat.slice(0, 199)}…` : flat;
+}
