@@ -6,7 +6,8 @@
 // Design: the hot path works on bytes, not strings. A chunk that is valid UTF-8 with no control
 // characters (the common case) is never decoded: newlines are found with a native byte search,
 // the column cap looks at line lengths only, and the bytes are copied into the windows and written
-// to the artifact as they are. Only chunks with escapes, CRs or invalid UTF-8 are decoded and
+// to the artifact as they are. Chunks with escapes, CRs or controls that are valid UTF-8 are
+// sanitized in one pass over their bytes (sanitizeBytes.ts); only invalid UTF-8 is decoded and
 // re-encoded (the slow path), and only `onChunk` listeners cause a decode of clean chunks.
 
 import * as fs from 'node:fs';
@@ -23,6 +24,7 @@ import {
   ESCAPE_CARRY_MAX_BYTES,
 } from './outputLimits';
 import { incompleteEscapeSuffixLength, sanitizeText } from './sanitize';
+import { incompleteEscapeSuffixBytes, sanitizeUtf8Into } from './sanitizeBytes';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -143,6 +145,8 @@ export class OutputSink implements OutputSinkLike {
   private carry: Buffer = EMPTY;
   /** A trailing CR waits for the next byte: CRLF is one newline, a lone CR is one too. */
   private heldCR = false;
+  /** Where `decodeUtf8` writes sanitized bytes. */
+  private scratch: Buffer = EMPTY;
 
   // ---- line stage (sanitized bytes → totals, column cap, windows, artifact) ----
   /** Sanitized bytes of the current line held until we know whether the line will be cut. */
@@ -252,6 +256,10 @@ export class OutputSink implements OutputSinkLike {
       this.lines(b, final);
       return;
     }
+    if (isUtf8(b)) {
+      this.decodeUtf8(b, final);
+      return;
+    }
     let text = b.toString('utf8');
     if (!final) {
       if (text.charCodeAt(text.length - 1) === CR) {
@@ -271,6 +279,30 @@ export class OutputSink implements OutputSinkLike {
     if (text.indexOf('\r') !== -1) text = text.replace(/\r\n?/g, '\n');
     text = sanitizeText(text);
     if (text.length > 0) this.lines(Buffer.from(text, 'utf8'), final);
+  }
+
+  /** The slow path's common case, valid UTF-8 (escapes, CRs, controls): one pass over the bytes. */
+  private decodeUtf8(input: Buffer, final: boolean): void {
+    let b = input;
+    if (!final) {
+      if (b[b.length - 1] === CR) {
+        this.heldCR = true;
+        b = b.subarray(0, b.length - 1);
+      } else {
+        const open = incompleteEscapeSuffixBytes(b);
+        if (open > 0 && open <= ESCAPE_CARRY_MAX_BYTES) {
+          // Copied: the caller may reuse its buffer.
+          const held = Buffer.from(b.subarray(b.length - open));
+          this.carry = this.carry.length > 0 ? Buffer.concat([held, this.carry]) : held;
+          b = b.subarray(0, b.length - open);
+        }
+      }
+    }
+    if (b.length === 0) return;
+    // Reused: `lines` copies what it keeps (pending, windows, artifact) and holds no view of its input.
+    if (this.scratch.length < b.length) this.scratch = Buffer.allocUnsafe(Math.max(b.length, 64 * 1024));
+    const length = sanitizeUtf8Into(b, this.scratch);
+    if (length > 0) this.lines(this.scratch.subarray(0, length), final);
   }
 
   private finish(): void {
