@@ -32,6 +32,8 @@ const NEWLINE_BYTES = Buffer.from('\n');
 const ELLIPSIS_BYTES = Buffer.from(COLUMN_ELLIPSIS, 'utf8');
 const REPLACEMENT_CHAR_BYTES = Buffer.from('\ufffd', 'utf8');
 const EMPTY = Buffer.alloc(0);
+/** The sanitizing path's reusable output buffer: a pipe read (64 KiB) plus what a chunk boundary held back. */
+const SCRATCH_MAX_BYTES = 128 * 1024;
 
 /** The marker that replaces the middle of a stream too long for head + tail. */
 export function elisionMarker(elidedLines: number, elidedBytes: number): string {
@@ -299,10 +301,17 @@ export class OutputSink implements OutputSinkLike {
       }
     }
     if (b.length === 0) return;
-    // Reused: `lines` copies what it keeps (pending, windows, artifact) and holds no view of its input.
-    if (this.scratch.length < b.length) this.scratch = Buffer.allocUnsafe(Math.max(b.length, 64 * 1024));
-    const length = sanitizeUtf8Into(b, this.scratch);
-    if (length > 0) this.lines(this.scratch.subarray(0, length), final);
+    // Reused for pipe-sized chunks: `lines` copies what it keeps (pending, windows, artifact) and
+    // holds no view of its input. A larger one-off chunk gets its own buffer, so none stays allocated.
+    let out: Buffer;
+    if (b.length > SCRATCH_MAX_BYTES) {
+      out = Buffer.allocUnsafe(b.length);
+    } else {
+      if (this.scratch.length < b.length) this.scratch = Buffer.allocUnsafe(SCRATCH_MAX_BYTES);
+      out = this.scratch;
+    }
+    const length = sanitizeUtf8Into(b, out);
+    if (length > 0) this.lines(out.subarray(0, length), final);
   }
 
   private finish(): void {
