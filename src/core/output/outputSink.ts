@@ -212,8 +212,17 @@ export class OutputSink implements OutputSinkLike {
     let b = asBuffer(chunk);
     if (b.length === 0) return;
     if (this.carry.length > 0) {
-      b = Buffer.concat([this.carry, b]);
-      this.carry = EMPTY;
+      const used = this.completeCarriedCodePoint(b);
+      if (used >= 0) {
+        b = b.subarray(used);
+        if (b.length === 0) {
+          this.flushTextIfDue();
+          return;
+        }
+      } else {
+        b = Buffer.concat([this.carry, b]);
+        this.carry = EMPTY;
+      }
     }
     const incomplete = incompleteUtf8Tail(b);
     if (incomplete > 0) {
@@ -224,6 +233,28 @@ export class OutputSink implements OutputSinkLike {
     }
     this.decode(b, false);
     this.flushTextIfDue();
+  }
+
+  /**
+   * When the carry is only a code point that the previous chunk cut (no escape held with it) and `b`
+   * starts with the rest of it, decodes that code point on its own and returns how many bytes of `b`
+   * it took; else -1 (the caller joins carry and chunk, a copy of the whole chunk). Decoding it apart
+   * changes nothing: it is an ordinary character (not C1, not U+FFFD, valid), so no sequence starts
+   * or ends in it, and the line stage does not depend on where chunks are cut.
+   */
+  private completeCarriedCodePoint(b: Buffer): number {
+    const carry = this.carry;
+    const lead = carry[0];
+    // 0xC2 leads C1 controls (and a held 8-bit CSI), 0xEF leads U+FFFD: those need their context.
+    if (lead < 0xc3 || lead === 0xef || lead > 0xf4 || carry.length > 3) return -1;
+    const need = (lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2) - carry.length;
+    if (need <= 0 || b.length < need) return -1;
+    for (let i = 0; i < need; i++) if (!isContinuation(b[i])) return -1;
+    const piece = Buffer.concat([carry, b.subarray(0, need)]);
+    if (!isUtf8(piece)) return -1;
+    this.carry = EMPTY;
+    this.decode(piece, false);
+    return need;
   }
 
   async dump(notice?: string): Promise<OutputSummary> {
