@@ -15,7 +15,8 @@ import { CHROMIUM_PATH } from '../test/harness/versions.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const TIMEOUT_MS = 10 * 60 * 1000;
-const LONG_TASK_GOAL_MS = 100;
+// Issue 23: the renderer stays responsive while an agent terminal streams (longtask entries start at 50 ms).
+const LONG_TASK_GOAL_MS = 50;
 
 /** Runs in the page before the workbench: every long task (> 50 ms) with its epoch start. */
 function watchLongTasks() {

@@ -1,6 +1,6 @@
 // OutputSink throughput and memory on 1 GiB of mixed-length lines pushed as ~64 KiB Buffers, the
 // way a child process's stdout arrives. Targets from issue 3: ≥ 300 MB/s without spill, ≥ 150 MB/s
-// with spill to a file, peak RSS growth < 64 MiB.
+// with spill to a file, peak RSS growth < 64 MiB; issue 23: ≥ 300 MB/s with 5% coloured lines.
 
 import type { BenchRow } from './benchKit';
 import * as fs from 'node:fs';
@@ -97,10 +97,12 @@ export async function run(): Promise<BenchRow[]> {
       row('throughput, no spill (1 GiB, 64 KiB chunks)', memory.mbPerSec, 'MB/s', '>= 300', memory.mbPerSec >= 300),
       row('throughput, spill to file (1 GiB)', spill.mbPerSec, 'MB/s', '>= 150', spill.mbPerSec >= 150),
       row('peak RSS growth', rss, 'MiB', '< 64', rss < 64),
+      // Issue 23: the coloured path is sanitized in one pass over bytes (sanitizeBytes.ts).
+      row('throughput, 5% ANSI-coloured lines (sanitizing path)', ansi.mbPerSec, 'MB/s', '>= 300', ansi.mbPerSec >= 300),
       {
-        name: 'throughput, 5% ANSI-coloured lines (sanitizing path)',
-        value: Math.round(ansi.mbPerSec * 10) / 10,
-        unit: 'MB/s',
+        name: 'ratio coloured/plain (same run: the machine-independent figure)',
+        value: Math.round((ansi.mbPerSec / memory.mbPerSec) * 1000) / 1000,
+        unit: 'x',
         target: 'info',
       },
     ];

@@ -6,7 +6,8 @@
 // Design: the hot path works on bytes, not strings. A chunk that is valid UTF-8 with no control
 // characters (the common case) is never decoded: newlines are found with a native byte search,
 // the column cap looks at line lengths only, and the bytes are copied into the windows and written
-// to the artifact as they are. Only chunks with escapes, CRs or invalid UTF-8 are decoded and
+// to the artifact as they are. Chunks with escapes, CRs or controls that are valid UTF-8 are
+// sanitized in one pass over their bytes (sanitizeBytes.ts); only invalid UTF-8 is decoded and
 // re-encoded (the slow path), and only `onChunk` listeners cause a decode of clean chunks.
 
 import * as fs from 'node:fs';
@@ -23,6 +24,7 @@ import {
   ESCAPE_CARRY_MAX_BYTES,
 } from './outputLimits';
 import { incompleteEscapeSuffixLength, sanitizeText } from './sanitize';
+import { incompleteEscapeSuffixBytes, sanitizeUtf8Into } from './sanitizeBytes';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -30,6 +32,8 @@ const NEWLINE_BYTES = Buffer.from('\n');
 const ELLIPSIS_BYTES = Buffer.from(COLUMN_ELLIPSIS, 'utf8');
 const REPLACEMENT_CHAR_BYTES = Buffer.from('\ufffd', 'utf8');
 const EMPTY = Buffer.alloc(0);
+/** The sanitizing path's reusable output buffer: a pipe read (64 KiB) plus what a chunk boundary held back. */
+const SCRATCH_MAX_BYTES = 128 * 1024;
 
 /** The marker that replaces the middle of a stream too long for head + tail. */
 export function elisionMarker(elidedLines: number, elidedBytes: number): string {
@@ -143,6 +147,8 @@ export class OutputSink implements OutputSinkLike {
   private carry: Buffer = EMPTY;
   /** A trailing CR waits for the next byte: CRLF is one newline, a lone CR is one too. */
   private heldCR = false;
+  /** Where `decodeUtf8` writes sanitized bytes. */
+  private scratch: Buffer = EMPTY;
 
   // ---- line stage (sanitized bytes → totals, column cap, windows, artifact) ----
   /** Sanitized bytes of the current line held until we know whether the line will be cut. */
@@ -206,8 +212,17 @@ export class OutputSink implements OutputSinkLike {
     let b = asBuffer(chunk);
     if (b.length === 0) return;
     if (this.carry.length > 0) {
-      b = Buffer.concat([this.carry, b]);
-      this.carry = EMPTY;
+      const used = this.completeCarriedCodePoint(b);
+      if (used >= 0) {
+        b = b.subarray(used);
+        if (b.length === 0) {
+          this.flushTextIfDue();
+          return;
+        }
+      } else {
+        b = Buffer.concat([this.carry, b]);
+        this.carry = EMPTY;
+      }
     }
     const incomplete = incompleteUtf8Tail(b);
     if (incomplete > 0) {
@@ -218,6 +233,28 @@ export class OutputSink implements OutputSinkLike {
     }
     this.decode(b, false);
     this.flushTextIfDue();
+  }
+
+  /**
+   * When the carry is only a code point that the previous chunk cut (no escape held with it) and `b`
+   * starts with the rest of it, decodes that code point on its own and returns how many bytes of `b`
+   * it took; else -1 (the caller joins carry and chunk, a copy of the whole chunk). Decoding it apart
+   * changes nothing: it is an ordinary character (not C1, not U+FFFD, valid), so no sequence starts
+   * or ends in it, and the line stage does not depend on where chunks are cut.
+   */
+  private completeCarriedCodePoint(b: Buffer): number {
+    const carry = this.carry;
+    const lead = carry[0];
+    // 0xC2 leads C1 controls (and a held 8-bit CSI), 0xEF leads U+FFFD: those need their context.
+    if (lead < 0xc3 || lead === 0xef || lead > 0xf4 || carry.length > 3) return -1;
+    const need = (lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2) - carry.length;
+    if (need <= 0 || b.length < need) return -1;
+    for (let i = 0; i < need; i++) if (!isContinuation(b[i])) return -1;
+    const piece = Buffer.concat([carry, b.subarray(0, need)]);
+    if (!isUtf8(piece)) return -1;
+    this.carry = EMPTY;
+    this.decode(piece, false);
+    return need;
   }
 
   async dump(notice?: string): Promise<OutputSummary> {
@@ -252,6 +289,10 @@ export class OutputSink implements OutputSinkLike {
       this.lines(b, final);
       return;
     }
+    if (isUtf8(b)) {
+      this.decodeUtf8(b, final);
+      return;
+    }
     let text = b.toString('utf8');
     if (!final) {
       if (text.charCodeAt(text.length - 1) === CR) {
@@ -271,6 +312,37 @@ export class OutputSink implements OutputSinkLike {
     if (text.indexOf('\r') !== -1) text = text.replace(/\r\n?/g, '\n');
     text = sanitizeText(text);
     if (text.length > 0) this.lines(Buffer.from(text, 'utf8'), final);
+  }
+
+  /** The slow path's common case, valid UTF-8 (escapes, CRs, controls): one pass over the bytes. */
+  private decodeUtf8(input: Buffer, final: boolean): void {
+    let b = input;
+    if (!final) {
+      if (b[b.length - 1] === CR) {
+        this.heldCR = true;
+        b = b.subarray(0, b.length - 1);
+      } else {
+        const open = incompleteEscapeSuffixBytes(b);
+        if (open > 0 && open <= ESCAPE_CARRY_MAX_BYTES) {
+          // Copied: the caller may reuse its buffer.
+          const held = Buffer.from(b.subarray(b.length - open));
+          this.carry = this.carry.length > 0 ? Buffer.concat([held, this.carry]) : held;
+          b = b.subarray(0, b.length - open);
+        }
+      }
+    }
+    if (b.length === 0) return;
+    // Reused for pipe-sized chunks: `lines` copies what it keeps (pending, windows, artifact) and
+    // holds no view of its input. A larger one-off chunk gets its own buffer, so none stays allocated.
+    let out: Buffer;
+    if (b.length > SCRATCH_MAX_BYTES) {
+      out = Buffer.allocUnsafe(b.length);
+    } else {
+      if (this.scratch.length < b.length) this.scratch = Buffer.allocUnsafe(SCRATCH_MAX_BYTES);
+      out = this.scratch;
+    }
+    const length = sanitizeUtf8Into(b, out);
+    if (length > 0) this.lines(out.subarray(0, length), final);
   }
 
   private finish(): void {

@@ -1,16 +1,35 @@
 // Draws a process's byte stream into a Pseudoterminal: writes coalesced every few milliseconds, `\n`
 // turned into `\r\n`, and a bounded backlog so a fast producer cannot flood the renderer. Bytes are
 // decoded only when drawn: of a 1 GB stream only the newest part of each backlog is ever decoded.
+//
+// Flood policy (issue 23): at most one write per FLUSH_MS, of at most MAX_PENDING_VIEW_BYTES of the
+// stream (the newest; older bytes that did not fit are counted and replaced by one dim line
+// `[… 12.3 MB not drawn here; the full output is kept]`). That caps what reaches the workbench
+// renderer at 1 MiB/s, far more than anyone reads; the command's result (and its artifact) keeps
+// everything. Our own lines (a command's header and status) are drawn at once, not after the timer.
 import type * as vscode from 'vscode';
 
 /**
- * Backlog above this (bytes) is not drawn; whatever holds the full output keeps it. With FLUSH_MS this
- * lets at most 4 MiB/s reach the workbench renderer (far more than anyone reads): measured in-host
- * (bench/inhost.mjs), 256 KiB every 8 ms made the renderer's long tasks during a 50 MB stream 3× more
- * frequent and the stream itself 3× slower.
+ * Backlog above this (bytes) is not drawn, and no single write is larger. Measured in-host
+ * (bench/inhost.mjs): 256 KiB every 8 ms made the renderer's long tasks during a 50 MB stream 3× more
+ * frequent and the stream itself 3× slower; 64 KiB every 16 ms still left 69–106 ms tasks.
  */
-export const MAX_PENDING_VIEW_BYTES = 64 * 1024;
-const FLUSH_MS = 16;
+export const MAX_PENDING_VIEW_BYTES = 16 * 1024;
+export const FLUSH_MS = 16;
+
+/** The dim line that stands for bytes a flood did not let us draw. */
+export function notDrawnLine(bytes: number): string {
+  return `\x1b[2m[… ${formatBytes(bytes)} not drawn here; the full output is kept]\x1b[0m\n`;
+}
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} bytes`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/** Where the view draws: a Pseudoterminal's write emitter. */
+export type ViewEmitter = Pick<vscode.EventEmitter<string>, 'fire'>;
 
 export class TerminalView {
   private pending: Buffer[] = [];
@@ -22,36 +41,66 @@ export class TerminalView {
   private timer: NodeJS.Timeout | undefined;
   private lastByte: number | undefined;
 
-  constructor(private readonly emitter: vscode.EventEmitter<string>) {}
+  constructor(private readonly emitter: ViewEmitter) {}
 
   open(): void {
     this.opened = true;
-    this.schedule();
+    this.flushNow();
   }
 
   write(chunk: Buffer): void {
-    if (chunk.length === 0 || this.disposed) return;
-    this.pending.push(chunk);
-    this.pendingBytes += chunk.length;
-    while (this.pendingBytes > MAX_PENDING_VIEW_BYTES && this.pending.length > 1) {
-      const dropped = this.pending.shift() as Buffer;
-      this.pendingBytes -= dropped.length;
-      this.elidedBytes += dropped.length;
-    }
+    this.append(chunk);
     this.schedule();
   }
 
-  /** A line of our own (a command's header or status) that starts on a fresh line. */
+  /** A line of our own (a command's header or status) that starts on a fresh line; drawn at once. */
   writeLine(line: string): void {
     const last = this.pending.length ? this.pending[this.pending.length - 1].at(-1) : this.lastByte;
     const sep = last === undefined || last === 0x0a ? '' : '\n';
-    this.write(Buffer.from(`${sep}${line}\n`));
+    this.append(Buffer.from(`${sep}${line}\n`));
+    this.flushNow();
+  }
+
+  /** Draws what is pending now (once the terminal is open). */
+  flushNow(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    if (this.opened) this.flush();
   }
 
   dispose(): void {
     this.disposed = true;
     clearTimeout(this.timer);
+    this.timer = undefined;
     this.pending = [];
+    this.pendingBytes = 0;
+  }
+
+  /** Keeps the newest MAX_PENDING_VIEW_BYTES; what falls out is counted, never drawn. */
+  private append(chunk: Buffer): void {
+    if (chunk.length === 0 || this.disposed) return;
+    let b = chunk;
+    if (b.length > MAX_PENDING_VIEW_BYTES) {
+      this.elidedBytes += b.length - MAX_PENDING_VIEW_BYTES;
+      b = b.subarray(b.length - MAX_PENDING_VIEW_BYTES);
+    }
+    this.pending.push(b);
+    this.pendingBytes += b.length;
+    while (this.pendingBytes > MAX_PENDING_VIEW_BYTES) {
+      const over = this.pendingBytes - MAX_PENDING_VIEW_BYTES;
+      const first = this.pending[0];
+      if (first.length <= over) {
+        this.pending.shift();
+        this.pendingBytes -= first.length;
+        this.elidedBytes += first.length;
+      } else {
+        this.pending[0] = first.subarray(over);
+        this.pendingBytes -= over;
+        this.elidedBytes += over;
+      }
+    }
   }
 
   private schedule(): void {
@@ -63,17 +112,19 @@ export class TerminalView {
   }
 
   private flush(): void {
-    if (this.disposed) return;
+    if (this.disposed || (!this.pendingBytes && !this.elidedBytes)) return;
     let head = '';
     let bytes = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.pendingBytes);
     if (this.elidedBytes) {
-      head = `\x1b[2m[… ${this.elidedBytes} bytes not drawn; the full output is kept]\x1b[0m\n`;
-      this.elidedBytes = 0;
       // The dropped bytes may have ended mid code point: restart decoding on a boundary.
       this.decoder = new TextDecoder('utf-8');
       let start = 0;
       while (start < bytes.length && (bytes[start] & 0xc0) === 0x80) start++;
       bytes = bytes.subarray(start);
+      head = notDrawnLine(this.elidedBytes + start);
+      this.elidedBytes = 0;
+      // The dim line starts on a fresh line.
+      if (this.lastByte !== undefined && this.lastByte !== 0x0a) head = `\n${head}`;
     }
     this.pending = [];
     this.pendingBytes = 0;
