@@ -27,6 +27,7 @@ import type { ProtectedPlan } from './mounts/protectedMounts';
 import { compareSnapshots, moveAsideCreated, protectedChangeNotice, skippedNotice, snapshotProtected } from './mounts/protectedCheck';
 import { bwrapHasSize, CGROUP_ENTER_SCRIPT, CommandCgroups, DEFAULT_SANDBOX_LIMITS, limitHitsInOutput, limitNotice, nprocPrefix, type LimitCounts, type SandboxLimits } from './kernel/limits';
 import { planMasks, type MaskedProgram } from './mounts/denyMasks';
+import { quarantineCreated } from './mounts/newRepoQuarantine';
 import type { SandboxWatch } from '../../core/pipeline';
 
 export type SandboxLevel = 'sandboxed' | 'contained' | 'plain';
@@ -62,6 +63,8 @@ export interface SandboxRuntimeOptions {
 
 /** Names each command's cgroups, unique in this process (runtimes come and go; a busy one lingers). */
 let cgroupCount = 0;
+
+const CREATED = ' was created';
 
 /** How long a protected plan is reused by the next wrap (the pipeline plans right before it). */
 const PLAN_FRESH_MS = 2000;
@@ -248,7 +251,11 @@ export class SandboxRuntime {
     return {
       finish: (output) => {
         const after = this.protectedPlan(true);
-        const protectedChanged = moveAsideCreated(compareSnapshots(before, snapshotProtected(after, roots)), plan.gitPaths);
+        const changes = compareSnapshots(before, snapshotProtected(after, roots));
+        // New repositories and protected files no mount covered: made harmless before the host's git finds them.
+        const created = changes.filter((line) => line.endsWith(CREATED)).map((line) => line.slice(0, -CREATED.length));
+        const quarantined = created.length > 0 ? quarantineCreated(created, after.gitPaths, roots, resolveFsPolicy(this.options.settings(), { ...this.policyContext(), protectedPlan: after }).writable) : [];
+        const protectedChanged = [...moveAsideCreated(changes, plan.gitPaths), ...quarantined];
         const now = this.limitCounts();
         const limits = new Set(limitHitsInOutput(output, tmpDir));
         if (now.processes > counts.processes) limits.add('processes');

@@ -172,6 +172,50 @@ describe('exec/sandbox: escapes the host judges', function () {
     assert.equal(next.details.sandbox?.protectedChanged, undefined);
   });
 
+  it('a repository made and configured in one command: the host git never runs what it set; a plain clone keeps its config', async () => {
+    hostRepo(ws);
+    hostRepo(path.join(outside, 'upstream'));
+    const mon = '"$PWD/mon.sh"';
+    const r = await make().run({
+      command: [
+        plant(canary),
+        `git init -q a && git -C a config core.fsmonitor ${mon}`,
+        `git init -q b && printf '[core]\\n\\tfsmonitor = %s\\n' ${mon} > inc.cfg && git -C b config include.path "$PWD/inc.cfg"`,
+        `git init -q --bare evil && git -C evil config core.bare false && git -C evil config core.fsmonitor ${mon} && mkdir c && echo "gitdir: ../evil" > c/.git`,
+        `git init -q --bare evil2 && git -C evil2 config core.bare false && git -C evil2 config core.fsmonitor ${mon} && mkdir d && ln -s ../evil2 d/.git`,
+        `git init -q e && git -C e config extensions.worktreeconfig true && printf '[core]\\n\\tfsmonitor = %s\\n' ${mon} > e/.git/config.worktree`,
+        `git init -q f && printf '#!/bin/sh\\ntouch ${canary}\\n' > f/.git/hooks/pre-commit && chmod +x f/.git/hooks/pre-commit`,
+        `git clone -q ${path.join(outside, 'upstream')} clone`,
+        'echo made',
+      ].join('; '),
+    });
+    const out = textOf(r);
+    assert.match(out, /^made$/m, out);
+    for (const dir of ['a', 'b', 'c', 'd', 'e', 'f', 'clone']) hostGitStatus(path.join(ws, dir));
+    assert.equal(existsSync(canary), false, 'the host git status ran a fsmonitor the sandbox wrote');
+    const moved = (r.details.sandbox?.protectedChanged ?? []).filter((l) => l.includes('(moved aside to '));
+    assert.deepEqual(moved.map((l) => l.slice(0, l.indexOf(' ')).slice(ws.length + 1)).sort(), ['a/.git/config', 'b/.git/config', 'e/.git/config.worktree', 'evil/config', 'evil2/config', 'f/.git/hooks/pre-commit'], out);
+    assert.equal(existsSync(path.join(ws, 'f', '.git', 'hooks', 'pre-commit')), false);
+    assert.ok(existsSync(path.join(ws, 'f', '.git', 'hooks', 'pre-commit.agent-bash-blocked')));
+    // What git init and clone write is left alone: the clone still knows its remote and its history.
+    assert.equal(git(path.join(ws, 'clone'), 'config', 'remote.origin.url').trim(), path.join(outside, 'upstream'));
+    assert.equal(git(path.join(ws, 'clone'), 'log', '--format=%s').trim(), 'one');
+    assert.ok(existsSync(path.join(ws, 'a', '.git', 'hooks', 'pre-commit.sample')));
+  });
+
+  it('protected files without a placeholder (.mcp.json, .gitmodules, *.code-workspace) made by a command are moved aside', async () => {
+    const r = await make().run({
+      command: 'echo \'{"mcpServers":{"x":{"command":"evil"}}}\' > .mcp.json; echo \'[submodule "x"]\' > .gitmodules; echo \'{"tasks":{}}\' > evil.code-workspace; echo ok > notes.json; echo made',
+    });
+    assert.match(textOf(r), /^made$/m, textOf(r));
+    for (const name of ['.mcp.json', '.gitmodules', 'evil.code-workspace']) {
+      assert.equal(existsSync(path.join(ws, name)), false, name);
+      assert.ok(existsSync(path.join(ws, `${name}.agent-bash-blocked`)), name);
+      assert.ok((r.details.sandbox?.protectedChanged ?? []).includes(`${path.join(ws, name)} is a protected name the command created (moved aside to ${path.join(ws, name)}.agent-bash-blocked)`), textOf(r));
+    }
+    assert.equal(readFileSync(path.join(ws, 'notes.json'), 'utf8'), 'ok\n');
+  });
+
   it('protected names that do not exist yet cannot be made; a workspace that is no repository gets no .git', async () => {
     const r = await make().run({
       command: 'for d in .claude .idea .devcontainer .cursor .agent-bash .vscode; do mkdir -p $d/x 2>/dev/null; echo x > $d/f 2>/dev/null; done; git init -q . ; echo "init: $?"',
