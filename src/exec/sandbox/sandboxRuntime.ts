@@ -114,6 +114,8 @@ export class SandboxRuntime {
   private sleep: string | undefined;
   private shared: { network: SharedNetwork; proxy: NetworkProxy; listeners: Map<string, SharedListener> } | undefined;
   private planCache: { plan: ProtectedPlan; key: string; at: number } | undefined;
+  /** Every `.git` (and gitdir target) found at the last command's end (newRepoQuarantine.ts). */
+  private knownGits: Set<string> | undefined;
   private readonly liveCgroups = new Set<CommandCgroups>();
   private readonly busyCgroups = new Set<CommandCgroups>();
   private readonly closedCounts: LimitCounts = { processes: 0, memory: 0 };
@@ -253,8 +255,15 @@ export class SandboxRuntime {
         const after = this.protectedPlan(true);
         const changes = compareSnapshots(before, snapshotProtected(after, roots));
         // New repositories and protected files no mount covered: made harmless before the host's git finds them.
-        const created = changes.filter((line) => line.endsWith(CREATED)).map((line) => line.slice(0, -CREATED.length));
+        // Also every repository that appeared since the last look, whenever it did: a persistent
+        // shell's background job may make one after its call ended (before this call's first look).
+        const known = this.knownGits ?? new Set(plan.gitPaths);
+        const created = [...new Set([
+          ...changes.filter((line) => line.endsWith(CREATED)).map((line) => line.slice(0, -CREATED.length)),
+          ...after.gitPaths.filter((g) => !known.has(g)),
+        ])];
         const quarantined = created.length > 0 ? quarantineCreated(created, after.gitPaths, roots, resolveFsPolicy(this.options.settings(), { ...this.policyContext(), protectedPlan: after }).writable) : [];
+        this.knownGits = new Set(after.gitPaths);
         const protectedChanged = [...moveAsideCreated(changes, plan.gitPaths), ...quarantined];
         const now = this.limitCounts();
         const limits = new Set(limitHitsInOutput(output, tmpDir));

@@ -203,6 +203,31 @@ describe('exec/sandbox: escapes the host judges', function () {
     assert.ok(existsSync(path.join(ws, 'a', '.git', 'hooks', 'pre-commit.sample')));
   });
 
+  it('a persistent shell\'s background job that makes a repository after its call ended: the next call neutralizes it', async () => {
+    hostRepo(ws);
+    await executor.dispose();
+    executor = new LocalShellExecutor({ persistent: true, shellArgs: ['-c'], sandbox: runtime, baseEnv: { ...process.env, HOME: home } });
+    const first = await make().run({
+      command: `${plant(canary)}; (while [ ! -e go ]; do sleep 0.05; done; git init -q late && git -C late config core.fsmonitor "$PWD/mon.sh"; echo done > made) >/dev/null 2>&1 & echo started`,
+    });
+    assert.match(textOf(first), /^started$/m, textOf(first));
+    assert.equal(first.details.sandbox?.protectedChanged, undefined, textOf(first));
+    // The call has ended; its background job goes on in the session's shell.
+    writeFileSync(path.join(ws, 'go'), '');
+    for (let i = 0; i < 600 && !existsSync(path.join(ws, 'made')); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(existsSync(path.join(ws, 'made')), 'the background job ran');
+    const second = await make().run({ command: 'echo second' });
+    const config = path.join(ws, 'late', '.git', 'config');
+    // (Whether it also says the `.git` was created depends on how old the plan its first look reused is.)
+    const moved = (second.details.sandbox?.protectedChanged ?? []).filter((l) => l.includes('moved aside'));
+    assert.deepEqual(moved, [`${config} sets core.fsmonitor (moved aside to ${config}.agent-bash-blocked)`], textOf(second));
+    hostGitStatus(path.join(ws, 'late'));
+    assert.equal(existsSync(canary), false, 'the host git status ran a fsmonitor a background job wrote');
+    // Known from then on: the third call says nothing more.
+    const third = await make().run({ command: 'echo third' });
+    assert.equal(third.details.sandbox?.protectedChanged, undefined, textOf(third));
+  });
+
   it('protected files without a placeholder (.mcp.json, .gitmodules, *.code-workspace) made by a command are moved aside', async () => {
     const r = await make().run({
       command: 'echo \'{"mcpServers":{"x":{"command":"evil"}}}\' > .mcp.json; echo \'[submodule "x"]\' > .gitmodules; echo \'{"tasks":{}}\' > evil.code-workspace; echo ok > notes.json; echo made',
