@@ -11,6 +11,7 @@
 // commands share one network namespace and proxy (sharedNetwork.ts) and tell the proxy who they are
 // by the user name of their proxy URL, so each hears only its own refusals; until that namespace
 // listens a command waits for it, and where it cannot start a command has no network at all.
+import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -22,7 +23,7 @@ import { makeOwnedTempDir } from './cleanup/tempSweep';
 import { envArgs, sandboxEnv } from './sandboxEnv';
 import { writeSeccompFilter } from './kernel/seccompFilter';
 import { findOnPath, probeSandbox, type SandboxSupport } from './sandboxProbe';
-import { planFor, resolveFsPolicy, type PolicyContext, type SandboxSettings } from './sandboxPolicy';
+import { planFor, resolveFsPolicy, type FsPolicy, type PolicyContext, type SandboxSettings } from './sandboxPolicy';
 import type { ProtectedPlan } from './mounts/protectedMounts';
 import { compareSnapshots, moveAsideCreated, protectedChangeNotice, skippedNotice, snapshotProtected } from './mounts/protectedCheck';
 import { bwrapHasSize, CGROUP_ENTER_SCRIPT, CommandCgroups, DEFAULT_SANDBOX_LIMITS, limitHitsInOutput, limitNotice, nprocPrefix, type LimitCounts, type SandboxLimits } from './kernel/limits';
@@ -95,6 +96,11 @@ export interface WrappedSpawn {
   /** Descriptors (ours) the spawn must put at `fdSlot`, `fdSlot + 1`… (none today: the launcher opens what bwrap reads). */
   passFds?: number[];
   level: SandboxLevel;
+  /**
+   * What the process was confined with (sandboxed only): a long-lived shell whose key differs from
+   * `mountKey()` now runs under stale mounts (sandboxRuntime.ts `mountKey`).
+   */
+  mountKey?: string;
   /** Network requests refused so far. */
   refusals: readonly Refusal[];
   /** Call once the process has exited: closes its proxy. */
@@ -211,12 +217,25 @@ export class SandboxRuntime {
       // The command's environment travels in bwrap's arguments; what runs before it gets none.
       env: {},
       level,
+      mountKey: fsKey(fs),
       refusals: listener.refusals,
       dispose: once(() => {
         if (token !== undefined) shared?.listeners.delete(token);
         this.releaseCgroups(cgroups);
       }),
     };
+  }
+
+  /**
+   * The confinement a process started now would get, as a key: a persistent shell keeps the mounts
+   * it started with, so when a repository, a protected file or a secret appeared on the host since
+   * (or a workspace folder came or went), its key differs and the executor starts a fresh shell
+   * (localExecutor.ts): an old shell would write the new `.git/config` or read the new secret.
+   * Undefined where the call would not be sandboxed.
+   */
+  mountKey(sandbox?: 'off'): string | undefined {
+    if (this.levelFor(sandbox) !== 'sandboxed') return undefined;
+    return fsKey(resolveFsPolicy(this.options.settings(), { ...this.policyContext(), protectedPlan: this.protectedPlan(false) }));
   }
 
   private policyContext(): PolicyContext {
@@ -380,6 +399,17 @@ export class SandboxRuntime {
     this.dir = undefined;
     this.filterWritten = false;
   }
+}
+
+/**
+ * A policy's mounts as a key. A protected path counts the same whether it is an empty read-only
+ * placeholder (absent) or bound read-only (present): bwrap leaves the placeholder's folder behind,
+ * and that alone must not look like a change.
+ */
+function fsKey(fs: FsPolicy): string {
+  const sorted = (list: readonly string[] | undefined): string[] => [...new Set(list ?? [])].sort();
+  const key = [sorted(fs.writable), sorted(fs.denyRead), sorted([...fs.denyWrite, ...(fs.denyCreate ?? [])]), sorted(fs.selfBinds)];
+  return createHash('sha256').update(JSON.stringify(key)).digest('hex');
 }
 
 /** `argv` started by the constant shell that first enters the command's cgroups (limits.ts). */

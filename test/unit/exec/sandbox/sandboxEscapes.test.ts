@@ -228,6 +228,31 @@ describe('exec/sandbox: escapes the host judges', function () {
     assert.equal(third.details.sandbox?.protectedChanged, undefined, textOf(third));
   });
 
+  it('a persistent shell started before a repository or a secret appeared on the host is replaced, never left with stale mounts', async () => {
+    await executor.dispose();
+    executor = new LocalShellExecutor({ persistent: true, shellArgs: ['-c'], sandbox: runtime, baseEnv: { ...process.env, HOME: home } });
+    const first = await make().run({ command: 'export KEPT=yes; echo first' });
+    assert.match(textOf(first), /^first$/m, textOf(first));
+    const kept = await make().run({ command: 'echo "kept=$KEPT"' });
+    assert.match(textOf(kept), /^kept=yes$/m, 'nothing changed: the same shell, its state kept');
+    // The user clones a repository and logs in to a cloud CLI while the session's shell lives.
+    hostRepo(path.join(ws, 'sub'));
+    mkdirSync(path.join(home, '.aws'));
+    writeFileSync(path.join(home, '.aws', 'credentials'), 'SECRET\n');
+    const config = readFileSync(path.join(ws, 'sub', '.git', 'config'), 'utf8');
+    // Whatever the next call finds, the one after it runs under the mounts of now.
+    await make().run({ command: 'true' });
+    const r = await make().run({ command: `${plant(canary)}; git -C sub config core.fsmonitor "$PWD/mon.sh"; echo "rc=$?"; cat ~/.aws/credentials; echo "kept=$KEPT"` });
+    const out = textOf(r);
+    assert.match(out, /^rc=255$/m, out);
+    assert.doesNotMatch(out, /SECRET/);
+    assert.match(out, /^kept=$/m, out);
+    assert.ok(out.includes("it was replaced: variables, functions and the working directory set earlier are gone"), out);
+    assert.equal(readFileSync(path.join(ws, 'sub', '.git', 'config'), 'utf8'), config);
+    hostGitStatus(path.join(ws, 'sub'));
+    assert.equal(existsSync(canary), false);
+  });
+
   it('protected files without a placeholder (.mcp.json, .gitmodules, *.code-workspace) made by a command are moved aside', async () => {
     const r = await make().run({
       command: 'echo \'{"mcpServers":{"x":{"command":"evil"}}}\' > .mcp.json; echo \'[submodule "x"]\' > .gitmodules; echo \'{"tasks":{}}\' > evil.code-workspace; echo ok > notes.json; echo made',
