@@ -28,7 +28,7 @@ import type { ProtectedPlan } from './mounts/protectedMounts';
 import { compareSnapshots, moveAsideCreated, protectedChangeNotice, skippedNotice, snapshotProtected } from './mounts/protectedCheck';
 import { bwrapHasSize, CGROUP_ENTER_SCRIPT, CommandCgroups, DEFAULT_SANDBOX_LIMITS, limitHitsInOutput, limitNotice, nprocPrefix, type LimitCounts, type SandboxLimits } from './kernel/limits';
 import { planMasks, type MaskedProgram } from './mounts/denyMasks';
-import { quarantineCreated } from './mounts/newRepoQuarantine';
+import { confinedMover, quarantineCreated } from './mounts/newRepoQuarantine';
 import type { SandboxWatch } from '../../core/pipeline';
 
 export type SandboxLevel = 'sandboxed' | 'contained' | 'plain';
@@ -281,7 +281,11 @@ export class SandboxRuntime {
           ...changes.filter((line) => line.endsWith(CREATED)).map((line) => line.slice(0, -CREATED.length)),
           ...after.gitPaths.filter((g) => !known.has(g)),
         ])];
-        const quarantined = created.length > 0 ? quarantineCreated(created, after.gitPaths, roots, resolveFsPolicy(this.options.settings(), { ...this.policyContext(), protectedPlan: after }).writable) : [];
+        let quarantined: string[] = [];
+        if (created.length > 0) {
+          const writable = resolveFsPolicy(this.options.settings(), { ...this.policyContext(), protectedPlan: after }).writable;
+          quarantined = quarantineCreated(created, after.gitPaths, roots, writable, confinedMover(this.support().bwrap as string, writable));
+        }
         this.knownGits = new Set(after.gitPaths);
         const protectedChanged = [...moveAsideCreated(changes, plan.gitPaths), ...quarantined];
         const now = this.limitCounts();

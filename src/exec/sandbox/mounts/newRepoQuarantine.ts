@@ -13,8 +13,11 @@
 //   - a protected file the command created at a workspace root is moved aside.
 // Each rename is checked first: the folder it happens in must be, resolved, the folder named (a
 // symlink on the way would point the rename at a file of the host's own), inside a writable folder.
+// And the rename itself runs confined (`confinedMover`: bubblewrap with only the writable folders
+// writable), so a background job that swaps a folder for a symlink between that check and the
+// rename can only point it at what the sandbox may change anyway.
 import { spawnSync } from 'node:child_process';
-import { lstatSync, readdirSync, readFileSync, realpathSync, renameSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { gitSensitivePaths } from './protectedMounts';
 import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/protectedPaths';
@@ -83,18 +86,67 @@ function realOrUndefined(p: string): string | undefined {
  * Renames `p` to `p.agent-bash-blocked` when its folder is, resolved, what its path says and lies
  * in a writable folder; the line says what happened.
  */
-function moveAside(p: string, writable: readonly string[], why: string): string {
-  const dir = path.dirname(p);
-  const real = realOrUndefined(dir);
-  const realWritable = writable.map((w) => realOrUndefined(w)).filter((w): w is string => w !== undefined);
-  if (real === undefined || !realWritable.some((w) => isInside(real, w))) return `${p} ${why} (not moved: its folder is not in a writable folder)`;
-  // The folder itself as named: every component on the way a real folder, none a symlink.
-  if (!plainPath(dir)) return `${p} ${why} (not moved: its folder is reached through a symlink)`;
+/** Renames each `[from, to]`; per pair an error message, or undefined when it was renamed. */
+export type Mover = (moves: ReadonlyArray<readonly [string, string]>) => Array<string | undefined>;
+
+/** Renames at most per look (one confined process does them all); the rest are named, not moved. */
+export const MAX_MOVES = 500;
+/** Configs read with git at most per look; past it a new repository's config is moved aside unread. */
+export const MAX_CONFIG_CHECKS = 100;
+
+const MOVE_SCRIPT = 'while [ $# -gt 1 ]; do mv -n -T -- "$1" "$2" 2>/dev/null; shift 2; done';
+
+/**
+ * The mover quarantine uses: one `mv -n -T` per pair, all in one process under bubblewrap with the
+ * root read-only and only `writable` writable, no network, no capabilities.
+ */
+export function confinedMover(bwrap: string, writable: readonly string[]): Mover {
+  return (moves) => {
+    if (moves.length === 0) return [];
+    const binds = writable.filter((w) => realOrUndefined(w) !== undefined).flatMap((w) => ['--bind', w, w]);
+    const r = spawnSync(
+      bwrap,
+      ['--ro-bind', '/', '/', ...binds, '--dev', '/dev', '--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--die-with-parent', '--cap-drop', 'ALL',
+        '--', '/bin/sh', '-c', MOVE_SCRIPT, 'sh', ...moves.flat()],
+      { encoding: 'utf8', env: { PATH: '/usr/bin:/bin' }, timeout: 30_000, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    const why = r.error ? r.error.message : 'the confined rename did not happen';
+    return moves.map(([from, to]) => (!lstatOrUndefined(from) && lstatOrUndefined(to) ? undefined : why));
+  };
+}
+
+function lstatOrUndefined(p: string): ReturnType<typeof lstatSync> | undefined {
   try {
-    renameSync(p, `${p}${BLOCKED_SUFFIX}`);
-    return `${p} ${why} (moved aside to ${p}${BLOCKED_SUFFIX})`;
-  } catch (err) {
-    return `${p} ${why} (not moved: ${(err as Error).message})`;
+    return lstatSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/** What to move aside, collected first and renamed together. */
+class Moves {
+  readonly lines: string[] = [];
+  private readonly pending: Array<{ p: string; why: string }> = [];
+  constructor(private readonly writable: readonly string[]) {}
+
+  add(p: string, why: string): void {
+    const dir = path.dirname(p);
+    const real = realOrUndefined(dir);
+    const realWritable = this.writable.map((w) => realOrUndefined(w)).filter((w): w is string => w !== undefined);
+    if (real === undefined || !realWritable.some((w) => isInside(real, w))) this.lines.push(`${p} ${why} (not moved: its folder is not in a writable folder)`);
+    // The folder itself as named: every component on the way a real folder, none a symlink.
+    else if (!plainPath(dir)) this.lines.push(`${p} ${why} (not moved: its folder is reached through a symlink)`);
+    else if (this.pending.length >= MAX_MOVES) this.lines.push(`${p} ${why} (not moved: more than ${MAX_MOVES} to move at once)`);
+    else this.pending.push({ p, why });
+  }
+
+  run(mover: Mover): string[] {
+    const results = mover(this.pending.map(({ p }) => [p, `${p}${BLOCKED_SUFFIX}`] as const));
+    this.pending.forEach(({ p, why }, i) => {
+      const failed = results[i];
+      this.lines.push(failed === undefined ? `${p} ${why} (moved aside to ${p}${BLOCKED_SUFFIX})` : `${p} ${why} (not moved: ${failed})`);
+    });
+    return this.lines;
   }
 }
 
@@ -141,8 +193,7 @@ function gitDirOf(git: string): string | undefined {
 }
 
 /** What makes a new git dir run something, each moved aside; one line per path moved (or not). */
-function neutralizeGitDir(gitDir: string, writable: readonly string[]): string[] {
-  const out: string[] = [];
+function neutralizeGitDir(gitDir: string, moves: Moves, budget: { checks: number }): void {
   for (const p of gitSensitivePaths(gitDir)) {
     const name = path.basename(p);
     let st;
@@ -153,7 +204,7 @@ function neutralizeGitDir(gitDir: string, writable: readonly string[]): string[]
     }
     if (name === 'hooks') {
       if (!st.isDirectory()) {
-        out.push(moveAside(p, writable, 'is not a hooks folder'));
+        moves.add(p, 'is not a hooks folder');
         continue;
       }
       let hooks: string[] = [];
@@ -162,17 +213,21 @@ function neutralizeGitDir(gitDir: string, writable: readonly string[]): string[]
       } catch {
         // Unreadable: nothing git could run either.
       }
-      for (const hook of hooks) if (!hook.endsWith('.sample') && !hook.endsWith(BLOCKED_SUFFIX)) out.push(moveAside(path.join(p, hook), writable, 'is a hook of a new repository'));
+      for (const hook of hooks) if (!hook.endsWith('.sample') && !hook.endsWith(BLOCKED_SUFFIX)) moves.add(path.join(p, hook), 'is a hook of a new repository');
     } else if (name === 'config' || name === 'config.worktree') {
+      // Past the budget (a command that made a thousand repositories) nothing is read: moved aside.
+      if (budget.checks-- <= 0) {
+        moves.add(p, `is one config too many to read (over ${MAX_CONFIG_CHECKS} new ones)`);
+        continue;
+      }
       const bad = st.isFile() ? disallowedConfigKeys(p) : undefined;
-      if (bad === undefined) out.push(moveAside(p, writable, 'is a config git cannot read'));
-      else if (bad.length > 0) out.push(moveAside(p, writable, `sets ${bad.slice(0, 5).join(', ')}${bad.length > 5 ? '…' : ''}`));
+      if (bad === undefined) moves.add(p, 'is a config git cannot read');
+      else if (bad.length > 0) moves.add(p, `sets ${bad.slice(0, 5).join(', ')}${bad.length > 5 ? '…' : ''}`);
     } else if (name === 'commondir' && path.basename(path.dirname(path.dirname(p))) !== 'worktrees') {
       // A main git dir never has one (a linked worktree's under worktrees/ points back at its own).
-      out.push(moveAside(p, writable, 'redirects a new repository'));
+      moves.add(p, 'redirects a new repository');
     }
   }
-  return out;
 }
 
 /**
@@ -180,8 +235,9 @@ function neutralizeGitDir(gitDir: string, writable: readonly string[]): string[]
  * `gitPaths` every `.git` (and gitdir target) found now. New repositories are neutralized and
  * protected files without a placeholder moved aside; the lines say what was done.
  */
-export function quarantineCreated(created: readonly string[], gitPaths: readonly string[], workspaceRoots: readonly string[], writable: readonly string[]): string[] {
-  const out: string[] = [];
+export function quarantineCreated(created: readonly string[], gitPaths: readonly string[], workspaceRoots: readonly string[], writable: readonly string[], mover: Mover): string[] {
+  const moves = new Moves(writable);
+  const budget = { checks: MAX_CONFIG_CHECKS };
   const done = new Set<string>();
   for (const p of created) {
     if (gitPaths.includes(p) || path.basename(p) === '.git') {
@@ -191,7 +247,7 @@ export function quarantineCreated(created: readonly string[], gitPaths: readonly
       // A git dir outside the writable folders is the host's own: the command could not write it.
       const real = realOrUndefined(gitDir);
       if (real === undefined || !writable.some((w) => isInside(real, realOrUndefined(w) ?? w))) continue;
-      out.push(...neutralizeGitDir(real, writable));
+      neutralizeGitDir(real, moves, budget);
       continue;
     }
     const root = workspaceRoots.find((r) => path.dirname(p) === r);
@@ -199,7 +255,7 @@ export function quarantineCreated(created: readonly string[], gitPaths: readonly
     const name = path.basename(p);
     const protectedFile = (WORKSPACE_PROTECTED_PATHS.includes(name) || name.endsWith('.code-workspace')) && !name.endsWith(BLOCKED_SUFFIX);
     // An empty folder is the placeholder bwrap leaves behind: nothing there.
-    if (protectedFile && !emptyOrAbsent(p)) out.push(moveAside(p, writable, 'is a protected name the command created'));
+    if (protectedFile && !emptyOrAbsent(p)) moves.add(p, 'is a protected name the command created');
   }
-  return out;
+  return moves.run(mover);
 }
