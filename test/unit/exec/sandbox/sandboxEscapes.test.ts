@@ -253,6 +253,29 @@ describe('exec/sandbox: escapes the host judges', function () {
     assert.equal(existsSync(canary), false);
   });
 
+  it('a writable folder a command replaced with a symlink is not followed by the next command\'s bind; a symlinked cache of the user\'s is', async () => {
+    sandboxSettings.allowWrite = ['./opened', './build/out'];
+    const target = path.join(outside, 'target');
+    mkdirSync(target);
+    mkdirSync(path.join(ws, 'build'));
+    // The user's own cache folder lives elsewhere, through a symlink the sandbox cannot change.
+    const cacheReal = path.join(outside, 'npm-cache');
+    mkdirSync(cacheReal);
+    mkdirSync(path.join(home, '.npm'));
+    symlinkSync(cacheReal, path.join(home, '.npm', '_cacache'));
+    const plant = await make().run({ command: `ln -s ${target} opened; rmdir build; ln -s ${outside} build; echo planted` });
+    assert.match(textOf(plant), /^planted$/m, textOf(plant));
+    const r = await make().run({ command: 'echo x > opened/f; echo "opened: $?"; mkdir -p build/out; echo x > build/out/f; echo "build: $?"; echo c > ~/.npm/_cacache/c; echo "cache: $?"; echo w > ws.txt; echo "ws: $?"' });
+    const out = textOf(r);
+    assert.match(out, /^opened: 1$/m, out);
+    assert.match(out, /^build: 1$/m, out);
+    assert.match(out, /^cache: 0$/m, out);
+    assert.match(out, /^ws: 0$/m, out);
+    assert.deepEqual(readdirSync(target), []);
+    assert.equal(existsSync(path.join(outside, 'out')), false);
+    assert.equal(readFileSync(path.join(cacheReal, 'c'), 'utf8'), 'c\n');
+  });
+
   it('protected files without a placeholder (.mcp.json, .gitmodules, *.code-workspace) made by a command are moved aside', async () => {
     const r = await make().run({
       command: 'echo \'{"mcpServers":{"x":{"command":"evil"}}}\' > .mcp.json; echo \'[submodule "x"]\' > .gitmodules; echo \'{"tasks":{}}\' > evil.code-workspace; echo ok > notes.json; echo made',
