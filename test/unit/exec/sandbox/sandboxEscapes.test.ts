@@ -263,7 +263,8 @@ describe('exec/sandbox: escapes the host judges', function () {
     mkdirSync(cacheReal);
     mkdirSync(path.join(home, '.npm'));
     symlinkSync(cacheReal, path.join(home, '.npm', '_cacache'));
-    const plant = await make().run({ command: `ln -s ${target} opened; rmdir build; ln -s ${outside} build; echo planted` });
+    // A relative link: bubblewrap would resolve it inside the new root too, binding the target writable.
+    const plant = await make().run({ command: `ln -s ../outside/target opened; rmdir build; ln -s ${outside} build; echo planted` });
     assert.match(textOf(plant), /^planted$/m, textOf(plant));
     const r = await make().run({ command: 'echo x > opened/f; echo "opened: $?"; mkdir -p build/out; echo x > build/out/f; echo "build: $?"; echo c > ~/.npm/_cacache/c; echo "cache: $?"; echo w > ws.txt; echo "ws: $?"' });
     const out = textOf(r);
