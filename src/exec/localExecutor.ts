@@ -101,12 +101,20 @@ export class LocalShellExecutor implements LocalExecutor {
       this.sessions.set(key, fresh);
       return fresh;
     };
+    // A sandboxed shell keeps the mounts it started with: when what a command started now would
+    // get differs (a repository or a secret appeared on the host since), the shell is replaced.
+    let notice: string | undefined;
+    if (shell?.mountKey !== undefined && shell.mountKey !== this.options.sandbox?.mountKey(req.sandbox)) {
+      this.discard(key, shell);
+      shell = undefined;
+      notice = SANDBOX_MOUNTS_CHANGED_NOTICE;
+    }
     shell ??= start();
 
     // What this call exports on top of the session: the caller's variables, and the git settings
     // renumbered after any of theirs (commandEnv), so a caller's GIT_CONFIG_* cannot displace them.
     const callEnv = envDelta(sessionEnv, commandEnv(config.env, callerEnv));
-    let run = await shell.run(req, command, callEnv);
+    let run = await shell.run(req, command, callEnv, notice);
     if (run.kind === 'refused') {
       // The command never started, so running it once in a fresh shell is safe. Only once: a
       // second refusal means the cause is not the session, and the command's status says so.
@@ -170,6 +178,11 @@ export class LocalShellExecutor implements LocalExecutor {
     await Promise.allSettled(kills);
   }
 }
+
+/** Said when a sandboxed session's shell was replaced because its mounts went stale. */
+export const SANDBOX_MOUNTS_CHANGED_NOTICE =
+  'The OS sandbox now protects paths (a repository, a protected file or a secret that appeared since) that the session\'s shell was started without; ' +
+  'it was replaced: variables, functions and the working directory set earlier are gone';
 
 /** The entries of `full` that `session` lacks or has with another value. */
 function envDelta(session: Record<string, string>, full: Record<string, string>): Record<string, string> {

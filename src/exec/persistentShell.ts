@@ -256,6 +256,11 @@ export class PersistentShell {
     return this.child.pid;
   }
 
+  /** The sandbox's mounts this shell started with (undefined: not sandboxed). */
+  get mountKey(): string | undefined {
+    return this.wrapped.mountKey;
+  }
+
   /** A command is running. */
   get busy(): boolean {
     return this.running;

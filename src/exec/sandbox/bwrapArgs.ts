@@ -1,6 +1,6 @@
 // The bubblewrap command line. The command is always the tail of the argv (`-- file args…`), never
 // part of a string we build: nothing a command contains can end a quote of ours (VS Code #298729).
-import { existsSync, lstatSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { namespaceArgs, PROC_SYS_READ_ONLY } from './kernel/namespaces';
 import type { FsPolicy } from './sandboxPolicy';
@@ -35,10 +35,15 @@ export function containArgs(argv: readonly string[]): string[] {
 /** Everything after `bwrap` for a confined run of `argv`. */
 export function confineArgs(c: Confinement, argv: readonly string[]): string[] {
   const args = ['--ro-bind', '/', '/'];
-  for (const dir of unique(c.fs.writable)) if (existsSync(dir) && dir !== c.tmpfs?.path) args.push('--bind', dir, dir);
+  const writable = unique(c.fs.writable);
+  for (const dir of writable) {
+    if (dir === c.tmpfs?.path) continue;
+    const real = writableTarget(dir, writable);
+    if (real !== undefined) args.push('--bind', real, real);
+  }
   if (c.tmpfs && existsSync(c.tmpfs.path)) args.push('--size', String(c.tmpfs.bytes), '--tmpfs', c.tmpfs.path);
   // Mount points cannot be renamed (protectedMounts.ts): the folders above a nested repository.
-  for (const dir of unique(c.fs.selfBinds ?? [])) if (lstatSync(dir, { throwIfNoEntry: false })?.isDirectory()) args.push('--bind', dir, dir);
+  for (const dir of unique(c.fs.selfBinds ?? [])) if (writableTarget(dir, writable) === dir) args.push('--bind', dir, dir);
   for (const p of unique(c.fs.denyWrite)) if (existsSync(p)) args.push('--ro-bind', p, p);
   // A protected folder not made yet: an empty read-only one in its place (bwrap leaves it behind,
   // empty). Only where nothing is, not even a dangling symlink, and the parent is a real folder.
@@ -60,6 +65,31 @@ export function confineArgs(c: Confinement, argv: readonly string[]): string[] {
   if (c.innerPrefix) args.push(...c.innerPrefix);
   args.push(...argv);
   return args;
+}
+
+/**
+ * Where a writable folder really is, bound at its real path (bubblewrap cannot mount onto a
+ * symlink: a symlinked cache folder would fail every command). Undefined when it does not exist, or
+ * when a symlink on its way lies inside a writable folder: a command made or could replace that
+ * link (`ln -s ~ ws/opened` for an allowWrite of `./opened`), and following it would bind what it
+ * names writable. Such a folder is left as it is under its parent's mounts (writable or not).
+ */
+function writableTarget(dir: string, writable: readonly string[]): string | undefined {
+  let real: string;
+  try {
+    real = realpathSync(dir);
+    if (!statSync(real).isDirectory()) return undefined;
+  } catch {
+    return undefined;
+  }
+  if (real === dir) return dir;
+  const parts = dir.split('/').filter(Boolean);
+  for (let i = 1; i <= parts.length; i++) {
+    const at = `/${parts.slice(0, i).join('/')}`;
+    if (!lstatSync(at, { throwIfNoEntry: false })?.isSymbolicLink()) continue;
+    if (writable.some((w) => w !== at && at.startsWith(w.endsWith('/') ? w : `${w}/`))) return undefined;
+  }
+  return real;
 }
 
 function unique(list: readonly string[]): string[] {

@@ -11,6 +11,7 @@
 // commands share one network namespace and proxy (sharedNetwork.ts) and tell the proxy who they are
 // by the user name of their proxy URL, so each hears only its own refusals; until that namespace
 // listens a command waits for it, and where it cannot start a command has no network at all.
+import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -22,11 +23,12 @@ import { makeOwnedTempDir } from './cleanup/tempSweep';
 import { envArgs, sandboxEnv } from './sandboxEnv';
 import { writeSeccompFilter } from './kernel/seccompFilter';
 import { findOnPath, probeSandbox, type SandboxSupport } from './sandboxProbe';
-import { planFor, resolveFsPolicy, type PolicyContext, type SandboxSettings } from './sandboxPolicy';
+import { planFor, resolveFsPolicy, type FsPolicy, type PolicyContext, type SandboxSettings } from './sandboxPolicy';
 import type { ProtectedPlan } from './mounts/protectedMounts';
 import { compareSnapshots, moveAsideCreated, protectedChangeNotice, skippedNotice, snapshotProtected } from './mounts/protectedCheck';
 import { bwrapHasSize, CGROUP_ENTER_SCRIPT, CommandCgroups, DEFAULT_SANDBOX_LIMITS, limitHitsInOutput, limitNotice, nprocPrefix, type LimitCounts, type SandboxLimits } from './kernel/limits';
 import { planMasks, type MaskedProgram } from './mounts/denyMasks';
+import { confinedMover, quarantineCreated } from './mounts/newRepoQuarantine';
 import type { SandboxWatch } from '../../core/pipeline';
 
 export type SandboxLevel = 'sandboxed' | 'contained' | 'plain';
@@ -63,6 +65,8 @@ export interface SandboxRuntimeOptions {
 /** Names each command's cgroups, unique in this process (runtimes come and go; a busy one lingers). */
 let cgroupCount = 0;
 
+const CREATED = ' was created';
+
 /** How long a protected plan is reused by the next wrap (the pipeline plans right before it). */
 const PLAN_FRESH_MS = 2000;
 
@@ -92,6 +96,11 @@ export interface WrappedSpawn {
   /** Descriptors (ours) the spawn must put at `fdSlot`, `fdSlot + 1`… (none today: the launcher opens what bwrap reads). */
   passFds?: number[];
   level: SandboxLevel;
+  /**
+   * What the process was confined with (sandboxed only): a long-lived shell whose key differs from
+   * `mountKey()` now runs under stale mounts (sandboxRuntime.ts `mountKey`).
+   */
+  mountKey?: string;
   /** Network requests refused so far. */
   refusals: readonly Refusal[];
   /** Call once the process has exited: closes its proxy. */
@@ -111,6 +120,8 @@ export class SandboxRuntime {
   private sleep: string | undefined;
   private shared: { network: SharedNetwork; proxy: NetworkProxy; listeners: Map<string, SharedListener> } | undefined;
   private planCache: { plan: ProtectedPlan; key: string; at: number } | undefined;
+  /** Every `.git` (and gitdir target) found at the last command's end (newRepoQuarantine.ts). */
+  private knownGits: Set<string> | undefined;
   private readonly liveCgroups = new Set<CommandCgroups>();
   private readonly busyCgroups = new Set<CommandCgroups>();
   private readonly closedCounts: LimitCounts = { processes: 0, memory: 0 };
@@ -206,12 +217,25 @@ export class SandboxRuntime {
       // The command's environment travels in bwrap's arguments; what runs before it gets none.
       env: {},
       level,
+      mountKey: fsKey(fs),
       refusals: listener.refusals,
       dispose: once(() => {
         if (token !== undefined) shared?.listeners.delete(token);
         this.releaseCgroups(cgroups);
       }),
     };
+  }
+
+  /**
+   * The confinement a process started now would get, as a key: a persistent shell keeps the mounts
+   * it started with, so when a repository, a protected file or a secret appeared on the host since
+   * (or a workspace folder came or went), its key differs and the executor starts a fresh shell
+   * (localExecutor.ts): an old shell would write the new `.git/config` or read the new secret.
+   * Undefined where the call would not be sandboxed.
+   */
+  mountKey(sandbox?: 'off'): string | undefined {
+    if (this.levelFor(sandbox) !== 'sandboxed') return undefined;
+    return fsKey(resolveFsPolicy(this.options.settings(), { ...this.policyContext(), protectedPlan: this.protectedPlan(false) }));
   }
 
   private policyContext(): PolicyContext {
@@ -248,7 +272,22 @@ export class SandboxRuntime {
     return {
       finish: (output) => {
         const after = this.protectedPlan(true);
-        const protectedChanged = moveAsideCreated(compareSnapshots(before, snapshotProtected(after, roots)), plan.gitPaths);
+        const changes = compareSnapshots(before, snapshotProtected(after, roots));
+        // New repositories and protected files no mount covered: made harmless before the host's git finds them.
+        // Also every repository that appeared since the last look, whenever it did: a persistent
+        // shell's background job may make one after its call ended (before this call's first look).
+        const known = this.knownGits ?? new Set(plan.gitPaths);
+        const created = [...new Set([
+          ...changes.filter((line) => line.endsWith(CREATED)).map((line) => line.slice(0, -CREATED.length)),
+          ...after.gitPaths.filter((g) => !known.has(g)),
+        ])];
+        let quarantined: string[] = [];
+        if (created.length > 0) {
+          const writable = resolveFsPolicy(this.options.settings(), { ...this.policyContext(), protectedPlan: after }).writable;
+          quarantined = quarantineCreated(created, after.gitPaths, roots, writable, confinedMover(this.support().bwrap as string, writable));
+        }
+        this.knownGits = new Set(after.gitPaths);
+        const protectedChanged = [...moveAsideCreated(changes, plan.gitPaths), ...quarantined];
         const now = this.limitCounts();
         const limits = new Set(limitHitsInOutput(output, tmpDir));
         if (now.processes > counts.processes) limits.add('processes');
@@ -364,6 +403,17 @@ export class SandboxRuntime {
     this.dir = undefined;
     this.filterWritten = false;
   }
+}
+
+/**
+ * A policy's mounts as a key. A protected path counts the same whether it is an empty read-only
+ * placeholder (absent) or bound read-only (present): bwrap leaves the placeholder's folder behind,
+ * and that alone must not look like a change.
+ */
+function fsKey(fs: FsPolicy): string {
+  const sorted = (list: readonly string[] | undefined): string[] => [...new Set(list ?? [])].sort();
+  const key = [sorted(fs.writable), sorted(fs.denyRead), sorted([...fs.denyWrite, ...(fs.denyCreate ?? [])]), sorted(fs.selfBinds)];
+  return createHash('sha256').update(JSON.stringify(key)).digest('hex');
 }
 
 /** `argv` started by the constant shell that first enters the command's cgroups (limits.ts). */

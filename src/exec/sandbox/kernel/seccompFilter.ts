@@ -2,9 +2,14 @@
 // `--seccomp FD` after bubblewrap's own setup, so bubblewrap may still unshare and mount; it then
 // binds the sandbox's init and the command alike). It refuses what lets a command reach past the
 // sandbox's namespaces and mounts:
-//   - unix sockets (`socket(AF_UNIX)`): read-only mounts do not stop `connect()` to a socket file, and
-//     the host is full of sockets that run things outside (VS Code's IPC, git's askpass, Docker, the
-//     D-Bus session bus, ssh-agent, X11). `socketpair()` stays: it joins a process to its children.
+//   - every socket family but IP and netlink (`socket()` is an allowlist: AF_INET, AF_INET6,
+//     AF_NETLINK). Unix sockets: read-only mounts do not stop `connect()` to a socket file, and the
+//     host is full of sockets that run things outside (VS Code's IPC, git's askpass, Docker, the
+//     D-Bus session bus, ssh-agent, X11). Families no network namespace confines: AF_VSOCK reaches
+//     the hypervisor, the VMs of a host that runs some, a WSL2 machine's Windows side, or the
+//     machine's own vsock loopback, past the proxy. The rest (AF_ALG, AF_TIPC, AF_RDS, AF_PACKET,
+//     Bluetooth, CAN…) are kernel code no command needs. `socketpair()` stays: it joins a process
+//     to its children.
 //   - io_uring (its `IORING_OP_SOCKET` makes a socket without the `socket` call), `bpf`,
 //     `userfaultfd`, `perf_event_open`, `ptrace`, `process_vm_readv/writev`, `pidfd_getfd`;
 //   - the kernel keyring (`add_key`, `keyctl`, `request_key`: keyrings follow the uid, not the namespace);
@@ -51,7 +56,12 @@ export const AUDIT_ARCH_X86_64 = 0xc000003e;
 export const AUDIT_ARCH_AARCH64 = 0xc00000b7;
 const X32_SYSCALL_BIT = 0x40000000;
 
+/** The socket families a command may make (each refused one answers EAFNOSUPPORT, unix EACCES). */
+export const AF_INET = 2;
+export const AF_INET6 = 10;
+export const AF_NETLINK = 16;
 const AF_UNIX = 1;
+export const EAFNOSUPPORT = 97;
 const TIOCSTI = 0x5412;
 const TIOCLINUX = 0x541c;
 const PER_LINUX = 0;
@@ -145,9 +155,13 @@ const PROGRAM: Insn[] = [
   { code: JEQ_K, k: AUDIT_ARCH_AARCH64, jt: 'aarch64', jf: 'kill' },
   ...archSection('x86_64', 0),
   ...archSection('aarch64', 1),
-  // socket(AF_UNIX, …): "Permission denied", as for any refused access.
+  // socket(AF_UNIX, …): "Permission denied", as for any refused access; a family not allowed:
+  // "Address family not supported", as on a kernel without it (programs then fall back or say so).
   { code: LD_ABS_W, k: arg(0), label: 'socket' },
-  { code: JEQ_K, k: AF_UNIX, jt: 'eacces', jf: 'allow' },
+  { code: JEQ_K, k: AF_INET, jt: 'allow' },
+  { code: JEQ_K, k: AF_INET6, jt: 'allow' },
+  { code: JEQ_K, k: AF_NETLINK, jt: 'allow' },
+  { code: JEQ_K, k: AF_UNIX, jt: 'eacces', jf: 'eafnosupport' },
   { code: LD_ABS_W, k: arg(0), label: 'clone' },
   { code: JSET_K, k: CLONE_NAMESPACE_FLAGS, jt: 'eperm', jf: 'allow' },
   { code: LD_ABS_W, k: arg(0), label: 'personality' },
@@ -161,6 +175,7 @@ const PROGRAM: Insn[] = [
   { code: RET_K, k: RET_ERRNO | EPERM, label: 'eperm' },
   { code: RET_K, k: RET_ERRNO | EACCES, label: 'eacces' },
   { code: RET_K, k: RET_ERRNO | ENOSYS, label: 'enosys' },
+  { code: RET_K, k: RET_ERRNO | EAFNOSUPPORT, label: 'eafnosupport' },
   { code: RET_K, k: RET_KILL_PROCESS, label: 'kill' },
 ];
 

@@ -172,6 +172,124 @@ describe('exec/sandbox: escapes the host judges', function () {
     assert.equal(next.details.sandbox?.protectedChanged, undefined);
   });
 
+  it('a repository made and configured in one command: the host git never runs what it set; a plain clone keeps its config', async () => {
+    hostRepo(ws);
+    hostRepo(path.join(outside, 'upstream'));
+    const mon = '"$PWD/mon.sh"';
+    const r = await make().run({
+      command: [
+        plant(canary),
+        `git init -q a && git -C a config core.fsmonitor ${mon}`,
+        `git init -q b && printf '[core]\\n\\tfsmonitor = %s\\n' ${mon} > inc.cfg && git -C b config include.path "$PWD/inc.cfg"`,
+        `git init -q --bare evil && git -C evil config core.bare false && git -C evil config core.fsmonitor ${mon} && mkdir c && echo "gitdir: ../evil" > c/.git`,
+        `git init -q --bare evil2 && git -C evil2 config core.bare false && git -C evil2 config core.fsmonitor ${mon} && mkdir d && ln -s ../evil2 d/.git`,
+        `git init -q e && git -C e config extensions.worktreeconfig true && printf '[core]\\n\\tfsmonitor = %s\\n' ${mon} > e/.git/config.worktree`,
+        `git init -q f && printf '#!/bin/sh\\ntouch ${canary}\\n' > f/.git/hooks/pre-commit && chmod +x f/.git/hooks/pre-commit`,
+        `git clone -q ${path.join(outside, 'upstream')} clone`,
+        'echo made',
+      ].join('; '),
+    });
+    const out = textOf(r);
+    assert.match(out, /^made$/m, out);
+    for (const dir of ['a', 'b', 'c', 'd', 'e', 'f', 'clone']) hostGitStatus(path.join(ws, dir));
+    assert.equal(existsSync(canary), false, 'the host git status ran a fsmonitor the sandbox wrote');
+    const moved = (r.details.sandbox?.protectedChanged ?? []).filter((l) => l.includes('(moved aside to '));
+    assert.deepEqual(moved.map((l) => l.slice(0, l.indexOf(' ')).slice(ws.length + 1)).sort(), ['a/.git/config', 'b/.git/config', 'e/.git/config.worktree', 'evil/config', 'evil2/config', 'f/.git/hooks/pre-commit'], out);
+    assert.equal(existsSync(path.join(ws, 'f', '.git', 'hooks', 'pre-commit')), false);
+    assert.ok(existsSync(path.join(ws, 'f', '.git', 'hooks', 'pre-commit.agent-bash-blocked')));
+    // What git init and clone write is left alone: the clone still knows its remote and its history.
+    assert.equal(git(path.join(ws, 'clone'), 'config', 'remote.origin.url').trim(), path.join(outside, 'upstream'));
+    assert.equal(git(path.join(ws, 'clone'), 'log', '--format=%s').trim(), 'one');
+    assert.ok(existsSync(path.join(ws, 'a', '.git', 'hooks', 'pre-commit.sample')));
+  });
+
+  it('a persistent shell\'s background job that makes a repository after its call ended: the next call neutralizes it', async () => {
+    hostRepo(ws);
+    await executor.dispose();
+    executor = new LocalShellExecutor({ persistent: true, shellArgs: ['-c'], sandbox: runtime, baseEnv: { ...process.env, HOME: home } });
+    const first = await make().run({
+      command: `${plant(canary)}; (while [ ! -e go ]; do sleep 0.05; done; git init -q late && git -C late config core.fsmonitor "$PWD/mon.sh"; echo done > made) >/dev/null 2>&1 & echo started`,
+    });
+    assert.match(textOf(first), /^started$/m, textOf(first));
+    assert.equal(first.details.sandbox?.protectedChanged, undefined, textOf(first));
+    // The call has ended; its background job goes on in the session's shell.
+    writeFileSync(path.join(ws, 'go'), '');
+    for (let i = 0; i < 600 && !existsSync(path.join(ws, 'made')); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(existsSync(path.join(ws, 'made')), 'the background job ran');
+    const second = await make().run({ command: 'echo second' });
+    const config = path.join(ws, 'late', '.git', 'config');
+    // (Whether it also says the `.git` was created depends on how old the plan its first look reused is.)
+    const moved = (second.details.sandbox?.protectedChanged ?? []).filter((l) => l.includes('moved aside'));
+    assert.deepEqual(moved, [`${config} sets core.fsmonitor (moved aside to ${config}.agent-bash-blocked)`], textOf(second));
+    hostGitStatus(path.join(ws, 'late'));
+    assert.equal(existsSync(canary), false, 'the host git status ran a fsmonitor a background job wrote');
+    // Known from then on: the third call says nothing more.
+    const third = await make().run({ command: 'echo third' });
+    assert.equal(third.details.sandbox?.protectedChanged, undefined, textOf(third));
+  });
+
+  it('a persistent shell started before a repository or a secret appeared on the host is replaced, never left with stale mounts', async () => {
+    await executor.dispose();
+    executor = new LocalShellExecutor({ persistent: true, shellArgs: ['-c'], sandbox: runtime, baseEnv: { ...process.env, HOME: home } });
+    const first = await make().run({ command: 'export KEPT=yes; echo first' });
+    assert.match(textOf(first), /^first$/m, textOf(first));
+    const kept = await make().run({ command: 'echo "kept=$KEPT"' });
+    assert.match(textOf(kept), /^kept=yes$/m, 'nothing changed: the same shell, its state kept');
+    // The user clones a repository and logs in to a cloud CLI while the session's shell lives.
+    hostRepo(path.join(ws, 'sub'));
+    mkdirSync(path.join(home, '.aws'));
+    writeFileSync(path.join(home, '.aws', 'credentials'), 'SECRET\n');
+    const config = readFileSync(path.join(ws, 'sub', '.git', 'config'), 'utf8');
+    // Whatever the next call finds, the one after it runs under the mounts of now.
+    await make().run({ command: 'true' });
+    const r = await make().run({ command: `${plant(canary)}; git -C sub config core.fsmonitor "$PWD/mon.sh"; echo "rc=$?"; cat ~/.aws/credentials; echo "kept=$KEPT"` });
+    const out = textOf(r);
+    assert.match(out, /^rc=255$/m, out);
+    assert.doesNotMatch(out, /SECRET/);
+    assert.match(out, /^kept=$/m, out);
+    assert.ok(out.includes("it was replaced: variables, functions and the working directory set earlier are gone"), out);
+    assert.equal(readFileSync(path.join(ws, 'sub', '.git', 'config'), 'utf8'), config);
+    hostGitStatus(path.join(ws, 'sub'));
+    assert.equal(existsSync(canary), false);
+  });
+
+  it('a writable folder a command replaced with a symlink is not followed by the next command\'s bind; a symlinked cache of the user\'s is', async () => {
+    sandboxSettings.allowWrite = ['./opened', './build/out'];
+    const target = path.join(outside, 'target');
+    mkdirSync(target);
+    mkdirSync(path.join(ws, 'build'));
+    // The user's own cache folder lives elsewhere, through a symlink the sandbox cannot change.
+    const cacheReal = path.join(outside, 'npm-cache');
+    mkdirSync(cacheReal);
+    mkdirSync(path.join(home, '.npm'));
+    symlinkSync(cacheReal, path.join(home, '.npm', '_cacache'));
+    // A relative link: bubblewrap would resolve it inside the new root too, binding the target writable.
+    const plant = await make().run({ command: `ln -s ../outside/target opened; rmdir build; ln -s ${outside} build; echo planted` });
+    assert.match(textOf(plant), /^planted$/m, textOf(plant));
+    const r = await make().run({ command: 'echo x > opened/f; echo "opened: $?"; mkdir -p build/out; echo x > build/out/f; echo "build: $?"; echo c > ~/.npm/_cacache/c; echo "cache: $?"; echo w > ws.txt; echo "ws: $?"' });
+    const out = textOf(r);
+    assert.match(out, /^opened: 1$/m, out);
+    assert.match(out, /^build: 1$/m, out);
+    assert.match(out, /^cache: 0$/m, out);
+    assert.match(out, /^ws: 0$/m, out);
+    assert.deepEqual(readdirSync(target), []);
+    assert.equal(existsSync(path.join(outside, 'out')), false);
+    assert.equal(readFileSync(path.join(cacheReal, 'c'), 'utf8'), 'c\n');
+  });
+
+  it('protected files without a placeholder (.mcp.json, .gitmodules, *.code-workspace) made by a command are moved aside', async () => {
+    const r = await make().run({
+      command: 'echo \'{"mcpServers":{"x":{"command":"evil"}}}\' > .mcp.json; echo \'[submodule "x"]\' > .gitmodules; echo \'{"tasks":{}}\' > evil.code-workspace; echo ok > notes.json; echo made',
+    });
+    assert.match(textOf(r), /^made$/m, textOf(r));
+    for (const name of ['.mcp.json', '.gitmodules', 'evil.code-workspace']) {
+      assert.equal(existsSync(path.join(ws, name)), false, name);
+      assert.ok(existsSync(path.join(ws, `${name}.agent-bash-blocked`)), name);
+      assert.ok((r.details.sandbox?.protectedChanged ?? []).includes(`${path.join(ws, name)} is a protected name the command created (moved aside to ${path.join(ws, name)}.agent-bash-blocked)`), textOf(r));
+    }
+    assert.equal(readFileSync(path.join(ws, 'notes.json'), 'utf8'), 'ok\n');
+  });
+
   it('protected names that do not exist yet cannot be made; a workspace that is no repository gets no .git', async () => {
     const r = await make().run({
       command: 'for d in .claude .idea .devcontainer .cursor .agent-bash .vscode; do mkdir -p $d/x 2>/dev/null; echo x > $d/f 2>/dev/null; done; git init -q . ; echo "init: $?"',

@@ -53,6 +53,11 @@ static int probe(const char *name) {
   }
   if (!strcmp(name, "socketpair")) { int sv[2]; return res(socketpair(AF_UNIX, SOCK_STREAM, 0, sv)); }
   if (!strcmp(name, "inet_socket")) return res(socket(AF_INET, SOCK_STREAM, 0));
+  if (!strcmp(name, "inet6_socket")) return res(socket(AF_INET6, SOCK_DGRAM, 0));
+  if (!strcmp(name, "netlink_socket")) return res(socket(AF_NETLINK, SOCK_RAW, 0));
+  /* AF_VSOCK (40): no network namespace confines it. AF_ALG (38): kernel crypto. */
+  if (!strcmp(name, "vsock_socket")) return res(socket(40, SOCK_STREAM, 0));
+  if (!strcmp(name, "alg_socket")) return res(socket(38, SOCK_SEQPACKET, 0));
   if (!strcmp(name, "io_uring_setup")) { char p[120]; memset(p, 0, sizeof p); return res(syscall(425, 4, p)); }
   if (!strcmp(name, "io_uring_enter")) { long r = syscall(426, -1, 0, 0, 0, NULL, 0); return r < 0 && errno != EBADF && errno != EINVAL ? errno : 0; }
   if (!strcmp(name, "io_uring_register")) { long r = syscall(427, -1, 0, NULL, 0); return r < 0 && errno != EBADF && errno != EINVAL ? errno : 0; }

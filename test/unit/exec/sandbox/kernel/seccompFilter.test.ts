@@ -45,11 +45,19 @@ describe('exec/sandbox: the seccomp program', () => {
     for (const nr of [63, 64, 56, 221, 222, 199, 260]) assert.equal(verdict(nr, AUDIT_ARCH_AARCH64), ALLOW, `aarch64 ${nr}`);
   });
 
-  it('socket: AF_UNIX refused (EACCES), AF_INET and AF_INET6 allowed', () => {
+  it('socket: an allowlist — AF_INET, AF_INET6, AF_NETLINK allowed; AF_UNIX EACCES; every other family (vsock, alg, packet…) EAFNOSUPPORT', () => {
     for (const [nr, arch] of [[41, AUDIT_ARCH_X86_64], [198, AUDIT_ARCH_AARCH64]] as const) {
       assert.equal(verdict(nr, arch, [1, 1, 0]), errno(13));
       assert.equal(verdict(nr, arch, [2, 1, 0]), ALLOW);
       assert.equal(verdict(nr, arch, [10, 1, 0]), ALLOW);
+      assert.equal(verdict(nr, arch, [16, 3, 0]), ALLOW);
+      for (let family = 0; family < 64; family++) {
+        if ([1, 2, 10, 16].includes(family)) continue;
+        assert.equal(verdict(nr, arch, [family, 1, 0]), errno(97), `family ${family}`);
+      }
+      // The family is an int: the high word is ignored by the kernel, and by the filter.
+      assert.equal(verdict(nr, arch, [0x1_0000_0028, 1, 0]), errno(97));
+      assert.equal(verdict(nr, arch, [0x1_0000_0002, 1, 0]), ALLOW);
     }
   });
 

@@ -2,6 +2,7 @@
 // mount, credential patterns, the programs deny rules mask, limit hits read from output, and the
 // protected-set comparison.
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -11,6 +12,8 @@ import { compareSnapshots, moveAsideCreated } from '../../../../../src/exec/sand
 import { GIT_ALWAYS_READ_ONLY, planProtected } from '../../../../../src/exec/sandbox/mounts/protectedMounts';
 import { expandSecretPatterns } from '../../../../../src/exec/sandbox/mounts/secretPaths';
 import { CACHE_HOME_PATHS } from '../../../../../src/exec/sandbox/sandboxPolicy';
+import { confinedMover, disallowedConfigKeys } from '../../../../../src/exec/sandbox/mounts/newRepoQuarantine';
+import { probeSandbox } from '../../../../../src/exec/sandbox/sandboxProbe';
 
 describe('exec/sandbox: protected mounts and the other plans', () => {
   let dir: string;
@@ -160,6 +163,36 @@ describe('exec/sandbox: protected mounts and the other plans', () => {
     ]);
     assert.equal(readFileSync(path.join(hostDir, 'alternates'), 'utf8'), 'host file\n');
     assert.equal(readFileSync(path.join(git, 'commondir.agent-bash-blocked'), 'utf8'), '/elsewhere\n');
+  });
+
+  it('quarantine renames run confined: a folder swapped for a symlink to a host folder cannot point them there', function () {
+    const bwrap = probeSandbox().bwrap;
+    if (!probeSandbox().sandbox || bwrap === undefined) this.skip();
+    const host = path.join(dir, 'host');
+    mkdirSync(host);
+    writeFileSync(path.join(host, 'config'), 'host config\n');
+    mkdirSync(path.join(ws, 'repo'));
+    writeFileSync(path.join(ws, 'repo', 'config'), 'new repo\n');
+    // What a background job swaps in after the host's check: the same name, now a symlink out.
+    symlinkSync(host, path.join(ws, 'swapped'));
+    const results = confinedMover(bwrap, [ws])([
+      [path.join(ws, 'repo', 'config'), path.join(ws, 'repo', 'config.agent-bash-blocked')],
+      [path.join(ws, 'swapped', 'config'), path.join(ws, 'swapped', 'config.agent-bash-blocked')],
+    ]);
+    assert.deepEqual(results, [undefined, 'the confined rename did not happen']);
+    assert.equal(readFileSync(path.join(ws, 'repo', 'config.agent-bash-blocked'), 'utf8'), 'new repo\n');
+    assert.equal(readFileSync(path.join(host, 'config'), 'utf8'), 'host config\n');
+  });
+
+  it('a new repository\'s config: only the keys init, clone and submodule write pass; includes, programs and unreadable files do not', function () {
+    if (spawnSync('git', ['--version']).status !== 0) this.skip();
+    const file = path.join(dir, 'config');
+    writeFileSync(file, '[core]\n\trepositoryformatversion = 0\n\tbare = false\n[remote "origin"]\n\turl = https://example.com/x.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch "main"]\n\tremote = origin\n');
+    assert.deepEqual(disallowedConfigKeys(file), []);
+    writeFileSync(file, '[core]\n\tFSMonitor = x\n\tpager = y\n[include]\n\tpath = z\n[filter "a.b"]\n\tclean = c\n[remote "o"]\n\tuploadpack = u\n');
+    assert.deepEqual(disallowedConfigKeys(file), ['core.fsmonitor', 'core.pager', 'include.path', 'filter.a.b.clean', 'remote.o.uploadpack']);
+    writeFileSync(file, '[core\n\tbroken');
+    assert.equal(disallowedConfigKeys(file), undefined);
   });
 
   it('limit hits in the output; protected changes collapse under a new .git', () => {

@@ -1,0 +1,261 @@
+// What a sandboxed command created that no mount could cover, made harmless before the host's own
+// programs find it. Mounts protect what exists when a command starts; a command can still make a
+// new repository anywhere below a writable folder (`git init sub`, a `.git` file pointing at a
+// folder it filled) and configure it in the same breath, and the host's `git status` (VS Code's Git
+// extension opens repositories it finds in subfolders unasked) would run its `core.fsmonitor`, its
+// hooks or its pager. It can also create the workspace's protected files that have no placeholder
+// (`.mcp.json`, `.gitmodules`, `*.code-workspace`). After the command:
+//   - of each new repository (and each submodule or worktree git dir inside it), a config that
+//     names anything beyond the keys `git init`, `git clone` and `git submodule` write (an
+//     allowlist, read by git itself: `git config --file`, which runs nothing and follows no
+//     include) is moved aside to `config.agent-bash-blocked`; so is a `commondir`, and every hook
+//     that is not a `.sample`;
+//   - a protected file the command created at a workspace root is moved aside.
+// Each rename is checked first: the folder it happens in must be, resolved, the folder named (a
+// symlink on the way would point the rename at a file of the host's own), inside a writable folder.
+// And the rename itself runs confined (`confinedMover`: bubblewrap with only the writable folders
+// writable), so a background job that swaps a folder for a symlink between that check and the
+// rename can only point it at what the sandbox may change anyway.
+import { spawnSync } from 'node:child_process';
+import { lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import * as path from 'node:path';
+import { gitSensitivePaths } from './protectedMounts';
+import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/protectedPaths';
+
+/** The suffix of what was moved aside. */
+export const BLOCKED_SUFFIX = '.agent-bash-blocked';
+
+/**
+ * Config keys a new repository may have (`section.key`, `*` for any subsection): what git itself
+ * writes on init, clone, submodule and worktree, and harmless user settings. Nothing that names a
+ * program, a hook path, another config file or a transport helper.
+ */
+export const NEW_REPO_CONFIG_KEYS: ReadonlySet<string> = new Set([
+  'core.repositoryformatversion', 'core.filemode', 'core.bare', 'core.logallrefupdates', 'core.ignorecase', 'core.precomposeunicode',
+  'core.symlinks', 'core.autocrlf', 'core.eol', 'core.safecrlf', 'core.worktree', 'core.sparsecheckout', 'core.sparsecheckoutcone',
+  'core.quotepath', 'core.longpaths',
+  'extensions.objectformat', 'extensions.worktreeconfig', 'extensions.partialclone', 'extensions.refstorage', 'extensions.preciousobjects',
+  'remote.*.url', 'remote.*.pushurl', 'remote.*.fetch', 'remote.*.push', 'remote.*.tagopt', 'remote.*.mirror', 'remote.*.prune',
+  'remote.*.promisor', 'remote.*.partialclonefilter',
+  'branch.*.remote', 'branch.*.merge', 'branch.*.rebase', 'branch.*.pushremote', 'branch.*.description',
+  'submodule.*.url', 'submodule.*.active', 'submodule.*.branch',
+  'user.name', 'user.email', 'init.defaultbranch', 'pull.rebase', 'pull.ff', 'push.default', 'fetch.prune', 'gc.auto',
+  'lfs.repositoryformatversion', 'index.version', 'feature.manyfiles',
+]);
+
+/** `section.sub.sec.key` → `section.*.key`; `section.key` as it is. */
+function keyPattern(key: string): string {
+  const first = key.indexOf('.');
+  const last = key.lastIndexOf('.');
+  return first === last ? key : `${key.slice(0, first)}.*${key.slice(last)}`;
+}
+
+/**
+ * The keys of `file` outside the allowlist (empty: harmless), or undefined when git cannot read it
+ * (unparseable, or no git here: then nothing tells it is harmless).
+ */
+export function disallowedConfigKeys(file: string): string[] | undefined {
+  const r = spawnSync('git', ['config', '--file', file, '--null', '--list'], {
+    cwd: '/',
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: '/nonexistent' },
+    timeout: 10_000,
+  });
+  if (r.status !== 0 || typeof r.stdout !== 'string') return undefined;
+  const bad: string[] = [];
+  for (const entry of r.stdout.split('\0')) {
+    if (entry === '') continue;
+    const nl = entry.indexOf('\n');
+    const key = nl < 0 ? entry : entry.slice(0, nl);
+    if (!NEW_REPO_CONFIG_KEYS.has(keyPattern(key.toLowerCase()))) bad.push(key);
+  }
+  return bad;
+}
+
+const isInside = (p: string, dir: string): boolean => p === dir || p.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
+
+function realOrUndefined(p: string): string | undefined {
+  try {
+    return realpathSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Renames `p` to `p.agent-bash-blocked` when its folder is, resolved, what its path says and lies
+ * in a writable folder; the line says what happened.
+ */
+/** Renames each `[from, to]`; per pair an error message, or undefined when it was renamed. */
+export type Mover = (moves: ReadonlyArray<readonly [string, string]>) => Array<string | undefined>;
+
+/** Renames at most per look (one confined process does them all); the rest are named, not moved. */
+export const MAX_MOVES = 500;
+/** Configs read with git at most per look; past it a new repository's config is moved aside unread. */
+export const MAX_CONFIG_CHECKS = 100;
+
+const MOVE_SCRIPT = 'while [ $# -gt 1 ]; do mv -n -T -- "$1" "$2" 2>/dev/null; shift 2; done';
+
+/**
+ * The mover quarantine uses: one `mv -n -T` per pair, all in one process under bubblewrap with the
+ * root read-only and only `writable` writable, no network, no capabilities.
+ */
+export function confinedMover(bwrap: string, writable: readonly string[]): Mover {
+  return (moves) => {
+    if (moves.length === 0) return [];
+    const binds = writable.filter((w) => realOrUndefined(w) !== undefined).flatMap((w) => ['--bind', w, w]);
+    const r = spawnSync(
+      bwrap,
+      ['--ro-bind', '/', '/', ...binds, '--dev', '/dev', '--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--die-with-parent', '--cap-drop', 'ALL',
+        '--', '/bin/sh', '-c', MOVE_SCRIPT, 'sh', ...moves.flat()],
+      { encoding: 'utf8', env: { PATH: '/usr/bin:/bin' }, timeout: 30_000, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    const why = r.error ? r.error.message : 'the confined rename did not happen';
+    return moves.map(([from, to]) => (!lstatOrUndefined(from) && lstatOrUndefined(to) ? undefined : why));
+  };
+}
+
+function lstatOrUndefined(p: string): ReturnType<typeof lstatSync> | undefined {
+  try {
+    return lstatSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/** What to move aside, collected first and renamed together. */
+class Moves {
+  readonly lines: string[] = [];
+  private readonly pending: Array<{ p: string; why: string }> = [];
+  constructor(private readonly writable: readonly string[]) {}
+
+  add(p: string, why: string): void {
+    const dir = path.dirname(p);
+    const real = realOrUndefined(dir);
+    const realWritable = this.writable.map((w) => realOrUndefined(w)).filter((w): w is string => w !== undefined);
+    if (real === undefined || !realWritable.some((w) => isInside(real, w))) this.lines.push(`${p} ${why} (not moved: its folder is not in a writable folder)`);
+    // The folder itself as named: every component on the way a real folder, none a symlink.
+    else if (!plainPath(dir)) this.lines.push(`${p} ${why} (not moved: its folder is reached through a symlink)`);
+    else if (this.pending.length >= MAX_MOVES) this.lines.push(`${p} ${why} (not moved: more than ${MAX_MOVES} to move at once)`);
+    else this.pending.push({ p, why });
+  }
+
+  run(mover: Mover): string[] {
+    const results = mover(this.pending.map(({ p }) => [p, `${p}${BLOCKED_SUFFIX}`] as const));
+    this.pending.forEach(({ p, why }, i) => {
+      const failed = results[i];
+      this.lines.push(failed === undefined ? `${p} ${why} (moved aside to ${p}${BLOCKED_SUFFIX})` : `${p} ${why} (not moved: ${failed})`);
+    });
+    return this.lines;
+  }
+}
+
+/** Every component of the absolute `dir` is a folder, not a symlink. */
+function plainPath(dir: string): boolean {
+  let at = '/';
+  for (const part of dir.split('/').filter(Boolean)) {
+    at = path.join(at, part);
+    try {
+      const st = lstatSync(at);
+      if (st.isSymbolicLink() || !st.isDirectory()) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+function emptyOrAbsent(p: string): boolean {
+  try {
+    return lstatSync(p).isDirectory() && readdirSync(p).length === 0;
+  } catch {
+    return true;
+  }
+}
+
+/** The git dir a new `.git` stands for: itself (a folder), or what its `gitdir:` file names. */
+function gitDirOf(git: string): string | undefined {
+  let st;
+  try {
+    st = lstatSync(git);
+  } catch {
+    return undefined;
+  }
+  if (st.isDirectory()) return git;
+  if (st.isSymbolicLink()) return realOrUndefined(git);
+  if (!st.isFile()) return undefined;
+  try {
+    const m = /^gitdir: (.+)$/m.exec(readFileSync(git, 'utf8').slice(0, 4096));
+    return m ? path.resolve(path.dirname(git), m[1].trim()) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What makes a new git dir run something, each moved aside; one line per path moved (or not). */
+function neutralizeGitDir(gitDir: string, moves: Moves, budget: { checks: number }): void {
+  for (const p of gitSensitivePaths(gitDir)) {
+    const name = path.basename(p);
+    let st;
+    try {
+      st = lstatSync(p);
+    } catch {
+      continue;
+    }
+    if (name === 'hooks') {
+      if (!st.isDirectory()) {
+        moves.add(p, 'is not a hooks folder');
+        continue;
+      }
+      let hooks: string[] = [];
+      try {
+        hooks = readdirSync(p);
+      } catch {
+        // Unreadable: nothing git could run either.
+      }
+      for (const hook of hooks) if (!hook.endsWith('.sample') && !hook.endsWith(BLOCKED_SUFFIX)) moves.add(path.join(p, hook), 'is a hook of a new repository');
+    } else if (name === 'config' || name === 'config.worktree') {
+      // Past the budget (a command that made a thousand repositories) nothing is read: moved aside.
+      if (budget.checks-- <= 0) {
+        moves.add(p, `is one config too many to read (over ${MAX_CONFIG_CHECKS} new ones)`);
+        continue;
+      }
+      const bad = st.isFile() ? disallowedConfigKeys(p) : undefined;
+      if (bad === undefined) moves.add(p, 'is a config git cannot read');
+      else if (bad.length > 0) moves.add(p, `sets ${bad.slice(0, 5).join(', ')}${bad.length > 5 ? '…' : ''}`);
+    } else if (name === 'commondir' && path.basename(path.dirname(path.dirname(p))) !== 'worktrees') {
+      // A main git dir never has one (a linked worktree's under worktrees/ points back at its own).
+      moves.add(p, 'redirects a new repository');
+    }
+  }
+}
+
+/**
+ * After a command: `created` are the paths the protected check found created (`compareSnapshots`),
+ * `gitPaths` every `.git` (and gitdir target) found now. New repositories are neutralized and
+ * protected files without a placeholder moved aside; the lines say what was done.
+ */
+export function quarantineCreated(created: readonly string[], gitPaths: readonly string[], workspaceRoots: readonly string[], writable: readonly string[], mover: Mover): string[] {
+  const moves = new Moves(writable);
+  const budget = { checks: MAX_CONFIG_CHECKS };
+  const done = new Set<string>();
+  for (const p of created) {
+    if (gitPaths.includes(p) || path.basename(p) === '.git') {
+      const gitDir = gitDirOf(p);
+      if (gitDir === undefined || done.has(gitDir)) continue;
+      done.add(gitDir);
+      // A git dir outside the writable folders is the host's own: the command could not write it.
+      const real = realOrUndefined(gitDir);
+      if (real === undefined || !writable.some((w) => isInside(real, realOrUndefined(w) ?? w))) continue;
+      neutralizeGitDir(real, moves, budget);
+      continue;
+    }
+    const root = workspaceRoots.find((r) => path.dirname(p) === r);
+    if (root === undefined) continue;
+    const name = path.basename(p);
+    const protectedFile = (WORKSPACE_PROTECTED_PATHS.includes(name) || name.endsWith('.code-workspace')) && !name.endsWith(BLOCKED_SUFFIX);
+    // An empty folder is the placeholder bwrap leaves behind: nothing there.
+    if (protectedFile && !emptyOrAbsent(p)) moves.add(p, 'is a protected name the command created');
+  }
+  return moves.run(mover);
+}
