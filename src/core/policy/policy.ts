@@ -200,7 +200,7 @@ function decideSegment(seg: Segment, index: number, all: readonly Segment[], rul
     }
   }
   if (rule?.approval === 'allow' && !rule.allowRedirects) {
-    const write = seg.redirects.find(writesFile);
+    const write = seg.redirects.find((r) => writesFile(r, seg.redirects));
     if (write) prompt('redirect', REASON.redirect(text, index, write.target ?? '…', rule.match));
   }
 

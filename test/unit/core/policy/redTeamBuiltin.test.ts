@@ -1,0 +1,88 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { PolicyRule, RuleLayer, ShellAnalyzer } from '../../../../src/core/contracts';
+import { BUILTIN_LAYER_SOURCE, BUILTIN_RULES } from '../../../../src/core/policy/builtinRules';
+import { decide } from '../../../../src/core/policy/policy';
+import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
+import { TEST_EXPANDER } from './testExpander';
+
+// Red-team classes found against the built-in read-only list (no user rules): each class is tried in
+// several spellings, each asserted exactly, beside the everyday forms of the same programs that
+// must stay allowed.
+describe('core/policy red team: built-in list', () => {
+  let analyzer: ShellAnalyzer;
+  let ws: string;
+  let secret: string;
+  const layers: RuleLayer[] = [{ layer: 'builtin', source: BUILTIN_LAYER_SOURCE, rules: [...BUILTIN_RULES] }];
+  before(async () => {
+    analyzer = await createShellAnalyzer();
+    ws = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bash-redteam-'));
+    fs.writeFileSync(path.join(ws, 'canary'), 'alive\n');
+    fs.writeFileSync(path.join(ws, 'README.md'), '# readme\n');
+    fs.mkdirSync(path.join(ws, 'src'));
+    fs.mkdirSync(path.join(ws, '.vscode'));
+    fs.writeFileSync(path.join(ws, '.vscode', 'settings.json'), '{}\n');
+    fs.writeFileSync(path.join(ws, 'src', 'x.ts'), 'export const foo = 1;\n');
+    fs.symlinkSync('/etc', path.join(ws, 'link'));
+    // Two folders to compare; the second holds links to a folder and a file outside the workspace.
+    secret = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bash-redteam-secret-'));
+    fs.writeFileSync(path.join(secret, 'key'), 'SECRET\n');
+    fs.mkdirSync(path.join(ws, 'old', 'k'), { recursive: true });
+    fs.writeFileSync(path.join(ws, 'old', 'kf'), 'other\n');
+    fs.mkdirSync(path.join(ws, 'new'));
+    fs.symlinkSync(secret, path.join(ws, 'new', 'k'));
+    fs.symlinkSync(path.join(secret, 'key'), path.join(ws, 'new', 'kf'));
+    fs.mkdirSync(path.join(ws, 'plainA'));
+    fs.mkdirSync(path.join(ws, 'plainB'));
+    fs.writeFileSync(path.join(ws, 'plainA', 'f'), 'a\n');
+    fs.writeFileSync(path.join(ws, 'plainB', 'f'), 'b\n');
+  });
+  after(() => {
+    fs.rmSync(ws, { recursive: true, force: true });
+    fs.rmSync(secret, { recursive: true, force: true });
+  });
+  const run = (command: string, rules: RuleLayer[] | PolicyRule[] = layers) =>
+    decide(analyzer.analyze(command), rules, { cwd: ws, workspaceRoots: [ws], expander: TEST_EXPANDER });
+  const expectAll = (lines: readonly string[], decision: 'allow' | 'prompt' | 'deny', rules?: RuleLayer[] | PolicyRule[]) => {
+    for (const line of lines) {
+      const d = run(line, rules);
+      assert.equal(d.decision, decision, `${JSON.stringify(line)}: ${d.reason}`);
+    }
+  };
+
+  describe('descriptor devices reopen the file a redirection put on the descriptor', () => {
+    // `/dev/stdout`, `/dev/stderr`, `/dev/stdin`, `/dev/fd/N` are opened again by path: after
+    // `1<canary`, `>/dev/stdout` opens `canary` for writing and truncates it.
+    it('asks when another redirection of the command opens a file, or for /dev/fd/N above 2', () => {
+      expectAll(
+        [
+          'echo PWN 1<canary >/dev/stdout',
+          'echo PWN 2<canary 2>/dev/stderr',
+          'ls 0<canary 2>/dev/stdin',
+          'cat README.md 0<canary >/dev/fd/0',
+          'echo hi 5<canary >/dev/fd/5',
+          'cat README.md 4<canary >>/dev/fd/4',
+          'echo x < canary > /dev/stdin',
+          'echo x >/dev/fd/7',
+          'echo x 1<canary >|/dev/stdout',
+          'echo x 2<canary &>/dev/stderr',
+        ],
+        'prompt',
+      );
+    });
+    it('a rule with allowRedirects still asks before such a write reaches a protected path', () => {
+      const rules: PolicyRule[] = [{ match: 'echo *', approval: 'allow', allowRedirects: true }];
+      const d = run('echo {} 1<.vscode/settings.json >/dev/stdout', rules);
+      assert.equal(d.decision, 'prompt', d.reason);
+      assert.equal(d.kind, 'critical', d.reason);
+    });
+    it('everyday device redirections stay allowed', () => {
+      expectAll(
+        ['ls -la 2>/dev/null', 'grep -rn foo src 2>/dev/null | head -20', 'ls >/dev/stderr 2>&1', 'echo hi >&2', 'cat README.md > /dev/null', 'cat canary | echo x >/dev/stdin', 'cat <<< x >/dev/stdout'],
+        'allow',
+      );
+    });
+  });
+});
