@@ -85,4 +85,31 @@ describe('core/policy red team: built-in list', () => {
       );
     });
   });
+
+  describe('package-manager read forms name a package npm fetches from a folder, a file, git or a URL', () => {
+    // `npm view ../dir` prints the package.json of a folder outside the workspace; `user/repo` and
+    // `git+…` clone with git; `file:x.tgz` and `http…` read or download a tarball.
+    it('asks for every spec that is not a registry name', () => {
+      expectAll(
+        [
+          'npm view ../secret', 'npm view /etc', 'npm view .', 'npm info ./', 'npm show ~/pkg', 'npm v file:../x.tgz',
+          'npm view git+file:///tmp/x', 'npm view git+ssh://git@github.com/x/y', 'npm view github:x/y', 'npm view x/y',
+          'npm view http://example.com/x.tgz', 'npm view react ../dir', 'npm outdated ../dir', 'npm ls ../dir', 'npm explain ../dir',
+          'yarn info ../secret', 'yarn why file:../x', 'pnpm why ../x', 'npm view "$P"',
+        ],
+        'prompt',
+      );
+    });
+    it('registry names, versions, tags and fields stay allowed', () => {
+      expectAll(
+        [
+          'npm view react', 'npm view react version', 'npm view @types/node versions --json', 'npm view react@18 dependencies',
+          'npm view react@latest dist.tarball', "npm view 'react@>=17 <19' version", 'npm info lodash', 'npm ls', 'npm ls react',
+          'npm outdated', 'npm why react', 'npm explain @types/node', 'npm config get registry', 'npm config get @myscope:registry',
+          'yarn info react', 'pnpm why react',
+        ],
+        'allow',
+      );
+    });
+  });
 });
