@@ -112,4 +112,28 @@ describe('core/policy red team: built-in list', () => {
       );
     });
   });
+
+  describe('a pathname pattern reads the directories it lists, whatever the program does with the names', () => {
+    // `echo ~/.ssh/*` lists a folder outside as surely as `ls ~/.ssh`: bash read it to make the words.
+    it('asks when a pattern in a text operand matches (or names) something outside the workspace', () => {
+      expectAll(
+        [
+          'echo link/*', 'echo /etc/*', 'echo ~/.ssh/*', 'echo ~/*', "printf '%s\\n' ~/.ssh/*", 'printf %s link/p*', 'echo ../*',
+          'echo link/passw[d]', 'echo [l]ink/*', 'echo l*/*', 'echo /e*/pass*', 'echo /proc/*/environ', 'echo -n link/*',
+          'basename link/*', 'dirname /etc/*', 'type link/*', 'which link/*', 'echo */passwd',
+        ],
+        'prompt',
+      );
+    });
+    it('asks for a pattern in a for/select word list (its words are not judged as paths)', () => {
+      expectAll(
+        ['for f in link/*; do echo $f; done', 'for f in ~/.ssh/*; do echo "$f"; done', 'select f in /etc/*; do echo $f; done', 'for f in a l?nk/[p]*; do echo $f; done', 'for f in */passwd; do echo $f; done'],
+        'prompt',
+      );
+    });
+    it('patterns inside the workspace stay allowed', () => {
+      expectAll(['for f in a "b" c; do echo $f; done', 'for i in {1..3}; do echo $i; done', "for f in 'x*'; do echo $f; done"], 'allow');
+      expectAll(['echo *.md', 'echo src/*', 'printf "%s\\n" src/*.ts', 'basename src/*.ts', 'echo *.none', 'ls src/*.ts', 'echo {a,b}', 'echo ~'], 'allow');
+    });
+  });
 });

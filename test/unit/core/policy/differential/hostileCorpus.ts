@@ -206,6 +206,14 @@ export const FIXED: Readonly<Record<string, readonly string[]>> = {
     'echo hi 5<canary >/dev/fd/5',
     'cat README.md 4<canary >>/dev/fd/4',
   ],
+  'patterns list directories outside': [
+    'echo link/*',
+    'echo ~/.ssh/*',
+    "printf '%s\\n' keys/*",
+    'echo l?nk/[p]*',
+    'for f in link/*; do echo $f; done',
+    'for f in ~/.ssh/*; do echo "$f"; done',
+  ],
   'denials hidden behind wrappers and global options': [
     'git --no-pager push',
     'git -C . push',
