@@ -136,4 +136,18 @@ describe('core/policy red team: built-in list', () => {
       expectAll(['echo *.md', 'echo src/*', 'printf "%s\\n" src/*.ts', 'basename src/*.ts', 'echo *.none', 'ls src/*.ts', 'echo {a,b}', 'echo ~'], 'allow');
     });
   });
+
+  describe('diff reads through the links inside a directory operand', () => {
+    // `diff old new` compares `new/kf` (a link to a file outside) and prints its lines; with `-r` it
+    // also walks `new/k` (a link to a folder outside). Only `--no-dereference` compares the links.
+    it('asks when a directory operand holds a link that leads outside, in every spelling', () => {
+      expectAll(
+        ['diff old new', 'diff -r old new', 'diff -rq old new', 'diff --recursive old new', 'diff --recur old new', 'diff -Nru old new', 'diff -r -- old new', 'diff --from-file=old new', 'diff -r new --to-file=old', 'diff -r . plainA'],
+        'prompt',
+      );
+    });
+    it('files, folders without such links and --no-dereference stay allowed', () => {
+      expectAll(['diff README.md canary', 'diff -u README.md canary', 'diff -r plainA plainB', 'diff -ru plainA plainB', 'diff -r --no-dereference old new', 'diff --no-deref -r old new'], 'allow');
+    });
+  });
 });
