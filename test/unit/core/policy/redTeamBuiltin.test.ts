@@ -150,4 +150,15 @@ describe('core/policy red team: built-in list', () => {
       expectAll(['diff README.md canary', 'diff -u README.md canary', 'diff -r plainA plainB', 'diff -ru plainA plainB', 'diff -r --no-dereference old new', 'diff --no-deref -r old new'], 'allow');
     });
   });
+
+  describe('readers that run a decompressor', () => {
+    // `file -z` looks inside compressed files; for formats libmagic does not read itself it runs the
+    // decompressor found on PATH (`lz4 -cd`, `zstd -cd`), as `rg -z` does.
+    it('asks for file -z/-Z in every spelling', () => {
+      expectAll(['file -z README.md', 'file -Z README.md', 'file --uncompress README.md', 'file --uncompress-n README.md', 'file -bz README.md', 'file -zb README.md', 'file -Lz README.md', 'rg -z foo', 'rg --search-zip foo'], 'prompt');
+    });
+    it('file without them stays allowed', () => {
+      expectAll(['file README.md', 'file -b README.md', 'file --mime-type README.md', 'file -L README.md', 'file -i src/x.ts'], 'allow');
+    });
+  });
 });
