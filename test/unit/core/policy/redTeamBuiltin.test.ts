@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import type { PolicyRule, RuleLayer, ShellAnalyzer } from '../../../../src/core/contracts';
 import { BUILTIN_LAYER_SOURCE, BUILTIN_RULES } from '../../../../src/core/policy/builtinRules';
 import { decide } from '../../../../src/core/policy/policy';
+import { withEnvRisk } from '../../../../src/core/policy/policyGate';
 import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
 import { TEST_EXPANDER } from './testExpander';
 
@@ -159,6 +160,25 @@ describe('core/policy red team: built-in list', () => {
     });
     it('file without them stays allowed', () => {
       expectAll(['file README.md', 'file -b README.md', 'file --mime-type README.md', 'file -L README.md', 'file -i src/x.ts'], 'allow');
+    });
+  });
+
+  describe('inert environment names with a value that names a file', () => {
+    // glibc opens `TZ=/x`, `TZ=:/x` and `TZ=../../x` (under the zoneinfo folder) as a time-zone file,
+    // and reads a locale from a folder named by `LC_*`/`LANG`; a value known only at run time may be either.
+    it('asks for such values in a prefix, behind env, and in the env parameter', () => {
+      expectAll(
+        ['TZ=/etc/passwd date', 'TZ=:/etc/shadow date', "TZ=':/x' date", 'TZ="../../../x" date', 'TZ=~/x date', 'TZ=$Z date', 'LC_ALL=/tmp/x ls', 'LANG=/x ls', 'LANGUAGE=en:/x ls', 'TERM=/x ls', 'env TZ=/etc/localtime date', 'env LC_ALL=/x ls'],
+        'prompt',
+      );
+      const allowed = run('date');
+      assert.equal(allowed.decision, 'allow', allowed.reason);
+      const risky: Array<Record<string, string>> = [{ TZ: '/etc/passwd' }, { TZ: ':../../x' }, { LC_ALL: '/tmp/x' }];
+      for (const env of risky) assert.equal(withEnvRisk(allowed, env).decision, 'prompt', JSON.stringify(env));
+      assert.equal(withEnvRisk(allowed, { TZ: 'Europe/Paris', LC_ALL: 'C.UTF-8', LANG: 'en_US.UTF-8' }).decision, 'allow');
+    });
+    it('names and zones stay allowed', () => {
+      expectAll(['TZ=UTC date', 'TZ=America/New_York date', 'TZ=:Europe/Paris date', 'TZ=UTC0 date +%s', 'LC_ALL=C ls', 'LC_ALL=C.UTF-8 sort README.md', 'LANG=en_US.UTF-8 ls', 'LANGUAGE=en:de ls', 'TERM=xterm-256color ls', 'env LC_ALL=C grep foo README.md'], 'allow');
     });
   });
 });
