@@ -181,4 +181,22 @@ describe('core/policy red team: built-in list', () => {
       expectAll(['TZ=UTC date', 'TZ=America/New_York date', 'TZ=:Europe/Paris date', 'TZ=UTC0 date +%s', 'LC_ALL=C ls', 'LC_ALL=C.UTF-8 sort README.md', 'LANG=en_US.UTF-8 ls', 'LANGUAGE=en:de ls', 'TERM=xterm-256color ls', 'env LC_ALL=C grep foo README.md'], 'allow');
     });
   });
+
+  describe('date: operands that set the clock, date strings that name a time-zone file', () => {
+    // `date 0101000020` sets the system clock when the process may (root, CAP_SYS_TIME);
+    // `date -d 'TZ="/x" now'` opens /x (strace), and so may every line of a `-f` file.
+    it('asks for a clock-setting operand, a TZ="file" date string and -f, in every spelling', () => {
+      expectAll(
+        [
+          'date 0101000020', 'date 010100002020.30', 'date -u 0101000020', 'date -- 0101000020', 'date +%s 0101000020',
+          `date -d 'TZ="/etc/passwd" now'`, `date -d 'TZ="../../../x" now'`, `date --date='TZ=":/x" now'`, `date -d'TZ="/x"'`,
+          `date --da='TZ="/x" now'`, `date -ud 'TZ="/x"'`, 'date -d "$D"', 'date -f README.md', 'date --file=README.md', 'date -fREADME.md',
+        ],
+        'prompt',
+      );
+    });
+    it('printing forms stay allowed', () => {
+      expectAll(['date', 'date +%s', "date '+%Y-%m-%d'", 'date -u +%Y-%m-%dT%H:%M:%SZ', 'date -d yesterday +%F', 'date -d @1700000000', `date -d 'TZ="Europe/Paris" 2020-01-01'`, 'date -r README.md', 'date --iso-8601=seconds', 'date -R'], 'allow');
+    });
+  });
 });
