@@ -199,4 +199,37 @@ describe('core/policy red team: built-in list', () => {
       expectAll(['date', 'date +%s', "date '+%Y-%m-%d'", 'date -u +%Y-%m-%dT%H:%M:%SZ', 'date -d yesterday +%F', 'date -d @1700000000', `date -d 'TZ="Europe/Paris" 2020-01-01'`, 'date -r README.md', 'date --iso-8601=seconds', 'date -R'], 'allow');
     });
   });
+
+  describe('git reads a repository nested inside the workspace', () => {
+    // A nested repository's config is not guarded like the workspace's `.git/config`, and names
+    // programs the read forms run: `diff.external` (git diff) and `filter.x.clean` (git status) ran
+    // `touch` in a nested repository under `git -C nested diff` and `git -C nested status`.
+    let outer: string;
+    before(() => {
+      fs.mkdirSync(path.join(ws, 'vendor', 'pkg', '.git'), { recursive: true });
+      fs.mkdirSync(path.join(ws, 'vendor', 'pkg', 'lib'));
+      // A workspace whose `.git` file points inside itself (not at a git directory the editor guards).
+      outer = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bash-redteam-gitfile-'));
+      fs.mkdirSync(path.join(outer, 'inner', 'gd'), { recursive: true });
+      fs.writeFileSync(path.join(outer, '.git'), 'gitdir: inner/gd\n');
+    });
+    after(() => fs.rmSync(outer, { recursive: true, force: true }));
+    const inCwd = (command: string, cwd: string, roots: string[]) => decide(analyzer.analyze(command), layers, { cwd, workspaceRoots: roots, expander: TEST_EXPANDER });
+
+    it('asks for every way of landing in the nested repository', () => {
+      expectAll(
+        ['git -C vendor/pkg diff', 'git -C vendor/pkg status', 'git -Cvendor/pkg log -p', 'git -C vendor -C pkg show', 'git -C vendor/pkg/lib diff', 'git -C src -C ../vendor/pkg status', 'git --git-dir=vendor/pkg/.git log', 'git --work-tree=vendor/pkg status', 'git --git-dir .git log'],
+        'prompt',
+      );
+      for (const cwd of [path.join(ws, 'vendor', 'pkg'), path.join(ws, 'vendor', 'pkg', 'lib')]) {
+        const d = inCwd('git status', cwd, [ws]);
+        assert.equal(d.decision, 'prompt', d.reason);
+      }
+      assert.equal(inCwd('git diff', outer, [outer]).decision, 'prompt');
+    });
+    it('the workspace repository, and one outside the workspace, stay allowed', () => {
+      expectAll(['git status', 'git log --oneline -5', 'git -C src status', 'git diff --stat', 'git -C vendor ls-files'], 'allow');
+      assert.equal(inCwd('git status', path.join(ws, 'src'), [path.join(ws, 'src')]).decision, 'allow', 'the repository above the workspace root is not the agent\'s to write');
+    });
+  });
 });
