@@ -59,7 +59,8 @@ describe('core/policy/programs sed script parser (GNU sed is the judge)', () => 
     const wrong: string[] = [];
     for (const script of all) {
       const parsed = parseSedScript(script);
-      const compiled = spawnSync('sed', ['--debug', '-n', script], { input: '', encoding: 'utf8', timeout: 10000 });
+      // In a scratch folder: sed opens a script's `w` files when it compiles it (they were left in the checkout).
+      const compiled = spawnSync('sed', ['--debug', '-n', script], { cwd: dir, input: '', encoding: 'utf8', timeout: 10000 });
       if (parsed.error === undefined && compiled.status !== 0) wrong.push(`parser read what sed refuses: ${JSON.stringify(script)}: ${compiled.stderr.trim()}`);
       if (parsed.error !== undefined && compiled.status === 0) wrong.push(`parser refused what sed reads: ${JSON.stringify(script)}: ${parsed.error}`);
       // Run it for real in an empty folder with one input file: any new file is a write or a run.
