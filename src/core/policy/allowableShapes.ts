@@ -9,6 +9,7 @@
 // a clear "too deep" answer instead of overflowing the JavaScript stack in the recursive analysis.
 import type TreeSitter = require('web-tree-sitter');
 import { cpuNow } from './cpuClock';
+import { globs } from './wordExpansion';
 
 type SyntaxNode = TreeSitter.Node;
 
@@ -29,13 +30,14 @@ export const CONSTRUCT = {
   testArithmetic: (op: string) => `\`[[ … ${op} … ]]\` with an operand that is not a number (evaluated as arithmetic)`,
   testVariable: (op: string) => `\`[[ ${op} … ]]\` (evaluates an array subscript)`,
   declaration: (keyword: string) => `\`${keyword}\` with attributes or subscripts`,
+  loopPattern: (word: string) => `a pathname pattern \`${word.slice(0, 40)}\` in a \`for\`/\`select\` word list (bash reads the directories it names; the words are not judged as paths)`,
 } as const;
 
 /** Kinds that are certain wherever they appear (their children are checked on their own). */
 const CERTAIN: ReadonlySet<string> = new Set([
   'program', 'list', 'pipeline', 'command', 'command_name', 'word', 'string', 'string_content', 'raw_string',
   'ansi_c_string', 'translated_string', 'concatenation', 'number', 'comment', 'subshell', 'if_statement',
-  'elif_clause', 'else_clause', 'while_statement', 'for_statement', 'do_group', 'negated_command',
+  'elif_clause', 'else_clause', 'while_statement', 'do_group', 'negated_command',
   'command_substitution', 'process_substitution', 'file_redirect', 'file_descriptor', 'herestring_redirect',
   'heredoc_redirect', 'heredoc_start', 'heredoc_body', 'heredoc_content', 'heredoc_end', 'variable_assignments',
   'special_variable_name', 'brace_expression', 'test_command', 'test_operator', 'regex', 'extglob_pattern',
@@ -163,6 +165,11 @@ function checkNode(node: SyntaxNode, src: string, parent: string): string | unde
     case 'declaration_command':
     case 'unset_command':
       return checkDeclaration(node, src);
+    case 'for_statement':
+      for (const value of node.childrenForFieldName('value')) {
+        if (globs(text(value, src))) return CONSTRUCT.loopPattern(text(value, src));
+      }
+      return undefined;
     case 'ERROR':
       return undefined; // a syntax error makes the whole analysis uncertain, with its offset
     default:

@@ -29,6 +29,7 @@ import { findLinkOutside } from './symlinkWalk';
 import { findExternalPath } from './workspaceScope';
 import { expandInCwds, type JudgedIn } from './segmentExpansion';
 import { foreignProgram } from './programIdentity';
+import { nestedRepository } from './gitRepository';
 import { findInvisible, INVISIBLE_REASON } from './invisibleChars';
 import type { WordExpander } from './wordExpansion';
 import { cpuNow } from './cpuClock';
@@ -191,6 +192,8 @@ function decideSegment(seg: Segment, index: number, all: readonly Segment[], rul
     if (judged && rule?.approval === 'allow') {
       const foreign = foreignProgram(judged, index, cwd);
       if (foreign !== undefined) prompt('uncertain', foreign);
+      const nested = nestedRepository(judged, index, cwd, ctx.workspaceRoots);
+      if (nested !== undefined) prompt('uncertain', nested);
     }
     // Only worth the directory scan when nothing else already makes this segment ask.
     if (judged && !external && rule?.approval === 'allow') {
@@ -200,7 +203,7 @@ function decideSegment(seg: Segment, index: number, all: readonly Segment[], rul
     }
   }
   if (rule?.approval === 'allow' && !rule.allowRedirects) {
-    const write = seg.redirects.find(writesFile);
+    const write = seg.redirects.find((r) => writesFile(r, seg.redirects));
     if (write) prompt('redirect', REASON.redirect(text, index, write.target ?? '…', rule.match));
   }
 

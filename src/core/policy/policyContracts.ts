@@ -83,6 +83,12 @@ export interface Segment {
    */
   argvRaw?: Array<string | null>;
   /**
+   * After expansion (segmentExpansion.ts): indexes into argv of the fields a pathname pattern made.
+   * bash read directories to make them, so they are judged as paths whatever the program does with
+   * them (`echo ~/.ssh/*` lists a folder outside as surely as `ls ~/.ssh`).
+   */
+  globbedArgs?: number[];
+  /**
    * The command-name words as written (each stripped wrapper's, then the program's), unquoted but
    * not reduced to a basename, with their source when it holds expansion syntax; absent when every
    * name is a bare name (programIdentity.ts).

@@ -3,7 +3,7 @@
 // into its own error (a tool error, a JSON-RPC error, an API error) with the same message text.
 import type { Approver, CallerInfo } from '../contracts';
 import type { DecidedBy, PolicyDecision } from './policyContracts';
-import { isInertEnvName } from './sensitiveVariables';
+import { isInertEnvName, isInertEnvValue } from './sensitiveVariables';
 import { isCodeLoadingAssignment } from './shellNormalize';
 
 /** A deny rule (or a critical/deny verdict) fired: nothing ran. */
@@ -33,7 +33,7 @@ export function withEnvRisk(decision: PolicyDecision, env: Record<string, string
   if (decision.decision !== 'allow' || !env) return decision;
   const names = Object.keys(env);
   const risky = names.find((name) => isCodeLoadingAssignment(`${name}=`) !== undefined);
-  const other = names.find((name) => !isInertEnvName(name));
+  const other = names.find((name) => !isInertEnvName(name) || !isInertEnvValue(name, env[name]));
   if (risky === undefined && other === undefined) return decision;
   const reason = risky !== undefined ? envRiskReason(risky) : envNotInertReason(other as string);
   return { ...decision, decision: 'prompt', rule: null, kind: 'opaque', reason };

@@ -6,7 +6,7 @@
 // sandbox keeps them read-only (exec/sandbox/sandboxPolicy.ts).
 import * as path from 'node:path';
 import type { Segment } from './policyContracts';
-import { writesFile } from './redirectTargets';
+import { namesFile, reopensDescriptor, writesFile } from './redirectTargets';
 import { specWrittenWords } from './programs/pathWords';
 import { basename } from './shellNormalize';
 import { isInside, realPath, resolvePathWord } from './workspaceScope';
@@ -40,7 +40,12 @@ function protectedRel(resolved: string, roots: readonly string[]): string | unde
 /** The words a segment writes to: its writing redirects' targets, and a writer's operands. */
 function writtenWords(seg: Segment): string[] {
   const words: string[] = [];
-  for (const r of seg.redirects) if (writesFile(r) && r.target !== undefined) words.push(r.target);
+  for (const r of seg.redirects) {
+    if (!writesFile(r, seg.redirects) || r.target === undefined) continue;
+    words.push(r.target);
+    // `1<file >/dev/stdout` writes `file`: every file another redirection opened may be the one.
+    if (reopensDescriptor(r.target)) for (const o of seg.redirects) if (o !== r && namesFile(o) && o.target !== undefined) words.push(o.target);
+  }
   words.push(...specWrittenWords(seg));
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a segment may have no argv (`$(< file)`, a bare redirect)
   const program = seg.argv[0] === undefined ? '' : basename(seg.argv[0]);

@@ -6,7 +6,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Segment } from './policyContracts';
-import { EXPANSION, lexicalProblem, MAX_FIELDS, NO_EXPANDER, type WordExpander, type WordExpansion } from './wordExpansion';
+import { EXPANSION, globs, lexicalProblem, MAX_FIELDS, NO_EXPANDER, type WordExpander, type WordExpansion } from './wordExpansion';
 
 /** Distinct words one decision may have expanded (a 64 KiB line of globs asks instead of waiting). */
 export const MAX_WORDS = 256;
@@ -89,6 +89,7 @@ function apply(seg: Segment, answers: ReadonlyMap<string, WordExpansion>): Expan
   const argv: string[] = [];
   const dynamic = new Set(seg.dynamicArgs ?? []);
   const dynamicArgs: number[] = [];
+  const globbedArgs: number[] = [];
   seg.argv.forEach((word, i) => {
     const raw = seg.argvRaw?.[i] ?? null;
     if (dynamic.has(i)) dynamicArgs.push(argv.length);
@@ -103,6 +104,7 @@ function apply(seg: Segment, answers: ReadonlyMap<string, WordExpansion>): Expan
     // the words as written, so such a command asks.
     const optionLike = raw.startsWith('-') ? undefined : fields.find((f) => f.startsWith('-'));
     if (optionLike !== undefined) problem ??= { word: raw, why: EXPANSION.optionLike(optionLike) };
+    if (globs(raw)) for (let f = 0; f < fields.length; f++) globbedArgs.push(argv.length + f);
     argv.push(...counted(fields));
   });
   const redirects = seg.redirects.map((r) => {
@@ -121,6 +123,7 @@ function apply(seg: Segment, answers: ReadonlyMap<string, WordExpansion>): Expan
   const out: Segment = { ...seg, argv, redirects };
   delete out.argvRaw;
   if (dynamicArgs.length > 0) out.dynamicArgs = dynamicArgs;
+  if (globbedArgs.length > 0) out.globbedArgs = globbedArgs;
   if (names) out.names = names;
   return { kind: 'expanded', seg: out };
 }

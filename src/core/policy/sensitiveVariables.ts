@@ -112,6 +112,8 @@ export const VARIABLE_REASON = {
   nameref: (form: string) => `${form} makes later assignments write the variable it names`,
   /** `mapfile -C`: a callback evaluated as shell code. */
   callback: (form: string) => `${form} runs its callback as shell code`,
+  /** An inert name whose value names a file (a locale folder, a time-zone file) or is known only at run time. */
+  envValue: (name: string) => `\`${name}=…\` names a file for \`${name}\` (a locale or time-zone file is read from it), or a value known only at run time`,
   /** A non-inert name in a command's environment. */
   envPrefix: (name: string) =>
     `\`${name}=…\` sets \`${name}\` in the command's environment; only inert names (locale, time zone, colour, terminal size) are auto-approved`,
@@ -139,6 +141,24 @@ export function envPrefixRisk(assignments: readonly string[]): string | undefine
   for (const a of assignments) {
     const name = assignedName(a);
     if (name !== undefined && !isInertEnvName(name)) return VARIABLE_REASON.envPrefix(name);
+    if (name !== undefined && !isInertEnvValue(name, a.slice(a.indexOf('=') + 1))) return VARIABLE_REASON.envValue(name);
   }
   return undefined;
+}
+
+/**
+ * Whether the value of an inert name is inert too. The C library reads a locale from a folder when
+ * its name is an absolute path (`LC_ALL=/x`), and a time zone from any file (`TZ=/x`, `TZ=:/x`,
+ * `TZ=../../x` under the zoneinfo folder); a value known only at run time may be either. Quotes and
+ * backslashes are dropped first (the value as written in a prefix).
+ */
+export function isInertEnvValue(name: string, value: string): boolean {
+  if (/[$`~]/.test(value)) return false;
+  const v = value.replace(/['"\\]/g, '');
+  if (name === 'TZ') {
+    const file = v.replace(/^:/, '');
+    return !file.startsWith('/') && !file.includes('..');
+  }
+  if (name === 'LANG' || name === 'LANGUAGE' || name === 'TERM' || /^LC_[A-Z]+$/.test(name)) return !v.includes('/');
+  return true;
 }

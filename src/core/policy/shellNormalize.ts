@@ -192,6 +192,7 @@ export const OPAQUE = {
   dynamicPayload: (name: string) => `\`${name}\` runs text that cannot be read statically`,
   awkCommand: (name: string) => `\`${name}\` program runs shell commands`,
   gitConfig: () => '`git -c` can name a program for git to run',
+  gitRepository: (option: string) => `\`git ${option}\` picks a repository whose configuration can name programs for git to run`,
   programOption: (name: string, option: string) => `\`${name} ${option}\` names a program to run`,
   codeLoadingVar: (name: string) => `setting \`${name}\` can make programs load other code`,
   definesCode: (name: string) => `\`${name}\` defines code that runs later`,
@@ -302,6 +303,9 @@ function stripGitGlobals(words: Word[]): { next: number; paths: string[]; opaque
     const name = t.startsWith('--') && eq > 0 ? t.slice(0, eq) : t;
     if (name === '-c' || name === '--config-env' || /^-c./.test(t)) opaqueReason ??= OPAQUE.gitConfig();
     if (name === '--exec-path' && eq > 0) opaqueReason ??= OPAQUE.programOption('git', '--exec-path');
+    // The repository's own config may name a diff driver, a filter or textconv that `git diff` and
+    // `git status` run: a repository other than the one found from the cwd (gitRepository.ts) asks.
+    if (name === '--git-dir' || name === '--work-tree') opaqueReason ??= OPAQUE.gitRepository(name);
     if (GIT_GLOBAL_FLAGS.has(name)) {
       i++;
     } else if (GIT_GLOBAL_VALUES.has(name)) {

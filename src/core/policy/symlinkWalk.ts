@@ -30,6 +30,13 @@ interface FollowRule {
   words?: readonly string[];
   /** The walk recurses only with one of these short letters or long options (ls, chmod…). */
   recursive?: { short: string; long: readonly string[] };
+  /**
+   * The program follows links by default, unless one of these long options is given: `diff` reads
+   * through every link in a directory operand (with or without `-r`) unless `--no-dereference`.
+   */
+  unlessLong?: readonly string[];
+  /** Only directory operands are walked (no operand directory: no walk); `diff a b` on files walks nothing. */
+  directoryOperandsOnly?: boolean;
 }
 
 const GREP: FollowRule = { short: 'R', long: ['--dereference-recursive'] };
@@ -53,6 +60,7 @@ const FOLLOWERS: Readonly<Record<string, FollowRule>> = {
   chown: CHANGE_OWNER,
   chgrp: CHANGE_OWNER,
   zip: { short: 'r' },
+  diff: { unlessLong: ['--no-dereference'], directoryOperandsOnly: true },
 };
 
 /** Whether `args` (before `--`) set one of the short letters or long options. */
@@ -76,7 +84,9 @@ export function followsLinks(seg: Segment): boolean {
   const rule = Object.hasOwn(FOLLOWERS, program) ? FOLLOWERS[program] : undefined;
   if (!rule) return false;
   // As written, and as the program's spec spells it (`grep --deref` is `--dereference-recursive`).
-  return [seg.argv.slice(1), ...specCanonicalArgs(seg)].some((args) => {
+  const forms = [seg.argv.slice(1), ...specCanonicalArgs(seg)];
+  if (rule.unlessLong) return !forms.some((args) => hasOption(args, undefined, rule.unlessLong));
+  return forms.some((args) => {
     if (rule.recursive && !hasOption(args, rule.recursive.short, rule.recursive.long)) return false;
     if (rule.words && args.some((a) => rule.words?.includes(a))) return true;
     return hasOption(args, rule.short, rule.long);
@@ -88,7 +98,7 @@ export function followsLinks(seg: Segment): boolean {
  * program with a spec says which words are paths (`rg -L sub` searches for `sub` in `.`); for the
  * others every non-option word that names a directory counts.
  */
-function walkRoots(seg: Segment, cwd: string): string[] {
+function walkRoots(seg: Segment, cwd: string, directoryOperandsOnly: boolean): string[] {
   const roots: string[] = [];
   const spec = specPathWords(seg);
   const words = spec ? spec.filter((p) => !p.dynamic).map((p) => p.word) : seg.argv.slice(1);
@@ -98,7 +108,7 @@ function walkRoots(seg: Segment, cwd: string): string[] {
     const st = fs.statSync(resolved, { throwIfNoEntry: false });
     if (st?.isDirectory()) roots.push(resolved);
   }
-  return roots.length > 0 ? roots : [cwd];
+  return roots.length > 0 || directoryOperandsOnly ? roots : [cwd];
 }
 
 function realOrUndefined(p: string): string | undefined {
@@ -119,7 +129,9 @@ export function findLinkOutside(seg: Segment, cwd: string, workspaceRoots: reado
   const deadline = cpuNow() + BUDGET_MS;
   const seen = new Set<string>();
   let entries = 0;
-  for (const start of walkRoots(seg, cwd)) {
+  const program = basename(seg.argv[0] ?? '');
+  const operandsOnly = Object.hasOwn(FOLLOWERS, program) && FOLLOWERS[program].directoryOperandsOnly === true;
+  for (const start of walkRoots(seg, cwd, operandsOnly)) {
     const real = realOrUndefined(start);
     // A root outside the workspace is the word check's business (workspaceScope.ts).
     if (real === undefined || !isInside(real, realRoots)) continue;

@@ -252,6 +252,9 @@ export function findExternalPath(seg: Segment, cwd: string, roots: readonly stri
   const words: PathWord[] = name === undefined ? [] : PATH_COMMANDS.has(name) ? pathCommandOperands(seg, dynamic) : specPathWords(seg) ?? genericOperands(seg, dynamic);
   // Option values (`git -C DIR`) are not expanded by the helper: expansion syntax there is unresolved.
   for (const p of seg.optionPaths ?? []) words.push({ word: p, dynamic: UNEXPANDED.test(p), certain: true });
+  // A pattern's matches (or the pattern itself, when nothing matched) name what bash read to make
+  // them: judged as paths for every program, also those whose operands are text (`echo link/*`).
+  for (const k of seg.globbedArgs ?? []) if (k < seg.argv.length) words.push({ word: seg.argv[k], dynamic: false, certain: true });
   for (const r of seg.redirects) {
     if (!namesFile(r)) continue;
     words.push(r.target === undefined ? { word: `${r.fd ?? ''}${r.op} …`, dynamic: true, certain: true } : { word: r.target, dynamic: false, certain: true });

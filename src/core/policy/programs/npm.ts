@@ -49,9 +49,39 @@ export function judgePackageManager(name: string, args: readonly ArgWord[]): Pro
     if (!action || !['get', 'list', 'ls'].includes(action.text)) return undefined;
   }
   const rest = [...args.slice(0, subIndex), ...args.slice(subIndex + 1)];
-  const j = judgeBySpec(spec, name, rest, parseArgs(spec, rest));
+  const parsed = parseArgs(spec, rest);
+  const j = judgeBySpec(spec, name, rest, parsed);
   j.canonical = [];
+  j.reason ??= operandReason(name, sub.text, parsed.operands);
   return j;
+}
+
+/**
+ * A registry package name, optionally scoped, with an optional version, range or tag: what the read
+ * forms look up. Anything else is a spec npm fetches some other way (`../dir` and `file:` read a
+ * folder's or tarball's package.json outside the workspace, `user/repo` and `git+…` clone with git,
+ * `http…` downloads), so it asks.
+ */
+const REGISTRY_SPEC = /^(@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*(@[A-Za-z0-9._^~<>=*| -]*)?$/;
+/** A field of `npm view NAME FIELD…` (`version`, `dist.tarball`, `versions[0]`, `dist-tags`). */
+const VIEW_FIELD = /^[A-Za-z0-9_$][A-Za-z0-9_.$[\]-]*$/;
+/** A configuration key for `npm config get KEY` (`registry`, `//host/:_authToken`, `@scope:registry`). */
+const CONFIG_KEY = /^[A-Za-z0-9_@/:.-]+$/;
+
+export const NPM_REASON = {
+  spec: (name: string, sub: string, word: string) => `\`${name} ${sub} ${word}\` names a package that is not a registry name: it may be read from a folder, a file, git or a URL`,
+} as const;
+
+function operandReason(name: string, sub: string, operands: ReadonlyArray<{ text: string; dynamic: boolean }>): string | undefined {
+  const config = sub === 'config' || sub === 'c';
+  const view = name !== 'pnpm' && ['view', 'info', 'show', 'v'].includes(sub);
+  for (const [k, op] of operands.entries()) {
+    // `config get|list` is the first operand (checked by the caller).
+    if (config && k === 0) continue;
+    const ok = op.dynamic ? false : config ? CONFIG_KEY.test(op.text) : view && k > 0 ? VIEW_FIELD.test(op.text) : REGISTRY_SPEC.test(op.text);
+    if (!ok) return NPM_REASON.spec(name, sub, op.text);
+  }
+  return undefined;
 }
 
 export const program: ProgramModule = { names: ['npm', 'pnpm', 'yarn'], judge: judgePackageManager };

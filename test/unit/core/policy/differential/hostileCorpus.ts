@@ -199,6 +199,21 @@ export const FIXED: Readonly<Record<string, readonly string[]>> = {
     'cat sub/../../x',
     'grep -r x link/',
   ],
+  'descriptor devices reopen a file': [
+    'echo PWN 1<canary >/dev/stdout',
+    'echo PWN 2<canary 2>/dev/stderr',
+    'ls 0<canary 2>/dev/stdin',
+    'echo hi 5<canary >/dev/fd/5',
+    'cat README.md 4<canary >>/dev/fd/4',
+  ],
+  'patterns list directories outside': [
+    'echo link/*',
+    'echo ~/.ssh/*',
+    "printf '%s\\n' keys/*",
+    'echo l?nk/[p]*',
+    'for f in link/*; do echo $f; done',
+    'for f in ~/.ssh/*; do echo "$f"; done',
+  ],
   'denials hidden behind wrappers and global options': [
     'git --no-pager push',
     'git -C . push',

@@ -1,0 +1,235 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { PolicyRule, RuleLayer, ShellAnalyzer } from '../../../../src/core/contracts';
+import { BUILTIN_LAYER_SOURCE, BUILTIN_RULES } from '../../../../src/core/policy/builtinRules';
+import { decide } from '../../../../src/core/policy/policy';
+import { withEnvRisk } from '../../../../src/core/policy/policyGate';
+import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
+import { TEST_EXPANDER } from './testExpander';
+
+// Red-team classes found against the built-in read-only list (no user rules): each class is tried in
+// several spellings, each asserted exactly, beside the everyday forms of the same programs that
+// must stay allowed.
+describe('core/policy red team: built-in list', () => {
+  let analyzer: ShellAnalyzer;
+  let ws: string;
+  let secret: string;
+  const layers: RuleLayer[] = [{ layer: 'builtin', source: BUILTIN_LAYER_SOURCE, rules: [...BUILTIN_RULES] }];
+  before(async () => {
+    analyzer = await createShellAnalyzer();
+    ws = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bash-redteam-'));
+    fs.writeFileSync(path.join(ws, 'canary'), 'alive\n');
+    fs.writeFileSync(path.join(ws, 'README.md'), '# readme\n');
+    fs.mkdirSync(path.join(ws, 'src'));
+    fs.mkdirSync(path.join(ws, '.vscode'));
+    fs.writeFileSync(path.join(ws, '.vscode', 'settings.json'), '{}\n');
+    fs.writeFileSync(path.join(ws, 'src', 'x.ts'), 'export const foo = 1;\n');
+    fs.symlinkSync('/etc', path.join(ws, 'link'));
+    // Two folders to compare; the second holds links to a folder and a file outside the workspace.
+    secret = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bash-redteam-secret-'));
+    fs.writeFileSync(path.join(secret, 'key'), 'SECRET\n');
+    fs.mkdirSync(path.join(ws, 'old', 'k'), { recursive: true });
+    fs.writeFileSync(path.join(ws, 'old', 'kf'), 'other\n');
+    fs.mkdirSync(path.join(ws, 'new'));
+    fs.symlinkSync(secret, path.join(ws, 'new', 'k'));
+    fs.symlinkSync(path.join(secret, 'key'), path.join(ws, 'new', 'kf'));
+    fs.mkdirSync(path.join(ws, 'plainA'));
+    fs.mkdirSync(path.join(ws, 'plainB'));
+    fs.writeFileSync(path.join(ws, 'plainA', 'f'), 'a\n');
+    fs.writeFileSync(path.join(ws, 'plainB', 'f'), 'b\n');
+  });
+  after(() => {
+    fs.rmSync(ws, { recursive: true, force: true });
+    fs.rmSync(secret, { recursive: true, force: true });
+  });
+  const run = (command: string, rules: RuleLayer[] | PolicyRule[] = layers) =>
+    decide(analyzer.analyze(command), rules, { cwd: ws, workspaceRoots: [ws], expander: TEST_EXPANDER });
+  const expectAll = (lines: readonly string[], decision: 'allow' | 'prompt' | 'deny', rules?: RuleLayer[] | PolicyRule[]) => {
+    for (const line of lines) {
+      const d = run(line, rules);
+      assert.equal(d.decision, decision, `${JSON.stringify(line)}: ${d.reason}`);
+    }
+  };
+
+  describe('descriptor devices reopen the file a redirection put on the descriptor', () => {
+    // `/dev/stdout`, `/dev/stderr`, `/dev/stdin`, `/dev/fd/N` are opened again by path: after
+    // `1<canary`, `>/dev/stdout` opens `canary` for writing and truncates it.
+    it('asks when another redirection of the command opens a file, or for /dev/fd/N above 2', () => {
+      expectAll(
+        [
+          'echo PWN 1<canary >/dev/stdout',
+          'echo PWN 2<canary 2>/dev/stderr',
+          'ls 0<canary 2>/dev/stdin',
+          'cat README.md 0<canary >/dev/fd/0',
+          'echo hi 5<canary >/dev/fd/5',
+          'cat README.md 4<canary >>/dev/fd/4',
+          'echo x < canary > /dev/stdin',
+          'echo x >/dev/fd/7',
+          'echo x 1<canary >|/dev/stdout',
+          'echo x 2<canary &>/dev/stderr',
+        ],
+        'prompt',
+      );
+    });
+    it('a rule with allowRedirects still asks before such a write reaches a protected path', () => {
+      const rules: PolicyRule[] = [{ match: 'echo *', approval: 'allow', allowRedirects: true }];
+      const d = run('echo {} 1<.vscode/settings.json >/dev/stdout', rules);
+      assert.equal(d.decision, 'prompt', d.reason);
+      assert.equal(d.kind, 'critical', d.reason);
+    });
+    it('everyday device redirections stay allowed', () => {
+      expectAll(
+        ['ls -la 2>/dev/null', 'grep -rn foo src 2>/dev/null | head -20', 'ls >/dev/stderr 2>&1', 'echo hi >&2', 'cat README.md > /dev/null', 'cat canary | echo x >/dev/stdin', 'cat <<< x >/dev/stdout'],
+        'allow',
+      );
+    });
+  });
+
+  describe('package-manager read forms name a package npm fetches from a folder, a file, git or a URL', () => {
+    // `npm view ../dir` prints the package.json of a folder outside the workspace; `user/repo` and
+    // `git+…` clone with git; `file:x.tgz` and `http…` read or download a tarball.
+    it('asks for every spec that is not a registry name', () => {
+      expectAll(
+        [
+          'npm view ../secret', 'npm view /etc', 'npm view .', 'npm info ./', 'npm show ~/pkg', 'npm v file:../x.tgz',
+          'npm view git+file:///tmp/x', 'npm view git+ssh://git@github.com/x/y', 'npm view github:x/y', 'npm view x/y',
+          'npm view http://example.com/x.tgz', 'npm view react ../dir', 'npm outdated ../dir', 'npm ls ../dir', 'npm explain ../dir',
+          'yarn info ../secret', 'yarn why file:../x', 'pnpm why ../x', 'npm view "$P"',
+        ],
+        'prompt',
+      );
+    });
+    it('registry names, versions, tags and fields stay allowed', () => {
+      expectAll(
+        [
+          'npm view react', 'npm view react version', 'npm view @types/node versions --json', 'npm view react@18 dependencies',
+          'npm view react@latest dist.tarball', "npm view 'react@>=17 <19' version", 'npm info lodash', 'npm ls', 'npm ls react',
+          'npm outdated', 'npm why react', 'npm explain @types/node', 'npm config get registry', 'npm config get @myscope:registry',
+          'yarn info react', 'pnpm why react',
+        ],
+        'allow',
+      );
+    });
+  });
+
+  describe('a pathname pattern reads the directories it lists, whatever the program does with the names', () => {
+    // `echo ~/.ssh/*` lists a folder outside as surely as `ls ~/.ssh`: bash read it to make the words.
+    it('asks when a pattern in a text operand matches (or names) something outside the workspace', () => {
+      expectAll(
+        [
+          'echo link/*', 'echo /etc/*', 'echo ~/.ssh/*', 'echo ~/*', "printf '%s\\n' ~/.ssh/*", 'printf %s link/p*', 'echo ../*',
+          'echo link/passw[d]', 'echo [l]ink/*', 'echo l*/*', 'echo /e*/pass*', 'echo /proc/*/environ', 'echo -n link/*',
+          'basename link/*', 'dirname /etc/*', 'type link/*', 'which link/*', 'echo */passwd',
+        ],
+        'prompt',
+      );
+    });
+    it('asks for a pattern in a for/select word list (its words are not judged as paths)', () => {
+      expectAll(
+        ['for f in link/*; do echo $f; done', 'for f in ~/.ssh/*; do echo "$f"; done', 'select f in /etc/*; do echo $f; done', 'for f in a l?nk/[p]*; do echo $f; done', 'for f in */passwd; do echo $f; done'],
+        'prompt',
+      );
+    });
+    it('patterns inside the workspace stay allowed', () => {
+      expectAll(['for f in a "b" c; do echo $f; done', 'for i in {1..3}; do echo $i; done', "for f in 'x*'; do echo $f; done"], 'allow');
+      expectAll(['echo *.md', 'echo src/*', 'printf "%s\\n" src/*.ts', 'basename src/*.ts', 'echo *.none', 'ls src/*.ts', 'echo {a,b}', 'echo ~'], 'allow');
+    });
+  });
+
+  describe('diff reads through the links inside a directory operand', () => {
+    // `diff old new` compares `new/kf` (a link to a file outside) and prints its lines; with `-r` it
+    // also walks `new/k` (a link to a folder outside). Only `--no-dereference` compares the links.
+    it('asks when a directory operand holds a link that leads outside, in every spelling', () => {
+      expectAll(
+        ['diff old new', 'diff -r old new', 'diff -rq old new', 'diff --recursive old new', 'diff --recur old new', 'diff -Nru old new', 'diff -r -- old new', 'diff --from-file=old new', 'diff -r new --to-file=old', 'diff -r . plainA'],
+        'prompt',
+      );
+    });
+    it('files, folders without such links and --no-dereference stay allowed', () => {
+      expectAll(['diff README.md canary', 'diff -u README.md canary', 'diff -r plainA plainB', 'diff -ru plainA plainB', 'diff -r --no-dereference old new', 'diff --no-deref -r old new'], 'allow');
+    });
+  });
+
+  describe('readers that run a decompressor', () => {
+    // `file -z` looks inside compressed files; for formats libmagic does not read itself it runs the
+    // decompressor found on PATH (`lz4 -cd`, `zstd -cd`), as `rg -z` does.
+    it('asks for file -z/-Z in every spelling', () => {
+      expectAll(['file -z README.md', 'file -Z README.md', 'file --uncompress README.md', 'file --uncompress-n README.md', 'file -bz README.md', 'file -zb README.md', 'file -Lz README.md', 'rg -z foo', 'rg --search-zip foo'], 'prompt');
+    });
+    it('file without them stays allowed', () => {
+      expectAll(['file README.md', 'file -b README.md', 'file --mime-type README.md', 'file -L README.md', 'file -i src/x.ts'], 'allow');
+    });
+  });
+
+  describe('inert environment names with a value that names a file', () => {
+    // glibc opens `TZ=/x`, `TZ=:/x` and `TZ=../../x` (under the zoneinfo folder) as a time-zone file,
+    // and reads a locale from a folder named by `LC_*`/`LANG`; a value known only at run time may be either.
+    it('asks for such values in a prefix, behind env, and in the env parameter', () => {
+      expectAll(
+        ['TZ=/etc/passwd date', 'TZ=:/etc/shadow date', "TZ=':/x' date", 'TZ="../../../x" date', 'TZ=~/x date', 'TZ=$Z date', 'LC_ALL=/tmp/x ls', 'LANG=/x ls', 'LANGUAGE=en:/x ls', 'TERM=/x ls', 'env TZ=/etc/localtime date', 'env LC_ALL=/x ls'],
+        'prompt',
+      );
+      const allowed = run('date');
+      assert.equal(allowed.decision, 'allow', allowed.reason);
+      const risky: Array<Record<string, string>> = [{ TZ: '/etc/passwd' }, { TZ: ':../../x' }, { LC_ALL: '/tmp/x' }];
+      for (const env of risky) assert.equal(withEnvRisk(allowed, env).decision, 'prompt', JSON.stringify(env));
+      assert.equal(withEnvRisk(allowed, { TZ: 'Europe/Paris', LC_ALL: 'C.UTF-8', LANG: 'en_US.UTF-8' }).decision, 'allow');
+    });
+    it('names and zones stay allowed', () => {
+      expectAll(['TZ=UTC date', 'TZ=America/New_York date', 'TZ=:Europe/Paris date', 'TZ=UTC0 date +%s', 'LC_ALL=C ls', 'LC_ALL=C.UTF-8 sort README.md', 'LANG=en_US.UTF-8 ls', 'LANGUAGE=en:de ls', 'TERM=xterm-256color ls', 'env LC_ALL=C grep foo README.md'], 'allow');
+    });
+  });
+
+  describe('date: operands that set the clock, date strings that name a time-zone file', () => {
+    // `date 0101000020` sets the system clock when the process may (root, CAP_SYS_TIME);
+    // `date -d 'TZ="/x" now'` opens /x (strace), and so may every line of a `-f` file.
+    it('asks for a clock-setting operand, a TZ="file" date string and -f, in every spelling', () => {
+      expectAll(
+        [
+          'date 0101000020', 'date 010100002020.30', 'date -u 0101000020', 'date -- 0101000020', 'date +%s 0101000020',
+          `date -d 'TZ="/etc/passwd" now'`, `date -d 'TZ="../../../x" now'`, `date --date='TZ=":/x" now'`, `date -d'TZ="/x"'`,
+          `date --da='TZ="/x" now'`, `date -ud 'TZ="/x"'`, 'date -d "$D"', 'date -f README.md', 'date --file=README.md', 'date -fREADME.md',
+        ],
+        'prompt',
+      );
+    });
+    it('printing forms stay allowed', () => {
+      expectAll(['date', 'date +%s', "date '+%Y-%m-%d'", 'date -u +%Y-%m-%dT%H:%M:%SZ', 'date -d yesterday +%F', 'date -d @1700000000', `date -d 'TZ="Europe/Paris" 2020-01-01'`, 'date -r README.md', 'date --iso-8601=seconds', 'date -R'], 'allow');
+    });
+  });
+
+  describe('git reads a repository nested inside the workspace', () => {
+    // A nested repository's config is not guarded like the workspace's `.git/config`, and names
+    // programs the read forms run: `diff.external` (git diff) and `filter.x.clean` (git status) ran
+    // `touch` in a nested repository under `git -C nested diff` and `git -C nested status`.
+    let outer: string;
+    before(() => {
+      fs.mkdirSync(path.join(ws, 'vendor', 'pkg', '.git'), { recursive: true });
+      fs.mkdirSync(path.join(ws, 'vendor', 'pkg', 'lib'));
+      // A workspace whose `.git` file points inside itself (not at a git directory the editor guards).
+      outer = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-bash-redteam-gitfile-'));
+      fs.mkdirSync(path.join(outer, 'inner', 'gd'), { recursive: true });
+      fs.writeFileSync(path.join(outer, '.git'), 'gitdir: inner/gd\n');
+    });
+    after(() => fs.rmSync(outer, { recursive: true, force: true }));
+    const inCwd = (command: string, cwd: string, roots: string[]) => decide(analyzer.analyze(command), layers, { cwd, workspaceRoots: roots, expander: TEST_EXPANDER });
+
+    it('asks for every way of landing in the nested repository', () => {
+      expectAll(
+        ['git -C vendor/pkg diff', 'git -C vendor/pkg status', 'git -Cvendor/pkg log -p', 'git -C vendor -C pkg show', 'git -C vendor/pkg/lib diff', 'git -C src -C ../vendor/pkg status', 'git --git-dir=vendor/pkg/.git log', 'git --work-tree=vendor/pkg status', 'git --git-dir .git log'],
+        'prompt',
+      );
+      for (const cwd of [path.join(ws, 'vendor', 'pkg'), path.join(ws, 'vendor', 'pkg', 'lib')]) {
+        const d = inCwd('git status', cwd, [ws]);
+        assert.equal(d.decision, 'prompt', d.reason);
+      }
+      assert.equal(inCwd('git diff', outer, [outer]).decision, 'prompt');
+    });
+    it('the workspace repository, and one outside the workspace, stay allowed', () => {
+      expectAll(['git status', 'git log --oneline -5', 'git -C src status', 'git diff --stat', 'git -C vendor ls-files'], 'allow');
+      assert.equal(inCwd('git status', path.join(ws, 'src'), [path.join(ws, 'src')]).decision, 'allow', 'the repository above the workspace root is not the agent\'s to write');
+    });
+  });
+});
