@@ -193,8 +193,15 @@ describe('bridge: agent commands in VS Code terminals', () => {
     results.forEach((r, i) => assert.match(text(r), new RegExp(`^start-${i}\\nend-${i}\\n\\nWall time`)));
   });
 
-  it('an allowed `git status` in a repository whose core.fsmonitor names a script does not run it', async () => {
+  it('`git status` in a nested repository asks, and once allowed its core.fsmonitor script still does not run', async () => {
     const api = await activateApi();
+    // A repository nested in the workspace has an unguarded config: the policy asks (gitRepository.ts);
+    // the person allows it, and the neutralising environment keeps the configured program from running.
+    const asked: string[] = [];
+    (await testing()).services.prompter.setResponder((req) => {
+      asked.push(`${req.message}\n${req.detail ?? ""}`);
+      return 'Allow once';
+    });
     const repo = path.join(workspaceDir(), `fsmonitor-repo-${process.pid}`);
     const canary = `${repo}.canary`;
     const hook = `${repo}.hook.sh`;
@@ -210,7 +217,10 @@ describe('bridge: agent commands in VS Code terminals', () => {
       assert.equal(result.isError, undefined, text(result));
       assert.match(text(result), /done\n/);
       assert.equal(existsSync(canary), false, 'the repository-configured fsmonitor ran');
+      assert.equal(asked.length, 1);
+      assert.match(asked[0] ?? '', /\nCommand: git -C \S+fsmonitor-repo-\d+ status --short; echo done\n/);
     } finally {
+      await answerDialogs(undefined);
       rmSync(repo, { recursive: true, force: true });
       rmSync(canary, { force: true });
       rmSync(hook, { force: true });
