@@ -42,8 +42,30 @@ function processCpuMs(): number {
   return (u.user + u.system) / 1000;
 }
 
-/** Milliseconds of CPU this thread has used (the process's, where the thread's cannot be read); compare only with itself. */
+/**
+ * How often the CPU clock is really read, in wall milliseconds. Reading it costs a system call (about
+ * 5 µs, 2 µs for process.cpuUsage), and a decision looks at the clock dozens of times: that alone was
+ * 0.3 ms of a 0.5 ms decision. A thread cannot use more CPU than wall time passes, so between two
+ * reads the last reading plus the wall time since is an upper bound that is off by at most this much.
+ */
+const RESAMPLE_WALL_MS = 1;
+let sampledAtWall = -Infinity;
+let sampledCpu = 0;
+
+/**
+ * Milliseconds of CPU this thread has used (the process's, where the thread's cannot be read), never
+ * under the truth and at most RESAMPLE_WALL_MS over it; compare only with itself.
+ */
 export function cpuNow(): number {
+  const wall = performance.now();
+  const since = wall - sampledAtWall;
+  if (since >= 0 && since < RESAMPLE_WALL_MS) return sampledCpu + since;
+  sampledCpu = readCpuMs();
+  sampledAtWall = performance.now();
+  return sampledCpu;
+}
+
+function readCpuMs(): number {
   if (schedstat === undefined) schedstat = openSchedstat();
   if (schedstat !== null) {
     try {
