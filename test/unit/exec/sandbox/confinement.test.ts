@@ -180,7 +180,7 @@ describe('exec/sandbox: confinement beyond the mounts (seccomp, namespaces, desc
     }
   });
 
-  it('bubblewrap sets itself up before the filter applies; the filter then refuses mounts and namespaces even to a process that holds every capability of its user namespace', () => {
+  it('bubblewrap sets itself up before the filter applies; the filter then refuses mounts and namespaces even to a process that holds every capability of its user namespace', function () {
     const filterFile = path.join(root, 'filter.bpf');
     writeFileSync(filterFile, seccompFilter());
     const mnt = path.join(root, 'mnt');
@@ -197,9 +197,15 @@ describe('exec/sandbox: confinement beyond the mounts (seccomp, namespaces, desc
         closeSync(fd);
       }
     };
-    const keys = names.map((n) => n.split('=')[0]);
-    assert.deepEqual(runWith(false), Object.fromEntries(keys.map((k) => [k, 'ok'])));
-    assert.deepEqual(runWith(true), Object.fromEntries(keys.map((k) => [k, 'EPERM'])));
+    const keys = names.map((n) => n.split('=')[0] as string);
+    // The judge: without the filter the calls work (as root every one does; an unprivileged user's
+    // bubblewrap cannot grant the capabilities, and then the calls prove nothing here).
+    const unfiltered = runWith(false);
+    const judged = keys.filter((k) => unfiltered[k] === 'ok');
+    if (process.getuid?.() === 0) assert.deepEqual(judged, keys, JSON.stringify(unfiltered));
+    if (judged.length === 0) this.skip();
+    const filtered = runWith(true);
+    assert.deepEqual(Object.fromEntries(judged.map((k) => [k, filtered[k]])), Object.fromEntries(judged.map((k) => [k, 'EPERM'])));
   });
 
   it('a user namespace also as root, its own IPC, UTS and cgroup namespaces, /proc/sys read-only, a session of its own', async () => {
