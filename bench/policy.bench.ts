@@ -8,6 +8,7 @@ import type { PolicyRule } from '../src/core/contracts';
 import { decide } from '../src/core/policy/policy';
 import { RULE_LIMITS } from '../src/core/policy/ruleGlob';
 import { createShellAnalyzer, MAX_COMMAND_BYTES } from '../src/core/policy/shellAnalysis';
+import { cpuClockSource, cpuNow } from '../src/core/policy/cpuClock';
 
 const TARGET_US = 200;
 const ITERATIONS = 5000;
@@ -120,21 +121,26 @@ export async function run(): Promise<BenchRow[]> {
   const nasty = pathologicalRules();
   // A rule list is compiled once (memoised per list), like the settings' rules in the extension.
   decide(analyzer.analyze('warm up'), nasty, ctx);
-  // Wall time, and the process's CPU time next to it: on a shared machine the wall clock also
-  // counts the time other processes held the cores.
+  // Wall time, and the deciding thread's CPU time next to it (the clock the budgets use): on a shared
+  // machine the wall clock also counts the time other processes held the cores. The process's CPU
+  // time is shown too; it adds V8's collector and compiler threads, which run beside the decision.
   const worst: number[] = [];
   let worstName = '';
   let worstUs = 0;
   let worstCpuUs = 0;
+  let worstProcessCpuUs = 0;
   for (const [name, text] of pathologicalCommands()) {
     for (let rep = 0; rep < 3; rep++) {
       const fresh1 = await createShellAnalyzer();
       const c0 = process.cpuUsage();
+      const th0 = cpuNow();
       const t0 = process.hrtime.bigint();
       decide(fresh1.analyze(text), nasty, ctx);
       const us = Number(process.hrtime.bigint() - t0) / 1000;
+      const threadUs = (cpuNow() - th0) * 1000;
       const cpu = process.cpuUsage(c0);
-      worstCpuUs = Math.max(worstCpuUs, cpu.user + cpu.system);
+      worstCpuUs = Math.max(worstCpuUs, threadUs);
+      worstProcessCpuUs = Math.max(worstProcessCpuUs, cpu.user + cpu.system);
       worst.push(us);
       if (us > worstUs) {
         worstUs = us;
@@ -146,7 +152,8 @@ export async function run(): Promise<BenchRow[]> {
   const m = median(fresh);
   return [
     { name: `decide, 1,000 pathological rules, commands ≤ 64 KiB, worst (${worstName})`, value: round(worstUs / 1000), unit: 'ms', target: '< 50 ms', met: worstUs < 50_000 ? 'yes' : 'no' },
-    { name: 'decide, 1,000 pathological rules, commands ≤ 64 KiB, worst CPU time', value: round(worstCpuUs / 1000), unit: 'ms', target: '< 50 ms', met: worstCpuUs < 50_000 ? 'yes' : 'no' },
+    { name: `decide, 1,000 pathological rules, commands ≤ 64 KiB, worst CPU time of the deciding thread (${cpuClockSource()} clock)`, value: round(worstCpuUs / 1000), unit: 'ms', target: '< 50 ms', met: worstCpuUs < 50_000 ? 'yes' : 'no' },
+    { name: 'decide, 1,000 pathological rules, commands ≤ 64 KiB, worst CPU time of the process (all threads)', value: round(worstProcessCpuUs / 1000), unit: 'ms', target: '', met: '' },
     { name: 'decide, 1,000 pathological rules, commands ≤ 64 KiB, median', value: round(median(worst) / 1000), unit: 'ms', target: '', met: '' },
     { name: 'decide, 200 rules, fresh parse, median', value: round(m), unit: 'µs', target: `< ${TARGET_US} µs`, met: m < TARGET_US ? 'yes' : 'no' },
     { name: 'decide, 200 rules, fresh parse, p95', value: round(p95(fresh)), unit: 'µs', target: '', met: '' },

@@ -401,6 +401,47 @@ interface CompiledRule<R> {
   compiled: Compiled;
   /** A literal every matching text contains: a cheap test before the matcher. */
   literal?: string;
+  /** The literal's three-character hashes (trigramScreen): all must occur in a text that contains it. */
+  grams?: Uint32Array;
+}
+
+/** Texts at least this long are indexed by trigramScreen before the rules' literals are looked for. */
+const SCREEN_MIN_TEXT = 512;
+const GRAM_BITS = 1 << 16;
+
+function gramHash(a: number, b: number, c: number): number {
+  return (Math.imul(a, 0x9e3779b1) ^ Math.imul(b, 0x85ebca77) ^ Math.imul(c, 0xc2b2ae3d)) >>> 16;
+}
+
+/** The distinct trigram hashes of a literal (none when it is shorter than three characters). */
+function literalGrams(literal: string): Uint32Array | undefined {
+  if (literal.length < 3) return undefined;
+  const seen = new Set<number>();
+  for (let i = 0; i + 2 < literal.length; i++) seen.add(gramHash(literal.charCodeAt(i), literal.charCodeAt(i + 1), literal.charCodeAt(i + 2)));
+  return Uint32Array.from(seen);
+}
+
+/**
+ * One pass over a long text marks every trigram it holds in a 64 Ki-bit set. A rule's literal can
+ * occur in the text only if each of its trigrams is marked, so most rules are ruled out in time
+ * proportional to their literal, not to the text (a 64 KiB command met by 1,000 rules is scanned
+ * once instead of 1,000 times). A saturated set rules nothing out and the plain search still runs.
+ */
+function trigramScreen(text: string): Uint8Array {
+  const bits = new Uint8Array(GRAM_BITS >>> 3);
+  for (let i = 0; i + 2 < text.length; i++) {
+    const h = gramHash(text.charCodeAt(i), text.charCodeAt(i + 1), text.charCodeAt(i + 2));
+    bits[h >>> 3] |= 1 << (h & 7);
+  }
+  return bits;
+}
+
+function mayContain(screen: Uint8Array, grams: Uint32Array): boolean {
+  for (let i = 0; i < grams.length; i++) {
+    const h = grams[i];
+    if ((screen[h >>> 3] & (1 << (h & 7))) === 0) return false;
+  }
+  return true;
 }
 
 /** The pattern's first word when it is plain literal text (so a matching text starts with it). */
@@ -454,13 +495,22 @@ export function compileRules<R extends { match: string }>(rules: readonly R[]): 
     }
     const compiled: CompiledRule<R> = { rule, order, compiled: pattern };
     const literal = requiredLiteral(pattern);
-    if (literal) compiled.literal = literal;
+    if (literal) {
+      compiled.literal = literal;
+      const grams = literalGrams(literal);
+      if (grams) compiled.grams = grams;
+    }
     const head = literalHead(p);
     if (head === undefined) floating.push(compiled);
     else byHead.set(head, [...(byHead.get(head) ?? []), compiled]);
   });
-  const test = (c: CompiledRule<R>, text: string, budget?: MatchBudget): boolean => {
+  const test = (c: CompiledRule<R>, text: string, screen: () => Uint8Array | undefined, budget?: MatchBudget): boolean => {
     if (c.literal) {
+      const bits = c.grams && screen();
+      if (bits && c.grams) {
+        spend(budget, c.grams.length / 16 + 1);
+        if (!mayContain(bits, c.grams)) return false;
+      }
       // The literal pre-check scans the whole text: it counts against the budget like any other scan.
       spend(budget, text.length / 16 + 1);
       if (!text.includes(c.literal)) return false;
@@ -472,12 +522,21 @@ export function compileRules<R extends { match: string }>(rules: readonly R[]): 
       if (text === '') return null;
       const space = text.indexOf(' ');
       const headed = byHead.get(space < 0 ? text : text.slice(0, space)) ?? [];
+      // Built the first time a rule with a literal meets a long text.
+      let bits: Uint8Array | undefined;
+      const screen = (): Uint8Array | undefined => {
+        if (bits === undefined && text.length >= SCREEN_MIN_TEXT) {
+          spend(budget, text.length / 16 + 1);
+          bits = trigramScreen(text);
+        }
+        return bits;
+      };
       // Merge the two ordered lists so list order decides.
       let i = 0;
       let j = 0;
       while (i < headed.length || j < floating.length) {
         const c = j >= floating.length || (i < headed.length && headed[i].order < floating[j].order) ? headed[i++] : floating[j++];
-        if (test(c, text, budget)) return c.rule;
+        if (test(c, text, screen, budget)) return c.rule;
       }
       return null;
     },

@@ -92,6 +92,39 @@ describe('core/ruleGlob', () => {
     assert.equal(compileRules(rules).first('make'), rules[3]);
   });
 
+  it('on long texts (the trigram screen) compileRules finds the same first rule as trying each rule in order', () => {
+    // Rules whose required literal sits at the start, middle or end of a long text, or nowhere; texts
+    // built from a small alphabet so many trigrams repeat and the screen fills up, and from a large one.
+    let seed = 7;
+    const rand = (n: number): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    const word = (alphabet: string, len: number): string => Array.from({ length: len }, () => alphabet[rand(alphabet.length)]).join('');
+    let agreed = 0;
+    let matched = 0;
+    for (let round = 0; round < 60; round++) {
+      const alphabet = round % 2 === 0 ? 'ab ' : 'abcdefghijklmnopqrstuvwxyz0123456789 _-./';
+      const body = word(alphabet, 600 + rand(3000)).replace(/\s+/g, ' ').trim();
+      const text = `echo ${body}`;
+      const rules: Array<{ match: string; approval: string }> = [];
+      for (let r = 0; r < 40; r++) {
+        const at = rand(Math.max(1, body.length - 12));
+        const piece = rand(3) === 0 ? word(alphabet, 3 + rand(8)).trim() || 'zz' : body.slice(at, at + 3 + rand(9)).trim() || 'a';
+        const shape = rand(4);
+        const match = shape === 0 ? `*${piece}*` : shape === 1 ? `echo *${piece}*` : shape === 2 ? `*${piece}` : `*${piece}*${piece.slice(0, 2)}*`;
+        rules.push({ match, approval: r % 2 ? 'allow' : 'deny' });
+      }
+      const expected = rules.find((rule) => globMatches(rule.match, text)) ?? null;
+      assert.equal(compileRules(rules).first(text), expected, `round ${round}`);
+      agreed++;
+      if (expected) matched++;
+    }
+    assert.equal(agreed, 60);
+    // Both outcomes were exercised.
+    assert.ok(matched > 10 && matched < 60, `matched ${matched} of 60`);
+  });
+
   it('escapeGlob makes a text match itself only', () => {
     const text = 'echo *.[ch] {a,b} ? \\x';
     assert.equal(globMatches(escapeGlob(text), text), true);
