@@ -15,7 +15,7 @@ ulimit -v 2097152 2>/dev/null
 set +m +H 2>/dev/null
 while IFS= builtin read -r -d '' __id && IFS= builtin read -r -d '' __dir && IFS= builtin read -r -d '' __n; do
   if builtin cd -- "$__dir" 2>/dev/null; then __r=ok; else __r=nocd; fi
-  builtin printf '%s\\0%s\\0' "$__id" "$__r"
+  __o=("$__id" "$__r")
   __i=0
   while (( __i < __n )); do
     __i=$((__i + 1))
@@ -23,12 +23,13 @@ while IFS= builtin read -r -d '' __id && IFS= builtin read -r -d '' __dir && IFS
     [[ $__r == ok ]] || continue
     builtin set --
     if builtin eval "builtin set -- $__w" 2>/dev/null; then
-      if (( $# > ${MAX_FIELDS} )); then builtin printf 'many\\0%s\\0' "$#"
-      else builtin printf 'ok\\0%s\\0' "$#"; (( $# )) && builtin printf '%s\\0' "$@"; fi
+      if (( $# > ${MAX_FIELDS} )); then __o+=(many "$#")
+      else __o+=(ok "$#" "$@"); fi
     else
-      builtin printf 'err\\0'
+      __o+=(err)
     fi
   done
+  builtin printf '%s\\0' "\${__o[@]}"
 done
 `;
 
