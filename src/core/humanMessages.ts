@@ -36,7 +36,7 @@ function whyAskedByPolicy(command: string, what: string, decision: PolicyDecisio
     case 'critical':
       return `${what} can do lasting damage, so Agent Bash always asks.`;
     case 'uncertain':
-      return `Agent Bash cannot tell for sure what ${code(command)} runs, so it asks.`;
+      return `Agent Bash cannot tell for sure what ${code(command)} does, so it asks: ${plainReason(decision.reason)}.`;
     case 'opaque':
       return `${what} runs code Agent Bash cannot see, so it asks.`;
     case 'external_directory':
@@ -50,6 +50,17 @@ function whyAskedByPolicy(command: string, what: string, decision: PolicyDecisio
       // "The managed rules file cannot be used (…), so every command asks until it is fixed."
       return `${decision.reason.charAt(0).toUpperCase()}${decision.reason.slice(1)}.`;
   }
+}
+
+/**
+ * The policy's reason without its internals: no "in segment 2", no restated preamble (the sentence
+ * around it already says Agent Bash cannot tell for sure).
+ */
+function plainReason(reason: string): string {
+  return reason
+    .replace(/^the command could not be analysed with certainty: /, '')
+    .replace(/^the command uses a construct the policy does not auto-approve: /, '')
+    .replace(/ in segment \d+/g, '');
 }
 
 /** "20 s", "1.5 s", "350 ms", "2 min 5 s". */

@@ -1,4 +1,7 @@
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import type { PolicyRule, ShellAnalyzer } from '../../../src/core/contracts';
 import * as human from '../../../src/core/humanMessages';
 import { decide } from '../../../src/core/policy/policy';
@@ -28,9 +31,31 @@ describe('core/humanMessages', () => {
     assert.equal(why('touch /etc/x', [{ match: 'touch *', approval: 'allow' }]), '`touch /etc/x` reaches outside the workspace folders, so Agent Bash asks.');
     assert.equal(why('ls | xargs rm', [{ match: 'ls *', approval: 'allow' }, { match: 'xargs *', approval: 'allow' }]), '`xargs rm` runs code Agent Bash cannot see, so it asks.');
     assert.equal(why('echo hi > out.txt', [{ match: 'echo *', approval: 'allow' }]), '`echo hi > out.txt` writes to a file, which its allow rule does not cover, so Agent Bash asks.');
-    assert.equal(why('$cmd x'), 'Agent Bash cannot tell for sure what `$cmd x` runs, so it asks.');
+    assert.equal(why('$cmd x'), 'Agent Bash cannot tell for sure what `$cmd x` does, so it asks: command name `$cmd` is not static.');
+    assert.equal(
+      why('export CDPATH=/etc'),
+      'Agent Bash cannot tell for sure what `export CDPATH=/etc` does, so it asks: `export` changes `CDPATH`, which decides what later commands run or read.',
+    );
     assert.equal(why('rm -rf /'), '`rm -rf /` can do lasting damage, so Agent Bash always asks.');
     for (const c of ['ls -la', 'git status && ls -la', 'rm -rf /']) assert.ok(!why(c).includes('segment'), why(c));
+  });
+
+  it("says what it cannot be sure of, in the policy's words without its internals (a nested repository)", () => {
+    const ws = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'human-nested-')));
+    try {
+      fs.mkdirSync(path.join(ws, 'sub', '.git'), { recursive: true });
+      fs.writeFileSync(path.join(ws, 'sub', '.git', 'HEAD'), 'ref: refs/heads/main\n');
+      fs.mkdirSync(path.join(ws, 'sub', '.git', 'objects'));
+      fs.mkdirSync(path.join(ws, 'sub', '.git', 'refs'));
+      const d = decide(analyzer.analyze('git -C sub status'), [{ match: 'git status *', approval: 'allow' }], { cwd: ws, workspaceRoots: [ws] });
+      assert.equal(d.decision, 'prompt');
+      assert.equal(
+        human.whyAsked('git -C sub status', d),
+        `Agent Bash cannot tell for sure what \`git -C sub status\` does, so it asks: \`git status\` reads the repository at \`${ws}/sub/.git\`, nested inside the workspace: its config can name programs for git to run (diff.external, filter and textconv drivers).`,
+      );
+    } finally {
+      fs.rmSync(ws, { recursive: true, force: true });
+    }
   });
 
   it('says when every command asks because the managed rules file cannot be used', () => {
