@@ -280,9 +280,17 @@ class BridgeRun {
     );
   }
 
-  /** Polls the output every tick until an outcome; without pushed output, each poll is an update. */
+  /**
+   * Polls the output every tick until an outcome; without pushed output, each poll is an update.
+   * A handle that pushes its output (the in-editor bridges) is never polled: its updates arrive as
+   * pushes, its result comes from the sink (or the pushed tail), and the run just waits for the outcome.
+   */
   private async poll(h: TerminalHandle, terminalId: string): Promise<void> {
     const { onUpdate } = this.req;
+    if (h.onOutput) {
+      await this.outcomeP;
+      return;
+    }
     while (!this.outcome) {
       const tick = new Promise<void>((resolve) => (this.pollTimer = setTimeout(resolve, this.pollMs)));
       await Promise.race([tick, this.outcomeP]);

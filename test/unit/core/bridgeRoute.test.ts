@@ -311,6 +311,23 @@ describe('core/bridgeRoute', () => {
     assert.equal(handle.releaseCount, 1);
   });
 
+  it('a handle that pushes its output is never polled: no currentOutput while it runs, however short the poll interval', async () => {
+    const handle = new FakeTerminalHandle('push-nopoll', { push: true, pipe: true });
+    const bridge = new FakeClientBridge(handle);
+    const sink = new FakeSink();
+    const updates: ToolResult[] = [];
+    const run = runBridgeCommand(req(bridge, { pollIntervalMs: 1, createSink: () => sink, onUpdate: (u) => updates.push(u) }));
+    // Many poll intervals pass while the command runs; pushes are the only updates.
+    await sleep(50);
+    handle.push('x\n');
+    await sleep(50);
+    handle.exit.resolve({ exitCode: 0, signal: null });
+    await run;
+    assert.equal(handle.log.filter((c) => c === 'currentOutput').length, 0, handle.log.join(','));
+    assert.deepEqual(updates.slice(1).map((u) => textOf(u)), ['x\n']);
+    assert.deepEqual(sink.chunks, ['x\n']);
+  });
+
   it('pushed output is throttled to one update per interval', async () => {
     const handle = new FakeTerminalHandle('push-2', { push: true });
     const bridge = new FakeClientBridge(handle);
