@@ -24,7 +24,9 @@ export function createBashMcpServer(backend: McpBackend, session: McpCallerSessi
       instructions: 'Agent Bash: run shell commands under the user\'s policy (allow/prompt/deny rules, approvals), with bounded output.',
     },
   );
-  const caller = (): CallerInfo => ({ kind: 'mcp', name: server.getClientVersion()?.name || UNNAMED_CLIENT, sessionId: session.sessionId });
+  const clientName = (): string => server.getClientVersion()?.name || UNNAMED_CLIENT;
+  const caller = (): CallerInfo => ({ kind: 'mcp', name: clientName(), sessionId: session.sessionId });
+  session.nameClient(clientName);
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: mcpToolList(backend) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {

@@ -119,7 +119,7 @@ export class McpHttpServer {
     if (!live) return;
     this.sessions.delete(id);
     this.opts.log?.(`MCP session ${id} ended (${why})`);
-    live.session.close();
+    live.session.close(why);
     await Promise.allSettled([live.server.close(), live.transport.close()]);
   }
 

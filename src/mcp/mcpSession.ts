@@ -11,6 +11,8 @@ export class McpCallerSession {
   /** Running tool calls by JSON-RPC request id. */
   private readonly inflight = new Map<string | number, AbortController>();
   private closedFlag = false;
+  /** The client's name (its `clientInfo.name`), once the server knows it. */
+  private clientName: () => string = () => 'MCP client';
 
   constructor(
     readonly sessionId: string,
@@ -71,11 +73,25 @@ export class McpCallerSession {
     this.inflight.get(requestId)?.abort();
   }
 
-  /** Aborts every running call and cancels every running job this session started. */
-  close(): void {
+  /** Where the client's name comes from (the server that read its `initialize`). */
+  nameClient(name: () => string): void {
+    this.clientName = name;
+  }
+
+  /**
+   * Aborts every running call and cancels every running job this session started. The jobs' History
+   * rows say who ended them: "Killed by the end of Claude Code's MCP session (idle)".
+   */
+  close(why?: string): void {
     if (this.closedFlag) return;
     this.closedFlag = true;
     for (const controller of this.inflight.values()) controller.abort();
-    for (const id of this.jobIds) this.jobs?.cancel(id);
+    const by = sessionEndKiller(this.clientName(), why);
+    for (const id of this.jobIds) this.jobs?.cancel(id, by);
   }
+}
+
+/** Who killed a job whose MCP session ended, as History shows it after "Killed by ". */
+export function sessionEndKiller(client: string, why: string | undefined): string {
+  return `the end of ${client}'s MCP session${why ? ` (${why})` : ''}`;
 }

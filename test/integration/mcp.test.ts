@@ -8,6 +8,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { DEFAULT_REQUEST_TIMEOUT_MSEC } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { decisionLabel, endLabel, type HistoryEntry } from '../../src/core/history';
 import { GATE_MESSAGES } from '../../src/mcp/httpGate';
 import { withdrawnMessage } from '../../src/vscode/approvals/approvalDialog';
@@ -170,17 +171,45 @@ describe('mcp: server over HTTP inside VS Code', function () {
     assert.equal(await restart(), port);
   });
 
-  it('a silent command outlives the client timeout: keep-alive progress resets it', async function () {
-    this.timeout(90_000);
-    const { client } = await connect('mcp-it-silent');
-    // 25 s of silence against a 15 s request timeout that progress resets (the SDK's option).
-    const r = (await client.callTool({ name: 'bash', arguments: { command: 'sleep 25; echo woke' } }, undefined, {
-      timeout: 15_000,
-      resetTimeoutOnProgress: true,
-      onprogress: () => undefined,
-    })) as TextResult;
-    assert.equal(r.isError, false, textOf(r));
-    assert.match(textOf(r), /^woke\n/);
+  it("a 70 s silent command and a 70 s pending approval, side by side, outlive the SDK's default 60 s request timeout: keep-alive progress resets it", async function () {
+    this.timeout(180_000);
+    assert.equal(DEFAULT_REQUEST_TIMEOUT_MSEC, 60_000);
+    const silent = await connect('mcp-it-silent');
+    const waiting = await connect('mcp-it-waiting');
+    const marker = path.join(dir(), 'mcp-waited.txt');
+    rmSync(marker, { force: true });
+    const t = await testing();
+    let silentProgress = 0;
+    let waitingProgress = 0;
+    const started = Date.now();
+    // The person answers only after 70 s: past the client's default 60 s timeout, which only the
+    // progress it received kept from firing (the SDK's resetTimeoutOnProgress; no `timeout` given).
+    t.services.prompter.setResponder(async () => {
+      await waitUntil(() => Date.now() - started >= 70_000 && waitingProgress >= 6, 150_000, '70 s and six keep-alive notifications');
+      return 'Allow once';
+    });
+    try {
+      const [quiet, approved] = await Promise.all([
+        silent.client.callTool({ name: 'bash', arguments: { command: 'sleep 70; echo woke', timeout: 150 } }, undefined, {
+          resetTimeoutOnProgress: true,
+          onprogress: () => (silentProgress += 1),
+        }) as Promise<TextResult>,
+        waiting.client.callTool({ name: 'bash', arguments: { command: `touch ${marker}` } }, undefined, {
+          resetTimeoutOnProgress: true,
+          onprogress: () => (waitingProgress += 1),
+        }) as Promise<TextResult>,
+      ]);
+      assert.ok(Date.now() - started >= 70_000, `finished after ${Date.now() - started} ms`);
+      assert.equal(quiet.isError, false, textOf(quiet));
+      assert.match(textOf(quiet), /^woke\n/);
+      // Keep-alives at least every 10 s over 70 s of silence.
+      assert.ok(silentProgress >= 6, `${silentProgress} progress notifications for the silent command`);
+      assert.equal(approved.isError, false, textOf(approved));
+      assert.equal(existsSync(marker), true);
+      assert.equal(t.services.prompter.asked.length, 1);
+    } finally {
+      rmSync(marker, { force: true });
+    }
   });
 
   it('a prompt-level command shows the approval dialog and runs only when allowed', async () => {
@@ -202,33 +231,6 @@ describe('mcp: server over HTTP inside VS Code', function () {
       await answerDialogs('Allow once');
       const allowed = await bash(client, { command: `touch ${marker}` });
       assert.equal(allowed.isError, false, textOf(allowed));
-      assert.equal(existsSync(marker), true);
-      assert.equal(t.services.prompter.asked.length, 1);
-    } finally {
-      rmSync(marker, { force: true });
-    }
-  });
-
-  it('a pending approval outlives the client timeout: keep-alive progress resets it, and Allow then runs the command', async function () {
-    this.timeout(90_000);
-    const { client } = await connect('mcp-it-waiting');
-    const marker = path.join(dir(), 'mcp-waited.txt');
-    rmSync(marker, { force: true });
-    const t = await testing();
-    let progress = 0;
-    // The person answers only after two keep-alives reached the client: past its 15 s timeout,
-    // which only the progress it received kept from firing (the SDK's resetTimeoutOnProgress).
-    t.services.prompter.setResponder(async () => {
-      await waitUntil(() => progress >= 2, 60_000, 'two keep-alive notifications');
-      return 'Allow once';
-    });
-    try {
-      const r = (await client.callTool({ name: 'bash', arguments: { command: `touch ${marker}` } }, undefined, {
-        timeout: 15_000,
-        resetTimeoutOnProgress: true,
-        onprogress: () => (progress += 1),
-      })) as TextResult;
-      assert.equal(r.isError, false, textOf(r));
       assert.equal(existsSync(marker), true);
       assert.equal(t.services.prompter.asked.length, 1);
     } finally {
@@ -314,6 +316,12 @@ describe('mcp: server over HTTP inside VS Code', function () {
     for (const c of [fg, bg]) await waitUntil(() => processesWithCommandLine(c).length === 0, 15_000, `${c} to die after the session closed`);
     const t = await testing();
     assert.ok(!t.mcp?.sessionIds.includes(sid as string));
+    // History names who killed the background job: the end of the client's session, and why it ended.
+    const history = t.history;
+    assert.ok(history, 'testing.history');
+    const job = (): HistoryEntry | undefined => history.entries.find((e) => e.command === `sh -c 'exec ${bg}'`);
+    await waitUntil(() => job() !== undefined && endLabel(job() as HistoryEntry) !== 'Running', 15_000, 'the job to end in the history');
+    assert.equal(endLabel(job() as HistoryEntry), "Killed by the end of mcp-it-closing's MCP session (closed by the client)");
   });
 
   it('two clients running ten commands each at once: all complete, no cross-talk', async () => {
