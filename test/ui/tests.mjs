@@ -1,7 +1,9 @@
 // UI tests driven through the real workbench (see test/harness/ui.mjs). Each asserts what a user sees
 // and the command's effect on disk.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 
 /** Opens the palette and runs a command; retries while the development extension is still loading. */
@@ -156,6 +158,30 @@ async function dialogButtons(dialog) {
 /** The Manage Rules page (the newest webview's inner frame). */
 function rulesFrame(page) {
   return page.frameLocator('iframe.webview').last().frameLocator('iframe#active-frame');
+}
+
+/**
+ * The notification with this message: its toast, or (once the toast is gone, or when the workbench
+ * shows none) the notification center's row, waited for up to `timeoutMs` (hideNotifications closes it).
+ */
+async function findNotification(page, text, timeoutMs = 10000) {
+  const toast = page.locator('.notification-toast', { hasText: text }).first();
+  if (await toast.waitFor({ state: 'visible', timeout: 5000 }).then(() => true, () => false)) return toast;
+  await runFromPalette(page, 'Notifications: Show Notifications');
+  const item = page.locator('.notifications-center .notification-list-item', { hasText: text }).first();
+  await item.waitFor({ state: 'visible', timeout: timeoutMs });
+  return item;
+}
+
+/** A notification's buttons' labels, sorted. */
+async function notificationButtons(note) {
+  return (await note.locator('.monaco-button').allInnerTexts()).map((b) => b.trim()).filter(Boolean).sort();
+}
+
+/** The OS sandbox support on this machine, as the extension probes it (compiled by compile-tests). */
+function sandboxSupport() {
+  const require = createRequire(import.meta.url);
+  return require('../../out/src/exec/sandbox/sandboxProbe.js').probeSandbox();
 }
 
 /** The default themes' ids (the `workbench.colorTheme` values) and the labels the theme picker shows. */
@@ -672,6 +698,72 @@ export const uiTests = [
         }
         await runFromPalette(page, 'View: Close All Editors');
       }
+    },
+  },
+  {
+    name: 'Sandbox refusal: the notification says what the sandbox kept the command from writing; Allow Writing There lets the same command write',
+    async run({ page, workspace, shotsDir }) {
+      const support = sandboxSupport();
+      if (!support.sandbox) return { skipped: `the OS sandbox cannot run on this machine: ${support.problem}` };
+      await page.locator('.statusbar-item', { hasText: 'Sandboxed' }).first().waitFor({ state: 'visible', timeout: 15000 });
+      await runFromPalette(page, 'View: Close All Editors');
+      await hideNotifications(page);
+      const outside = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-ui-outside-'));
+      const target = path.join(outside, 'ui-sbx.txt');
+      const command = `echo ui-sbx-written > ${target}`;
+      const wsFile = path.join(workspace, '.vscode', 'settings.json');
+      const setting = 'agentBash.sandbox.filesystem.allowWrite';
+      try {
+        assert.equal((await readSettingsFile(wsFile))[setting], undefined);
+        // The redirect outside the workspace asks; allowed, it runs in the sandbox, which refuses the write.
+        await runAgentBash(page, command, 'Allow once');
+        const sentence = `The sandbox kept this command from writing ${target}.`;
+        const refusal = await findNotification(page, sentence, 20000);
+        assert.equal((await refusal.locator('.notification-list-item-message').innerText()).trim(), sentence);
+        assert.deepEqual(await notificationButtons(refusal), ['Allow Writing There', 'Run Once Outside the Sandbox', 'Show Output']);
+        assert.equal(existsSync(target), false, 'the sandbox let the write through');
+        await page.screenshot({ path: path.join(shotsDir, 'sandbox-refusal.png') });
+        await refusal.locator('.monaco-button', { hasText: 'Allow Writing There' }).first().click();
+        await hideNotifications(page);
+        // Where to add it: a quick pick of the settings scopes.
+        await page.locator('.quick-input-widget', { hasText: `Add ${outside} to ${setting} in…` }).waitFor({ state: 'visible', timeout: 10000 });
+        const scopes = (await page.locator('.quick-input-list .monaco-list-row').allInnerTexts()).map((t) => t.trim());
+        assert.deepEqual(scopes, ['Workspace Settings', 'User Settings']);
+        await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Workspace Settings' }).first().click();
+        await waitFor(async () => JSON.stringify((await readSettingsFile(wsFile))[setting]) === JSON.stringify([outside]), 10000, `${outside} in ${setting}`);
+        const added = `Added ${outside} to ${setting} (workspace settings).`;
+        const addedNote = await findNotification(page, added);
+        assert.equal((await addedNote.locator('.notification-list-item-message').innerText()).trim(), added);
+        assert.deepEqual(await notificationButtons(addedNote), ['Undo']);
+        await page.screenshot({ path: path.join(shotsDir, 'sandbox-allowed-there.png') });
+        await hideNotifications(page);
+        // The same command again: the sandbox now lets it write there.
+        await runAgentBash(page, command, 'Allow once');
+        await waitFor(() => existsSync(target) && readFileSync(target, 'utf8') === 'ui-sbx-written\n', 20000, `ui-sbx-written in ${target}`);
+        await announced(page, `Agent Bash: \`${command}\`: Finished (exit 0)`);
+        await page.screenshot({ path: path.join(shotsDir, 'sandbox-after-allow.png') });
+        // The History view marks the refused run (and only that one).
+        await runFromPalette(page, 'Agent Bash: Focus on History View');
+        const rows = page.locator('.monaco-list-row', { hasText: command });
+        await waitFor(async () => (await rows.count()) >= 2, 15000, 'both runs in the History view');
+        const texts = await rows.allInnerTexts();
+        const mark = `⛨ sandbox refused writing ${target}`;
+        assert.equal(texts.filter((t) => t.includes(mark)).length, 1, `history rows: ${texts.join(' | ')}`);
+        // The row is cut off before its mark at this width: the hover says it in full.
+        await page.locator('.monaco-list-row', { hasText: mark }).first().hover();
+        const hover = page.locator('.monaco-hover, .workbench-hover', { hasText: 'Sandbox: refused writing' }).first();
+        await hover.waitFor({ state: 'visible', timeout: 10000 });
+        const hoverLines = (await hover.innerText()).split('\n').map((l) => l.trim());
+        assert.ok(hoverLines.includes(`Sandbox: refused writing ${target}`), `hover: ${hoverLines.join(' | ')}`);
+        await page.screenshot({ path: path.join(shotsDir, 'sandbox-history-mark.png') });
+        await page.mouse.move(0, 0);
+        // Undo on the notice takes the folder out of the setting again.
+        await clickToastButton(page, added, 'Undo');
+        await waitFor(async () => (await readSettingsFile(wsFile))[setting] === undefined, 10000, `${setting} removed again`);
+      } finally {
+        rmSync(outside, { recursive: true, force: true });
+      }
+      return undefined;
     },
   },
 ];
