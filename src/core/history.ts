@@ -282,6 +282,10 @@ export function entryTooltip(e: HistoryEntry): string {
     `Working directory: ${e.cwd ?? 'the session directory'}`,
     `Result: ${endLabel(e)}`,
   ];
+  // The row's sandbox mark is cut off at a usual panel width: the hover says it in full (in words:
+  // the row's ⛨ is missing from some fonts).
+  const mark = sandboxMark(e);
+  if (mark) lines.push(`Sandbox: ${mark.replace(/^sandbox /, '')}`);
   if (e.durationMs !== undefined) lines.push(`Duration: ${human.duration(e.durationMs)}`);
   if (e.outputBytes !== undefined) lines.push(`Output: ${human.byteSize(e.outputBytes)}`);
   const cut = human.outputCut(e.shownBytes, e.outputBytes);

@@ -1,6 +1,6 @@
 // The UI tier: Playwright drives the real workbench in normal mode (extension loaded as a development
 // extension, no test entry, so VS Code shows modal dialogs) and clicks through what a user does.
-// Each test is a function; the tier prints `ui: N passed, N failed` and records the counts.
+// Each test is a function; the tier prints `ui: N passed, N failed, N skipped` and records the counts.
 import { chromium } from 'playwright-core';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -65,6 +65,7 @@ async function main() {
   process.once('SIGTERM', onSignal);
   let passed = 0;
   let failed = 0;
+  let skipped = 0;
   try {
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -77,9 +78,15 @@ async function main() {
     for (const test of uiTests.filter((t) => !grep || grep.split('|').some((g) => t.name.includes(g)))) {
       const t = Date.now();
       try {
-        await test.run({ page, workspace, shotsDir, userSettings });
-        passed++;
-        console.log(`  ✔ ${test.name} (${Date.now() - t} ms)`);
+        // A test that cannot run on this machine returns `{ skipped: 'why' }`.
+        const outcome = await test.run({ page, workspace, shotsDir, userSettings });
+        if (outcome?.skipped) {
+          skipped++;
+          console.log(`  - ${test.name}: skipped: ${outcome.skipped}`);
+        } else {
+          passed++;
+          console.log(`  ✔ ${test.name} (${Date.now() - t} ms)`);
+        }
       } catch (err) {
         failed++;
         const shot = path.join(shotsDir, `${test.name.replace(/\W+/g, '-')}-failure.png`);
@@ -91,8 +98,8 @@ async function main() {
   } finally {
     await cleanup();
   }
-  writeCounts({ passed, failed });
-  console.log(`ui: ${passed} passed, ${failed} failed`);
+  writeCounts({ passed, failed, skipped });
+  console.log(`ui: ${passed} passed, ${failed} failed, ${skipped} skipped`);
   if (failed === 0) rmSync(runDir, { recursive: true, force: true });
   else console.log(`ui: server log ${server.logFile}`);
   return failed > 0 || passed === 0 ? 1 : 0;

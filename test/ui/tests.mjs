@@ -1,7 +1,9 @@
 // UI tests driven through the real workbench (see test/harness/ui.mjs). Each asserts what a user sees
 // and the command's effect on disk.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 
 /** Opens the palette and runs a command; retries while the development extension is still loading. */
@@ -76,7 +78,8 @@ async function connectAgent(page, name) {
   await runFromPalette(page, 'Agent Bash: Connect ACP Agent');
   // With several agents configured a quick pick asks which.
   const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first();
-  await pick.waitFor({ state: 'visible', timeout: 10000 });
+  // The first command after the workbench loads waits for the extension to activate.
+  await pick.waitFor({ state: 'visible', timeout: 30000 });
   await pick.click();
   // VS Code webviews are an iframe holding the page's own iframe; the newest panel is the last one.
   return page.frameLocator('iframe.webview').last().frameLocator('iframe#active-frame');
@@ -155,6 +158,119 @@ async function dialogButtons(dialog) {
 /** The Manage Rules page (the newest webview's inner frame). */
 function rulesFrame(page) {
   return page.frameLocator('iframe.webview').last().frameLocator('iframe#active-frame');
+}
+
+/**
+ * The notification with this message: its toast, or (once the toast is gone, or when the workbench
+ * shows none) the notification center's row, waited for up to `timeoutMs` (hideNotifications closes it).
+ */
+async function findNotification(page, text, timeoutMs = 10000) {
+  const toast = page.locator('.notification-toast', { hasText: text }).first();
+  if (await toast.waitFor({ state: 'visible', timeout: 5000 }).then(() => true, () => false)) return toast;
+  await runFromPalette(page, 'Notifications: Show Notifications');
+  const item = page.locator('.notifications-center .notification-list-item', { hasText: text }).first();
+  await item.waitFor({ state: 'visible', timeout: timeoutMs });
+  return item;
+}
+
+/** A notification's buttons' labels, sorted. */
+async function notificationButtons(note) {
+  return (await note.locator('.monaco-button').allInnerTexts()).map((b) => b.trim()).filter(Boolean).sort();
+}
+
+/** The OS sandbox support on this machine, as the extension probes it (compiled by compile-tests). */
+function sandboxSupport() {
+  const require = createRequire(import.meta.url);
+  return require('../../out/src/exec/sandbox/sandboxProbe.js').probeSandbox();
+}
+
+/** The default themes' ids (the `workbench.colorTheme` values) and the labels the theme picker shows. */
+const THEME_LABELS = {
+  'Light 2026': 'Light 2026',
+  'Dark 2026': 'Dark 2026',
+  'Dark+': 'Dark+',
+  'Dark Modern': 'Dark Modern',
+  'Light+': 'Light+',
+  'Light Modern': 'Light Modern',
+  'Default High Contrast': 'Dark High Contrast',
+  'Default High Contrast Light': 'Light High Contrast',
+};
+
+/**
+ * Sets `workbench.colorTheme` as a person does: Preferences: Color Theme, then the theme's row (the
+ * workbench writes the user setting). An edit of settings.json from outside is not picked up here.
+ */
+async function pickColorTheme(page, themeId) {
+  const label = THEME_LABELS[themeId];
+  if (!label) throw new Error(`no label known for the theme ${themeId}`);
+  await runFromPalette(page, 'Preferences: Color Theme');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 10000 });
+  await input.fill(label);
+  const row = page.locator('.quick-input-list .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${label.replace(/[+]/g, '\\+')}$`) }) }).first();
+  await row.waitFor({ state: 'visible', timeout: 10000 });
+  await row.click();
+  await input.waitFor({ state: 'hidden', timeout: 10000 });
+}
+
+/** The theme a webview page was last given (VS Code marks the page's body with it). */
+function webviewTheme(view) {
+  return view.locator('body').evaluate((b) => b.getAttribute('data-vscode-theme-id') ?? b.getAttribute('data-vscode-theme-name') ?? '');
+}
+
+/**
+ * The WCAG contrast ratio of an element's text against what is behind it, from the computed styles
+ * inside its page: the background is the first ancestors' colours composited over the editor
+ * background (the webview shows the editor background behind a transparent page).
+ */
+async function textContrast(locator) {
+  const { color, layers, base } = await locator.evaluate((el) => {
+    // This runs in the webview's page (its globals are not this module's).
+    const doc = el.ownerDocument;
+    const getComputedStyle = (node) => doc.defaultView.getComputedStyle(node);
+    // Any CSS colour as the browser's rgb()/rgba() string.
+    const probe = doc.createElement('span');
+    doc.body.append(probe);
+    const rgb = (css) => {
+      probe.style.color = '';
+      probe.style.color = css;
+      return getComputedStyle(probe).color;
+    };
+    const layers = [];
+    for (let n = el; n; n = n.parentElement) {
+      const bg = getComputedStyle(n).backgroundColor;
+      if (bg && bg !== 'transparent' && !/^rgba\(.*,\s*0\)$/.test(bg)) layers.push(bg);
+    }
+    const base = rgb(getComputedStyle(doc.documentElement).getPropertyValue('--vscode-editor-background').trim());
+    const color = getComputedStyle(el).color;
+    probe.remove();
+    return { color, layers, base };
+  });
+  const parse = (css) => {
+    const m = /^rgba?\(([\d.]+),\s*([\d.]+),\s*([\d.]+)(?:,\s*([\d.]+))?\)$/.exec(css);
+    if (!m) throw new Error(`not an rgb colour: ${css}`);
+    return { r: +m[1], g: +m[2], b: +m[3], a: m[4] === undefined ? 1 : +m[4] };
+  };
+  const over = (top, below) => ({
+    r: top.r * top.a + below.r * (1 - top.a),
+    g: top.g * top.a + below.g * (1 - top.a),
+    b: top.b * top.a + below.b * (1 - top.a),
+    a: 1,
+  });
+  // Outermost first: each layer painted over what is behind it.
+  let bg = parse(base);
+  for (const layer of layers.reverse()) bg = over(parse(layer), bg);
+  const fg = over(parse(color), bg);
+  const lum = (c) => {
+    const ch = (v) => {
+      const s = v / 255;
+      return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    };
+    return 0.2126 * ch(c.r) + 0.7152 * ch(c.g) + 0.0722 * ch(c.b);
+  };
+  const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
+  const hex = (c) => `#${[c.r, c.g, c.b].map((v) => Math.round(v).toString(16).padStart(2, '0')).join('')}`;
+  return { ratio: (hi + 0.05) / (lo + 0.05), fg: hex(fg), bg: hex(bg) };
 }
 
 export const uiTests = [
@@ -526,6 +642,128 @@ export const uiTests = [
       assert.equal(existsSync(path.join(workspace, 'ui-explain.txt')), false, 'explaining ran the command');
       await page.keyboard.press('Escape');
       await runFromPalette(page, 'View: Close All Editors');
+    },
+  },
+  {
+    name: 'ACP panel badges: Done and Failed are readable in the light, dark and high-contrast themes',
+    async run({ page, shotsDir, userSettings }) {
+      await runFromPalette(page, 'View: Close All Editors');
+      await hideNotifications(page);
+      const view = await connectAgent(page, 'ui-test-agent');
+      const prompt = view.locator('#prompt');
+      await prompt.waitFor({ state: 'visible', timeout: 20000 });
+      const badge = (command) => view.locator('.item.tool', { hasText: command }).locator('.tool-status').first();
+      const runs = [
+        { command: 'echo ui-acp-done', toolCallId: 'tc-done', badge: 'Done', cls: 'status-completed' },
+        { command: 'echo ui-acp-failed && false', toolCallId: 'tc-failed', badge: 'Failed', cls: 'status-failed' },
+      ];
+      for (const r of runs) {
+        // The prompt box is disabled while a turn runs: fill waits for the previous turn to end.
+        await prompt.fill(JSON.stringify({ scenario: 'run', command: r.command, toolCallId: r.toolCallId }), { timeout: 20000 });
+        await view.locator('#send').click();
+        await view.locator(`.item.tool .tool-status.${r.cls}`, { hasText: r.badge }).first().waitFor({ timeout: 20000 });
+      }
+      await view.locator('#status', { hasText: 'Done' }).waitFor({ timeout: 20000 });
+      const themeBefore = await webviewTheme(view);
+      // Theme ids as this VS Code names them (Light 2026 is its default).
+      const themes = [
+        ['Light 2026', 'acp-badges-light.png'],
+        ['Dark Modern', 'acp-badges-dark.png'],
+        ['Default High Contrast', 'acp-badges-high-contrast.png'],
+        ['Default High Contrast Light', 'acp-badges-high-contrast-light.png'],
+      ];
+      try {
+        for (const [theme, shot] of themes) {
+          await pickColorTheme(page, theme);
+          // The webview has the theme once VS Code has applied it and passed it on to the page.
+          await waitFor(async () => (await webviewTheme(view)) === theme, 20000, `the panel in ${theme} (now ${await webviewTheme(view)})`);
+          // The pick is the user setting (the theme already shown, VS Code's default here, writes nothing).
+          if (theme !== themeBefore) {
+            await waitFor(async () => (await readSettingsFile(userSettings))['workbench.colorTheme'] === theme, 10000, `workbench.colorTheme ${theme} in the user settings`);
+          }
+          const ratios = [];
+          for (const r of runs) {
+            assert.equal(await badge(r.command).innerText(), r.badge);
+            const c = await textContrast(badge(r.command));
+            assert.ok(c.ratio >= 4.5, `${theme}: the ${r.badge} badge's contrast is ${c.ratio.toFixed(2)} (${c.fg} on ${c.bg}), below 4.5`);
+            ratios.push(`${r.badge} ${c.ratio.toFixed(1)}:1`);
+          }
+          console.log(`    ${theme}: ${ratios.join(', ')}`);
+          await page.screenshot({ path: path.join(shotsDir, shot) });
+        }
+      } finally {
+        if ((await webviewTheme(view)) !== themeBefore) {
+          await pickColorTheme(page, themeBefore);
+          await waitFor(async () => (await webviewTheme(view)) === themeBefore, 20000, `the theme as before (${themeBefore})`);
+        }
+        await runFromPalette(page, 'View: Close All Editors');
+      }
+    },
+  },
+  {
+    name: 'Sandbox refusal: the notification says what the sandbox kept the command from writing; Allow Writing There lets the same command write',
+    async run({ page, workspace, shotsDir }) {
+      const support = sandboxSupport();
+      if (!support.sandbox) return { skipped: `the OS sandbox cannot run on this machine: ${support.problem}` };
+      await page.locator('.statusbar-item', { hasText: 'Sandboxed' }).first().waitFor({ state: 'visible', timeout: 15000 });
+      await runFromPalette(page, 'View: Close All Editors');
+      await hideNotifications(page);
+      const outside = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-ui-outside-'));
+      const target = path.join(outside, 'ui-sbx.txt');
+      const command = `echo ui-sbx-written > ${target}`;
+      const wsFile = path.join(workspace, '.vscode', 'settings.json');
+      const setting = 'agentBash.sandbox.filesystem.allowWrite';
+      try {
+        assert.equal((await readSettingsFile(wsFile))[setting], undefined);
+        // The redirect outside the workspace asks; allowed, it runs in the sandbox, which refuses the write.
+        await runAgentBash(page, command, 'Allow once');
+        const sentence = `The sandbox kept this command from writing ${target}.`;
+        const refusal = await findNotification(page, sentence, 20000);
+        assert.equal((await refusal.locator('.notification-list-item-message').innerText()).trim(), sentence);
+        assert.deepEqual(await notificationButtons(refusal), ['Allow Writing There', 'Run Once Outside the Sandbox', 'Show Output']);
+        assert.equal(existsSync(target), false, 'the sandbox let the write through');
+        await page.screenshot({ path: path.join(shotsDir, 'sandbox-refusal.png') });
+        await refusal.locator('.monaco-button', { hasText: 'Allow Writing There' }).first().click();
+        await hideNotifications(page);
+        // Where to add it: a quick pick of the settings scopes.
+        await page.locator('.quick-input-widget', { hasText: `Add ${outside} to ${setting} in…` }).waitFor({ state: 'visible', timeout: 10000 });
+        const scopes = (await page.locator('.quick-input-list .monaco-list-row').allInnerTexts()).map((t) => t.trim());
+        assert.deepEqual(scopes, ['Workspace Settings', 'User Settings']);
+        await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Workspace Settings' }).first().click();
+        await waitFor(async () => JSON.stringify((await readSettingsFile(wsFile))[setting]) === JSON.stringify([outside]), 10000, `${outside} in ${setting}`);
+        const added = `Added ${outside} to ${setting} (workspace settings).`;
+        const addedNote = await findNotification(page, added);
+        assert.equal((await addedNote.locator('.notification-list-item-message').innerText()).trim(), added);
+        assert.deepEqual(await notificationButtons(addedNote), ['Undo']);
+        await page.screenshot({ path: path.join(shotsDir, 'sandbox-allowed-there.png') });
+        await hideNotifications(page);
+        // The same command again: the sandbox now lets it write there.
+        await runAgentBash(page, command, 'Allow once');
+        await waitFor(() => existsSync(target) && readFileSync(target, 'utf8') === 'ui-sbx-written\n', 20000, `ui-sbx-written in ${target}`);
+        await announced(page, `Agent Bash: \`${command}\`: Finished (exit 0)`);
+        await page.screenshot({ path: path.join(shotsDir, 'sandbox-after-allow.png') });
+        // The History view marks the refused run (and only that one).
+        await runFromPalette(page, 'Agent Bash: Focus on History View');
+        const rows = page.locator('.monaco-list-row', { hasText: command });
+        await waitFor(async () => (await rows.count()) >= 2, 15000, 'both runs in the History view');
+        const texts = await rows.allInnerTexts();
+        const mark = `⛨ sandbox refused writing ${target}`;
+        assert.equal(texts.filter((t) => t.includes(mark)).length, 1, `history rows: ${texts.join(' | ')}`);
+        // The row is cut off before its mark at this width: the hover says it in full.
+        await page.locator('.monaco-list-row', { hasText: mark }).first().hover();
+        const hover = page.locator('.monaco-hover, .workbench-hover', { hasText: 'Sandbox: refused writing' }).first();
+        await hover.waitFor({ state: 'visible', timeout: 10000 });
+        const hoverLines = (await hover.innerText()).split('\n').map((l) => l.trim());
+        assert.ok(hoverLines.includes(`Sandbox: refused writing ${target}`), `hover: ${hoverLines.join(' | ')}`);
+        await page.screenshot({ path: path.join(shotsDir, 'sandbox-history-mark.png') });
+        await page.mouse.move(0, 0);
+        // Undo on the notice takes the folder out of the setting again.
+        await clickToastButton(page, added, 'Undo');
+        await waitFor(async () => (await readSettingsFile(wsFile))[setting] === undefined, 10000, `${setting} removed again`);
+      } finally {
+        rmSync(outside, { recursive: true, force: true });
+      }
+      return undefined;
     },
   },
 ];

@@ -140,6 +140,7 @@ describe('core/history', () => {
     assert.deepEqual(entry.sandboxRefused, { paths: ['/etc/x'], hosts: ['example.org'] });
     assert.equal(sandboxMark(entry), 'sandbox refused writing /etc/x, reaching example.org');
     assert.equal(entryDescription(entry), 'Demo agent · allowed by rule `echo *` · Failed with exit 1 · ⛨ sandbox refused writing /etc/x, reaching example.org · 5 ms · 1 B');
+    assert.ok(entryTooltip(entry).includes('\nResult: Failed with exit 1\nSandbox: refused writing /etc/x, reaching example.org\n'), entryTooltip(entry));
   });
 
   it("the caller's description shows in the row (60 characters) and the hover (500)", () => {
