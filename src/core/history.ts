@@ -260,7 +260,7 @@ export function entryDescription(e: HistoryEntry): string {
   if (e.description) parts.push(`“${shortDescription(e.description, 60)}”`);
   parts.push(decisionLabel(e.decision), endLabel(e));
   const mark = sandboxMark(e);
-  if (mark) parts.push(`⛨ ${mark}`);
+  if (mark) parts.push(mark);
   if (e.durationMs !== undefined) parts.push(human.duration(e.durationMs));
   if (e.outputBytes !== undefined) parts.push(human.byteSize(e.outputBytes));
   return parts.join(' · ');
@@ -282,8 +282,7 @@ export function entryTooltip(e: HistoryEntry): string {
     `Working directory: ${e.cwd ?? 'the session directory'}`,
     `Result: ${endLabel(e)}`,
   ];
-  // The row's sandbox mark is cut off at a usual panel width: the hover says it in full (in words:
-  // the row's ⛨ is missing from some fonts).
+  // The row's sandbox mark is cut off at a usual panel width: the hover says it in full.
   const mark = sandboxMark(e);
   if (mark) lines.push(`Sandbox: ${mark.replace(/^sandbox /, '')}`);
   if (e.durationMs !== undefined) lines.push(`Duration: ${human.duration(e.durationMs)}`);

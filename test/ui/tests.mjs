@@ -1,7 +1,7 @@
 // UI tests driven through the real workbench (see test/harness/ui.mjs). Each asserts what a user sees
 // and the command's effect on disk.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -701,7 +701,7 @@ export const uiTests = [
     },
   },
   {
-    name: 'Sandbox refusal: the notification says what the sandbox kept the command from writing; Allow Writing There lets the same command write',
+    name: 'Sandbox refusal: the notification says what the sandbox kept the command from writing; Allow Writing lets the same command write (buttons not cut)',
     async run({ page, workspace, shotsDir }) {
       const support = sandboxSupport();
       if (!support.sandbox) return { skipped: `the OS sandbox cannot run on this machine: ${support.problem}` };
@@ -720,10 +720,17 @@ export const uiTests = [
         const sentence = `The sandbox kept this command from writing ${target}.`;
         const refusal = await findNotification(page, sentence, 20000);
         assert.equal((await refusal.locator('.notification-list-item-message').innerText()).trim(), sentence);
-        assert.deepEqual(await notificationButtons(refusal), ['Allow Writing There', 'Run Once Outside the Sandbox', 'Show Output']);
+        assert.deepEqual(await notificationButtons(refusal), ['Allow Writing', 'Run Unsandboxed', 'Show Output']);
+        // Each label is shown whole: none is cut to "Allow Writing T…" by the notification's width.
+        const cut = await refusal.locator('.monaco-button').evaluateAll((buttons) =>
+          buttons
+            .filter((b) => b.textContent?.trim() && [b, ...b.querySelectorAll('*')].some((e) => e.scrollWidth > e.clientWidth + 1))
+            .map((b) => b.textContent?.trim()),
+        );
+        assert.deepEqual(cut, []);
         assert.equal(existsSync(target), false, 'the sandbox let the write through');
         await page.screenshot({ path: path.join(shotsDir, 'sandbox-refusal.png') });
-        await refusal.locator('.monaco-button', { hasText: 'Allow Writing There' }).first().click();
+        await refusal.locator('.monaco-button', { hasText: 'Allow Writing' }).first().click();
         await hideNotifications(page);
         // Where to add it: a quick pick of the settings scopes.
         await page.locator('.quick-input-widget', { hasText: `Add ${outside} to ${setting} in…` }).waitFor({ state: 'visible', timeout: 10000 });
@@ -747,7 +754,7 @@ export const uiTests = [
         const rows = page.locator('.monaco-list-row', { hasText: command });
         await waitFor(async () => (await rows.count()) >= 2, 15000, 'both runs in the History view');
         const texts = await rows.allInnerTexts();
-        const mark = `⛨ sandbox refused writing ${target}`;
+        const mark = `sandbox refused writing ${target}`;
         assert.equal(texts.filter((t) => t.includes(mark)).length, 1, `history rows: ${texts.join(' | ')}`);
         // The row is cut off before its mark at this width: the hover says it in full.
         await page.locator('.monaco-list-row', { hasText: mark }).first().hover();
@@ -762,6 +769,57 @@ export const uiTests = [
         await waitFor(async () => (await readSettingsFile(wsFile))[setting] === undefined, 10000, `${setting} removed again`);
       } finally {
         rmSync(outside, { recursive: true, force: true });
+      }
+      return undefined;
+    },
+  },
+  {
+    // Last: it reloads the window.
+    name: 'MCP: after Developer: Reload Window the server listens on the same port and the copied configuration still connects',
+    async run({ page, workspace, shotsDir }) {
+      const wsFile = path.join(workspace, '.vscode', 'settings.json');
+      const before = readFileSync(wsFile, 'utf8');
+      const settings = await readSettingsFile(wsFile);
+      writeFileSync(wsFile, JSON.stringify({ ...settings, 'agentBash.mcp.enabled': true }, null, 2));
+      try {
+        const item = page.locator('.statusbar-item', { hasText: /MCP \d+/ }).first();
+        await item.waitFor({ state: 'visible', timeout: 30000 });
+        const port = Number(/MCP (\d+)/.exec(await item.innerText())?.[1]);
+        assert.ok(port > 0, `port ${port}`);
+        // What a person gives their client: Copy MCP Configuration (the status bar item), read back from the clipboard.
+        const origin = new URL(page.url()).origin;
+        await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+        await page.evaluate(() => navigator.clipboard.writeText(''));
+        await item.click();
+        await announced(page, `Agent Bash MCP configuration (port ${port}, with its token) copied to the clipboard.`);
+        let copied = '';
+        await waitFor(async () => (copied = await page.evaluate(() => navigator.clipboard.readText())).includes('mcpServers'), 10000, 'the configuration on the clipboard');
+        const start = copied.indexOf('{\n  "mcpServers"');
+        const json = JSON.parse(copied.slice(start, copied.indexOf('\n}', start) + 2));
+        const entry = json.mcpServers['agent-bash'];
+        assert.equal(entry.url, `http://127.0.0.1:${port}/mcp`);
+        const initialize = () =>
+          fetch(entry.url, {
+            method: 'POST',
+            headers: { ...entry.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'ui-reload', version: '1' } } }),
+          });
+        const first = await initialize();
+        assert.equal(first.status, 200);
+        await first.text();
+
+        await runFromPalette(page, 'Developer: Reload Window');
+        await page.waitForSelector('.monaco-workbench', { timeout: 120000 });
+        const again = page.locator('.statusbar-item', { hasText: `MCP ${port}` }).first();
+        await again.waitFor({ state: 'visible', timeout: 120000 });
+        await page.screenshot({ path: path.join(shotsDir, 'mcp-after-reload.png') });
+        // The configuration copied before the reload still works: same URL, same token.
+        const after = await initialize();
+        assert.equal(after.status, 200, await after.clone().text());
+        assert.ok(after.headers.get('mcp-session-id'), 'a session id');
+        assert.match(await after.text(), /"serverInfo":\{"name":"agent-bash"/);
+      } finally {
+        writeFileSync(wsFile, before);
       }
       return undefined;
     },

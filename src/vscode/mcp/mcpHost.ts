@@ -34,6 +34,8 @@ export const MCP_HOST_MESSAGES = {
 
 /** Where the port chosen for `agentBash.mcp.port` 0 is kept, so clients keep working across reloads. */
 export const MCP_PORT_STATE_KEY = 'agentBash.mcp.port';
+/** How long the remembered port is waited for when in use (a reloading window's old host may hold it). */
+const REMEMBERED_PORT_WAIT_MS = 5000;
 
 export interface McpHostDeps {
   context: vscode.ExtensionContext;
@@ -69,6 +71,7 @@ export class McpHost implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   private readonly disposables: vscode.Disposable[] = [];
   private readonly backend: McpBackend;
+  private disposed = false;
 
   constructor(private readonly deps: McpHostDeps) {
     this.backend = {
@@ -153,6 +156,7 @@ export class McpHost implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.disposed = true;
     for (const d of this.disposables.splice(0)) d.dispose();
     void this.stop();
   }
@@ -184,14 +188,13 @@ export class McpHost implements vscode.Disposable {
     // Port 0 means "any free port, chosen once": the one chosen before is tried first, so a reload
     // or a restart keeps every configured client working; it moves only when something else took it.
     const remembered = wanted === 0 ? this.deps.context.globalState.get<number>(MCP_PORT_STATE_KEY) : undefined;
-    let server = this.newServer(remembered ?? wanted, version);
+    let server: McpHttpServer | undefined;
     let moved: number | undefined;
     try {
       try {
-        await server.start();
+        server = await this.startHolding(remembered ?? wanted, version, remembered !== undefined);
       } catch (err) {
         if (remembered === undefined) throw err;
-        await server.close().catch(() => undefined);
         moved = remembered;
         server = this.newServer(0, version);
         await server.start();
@@ -200,6 +203,11 @@ export class McpHost implements vscode.Disposable {
       const why = err instanceof Error ? err.message : String(err);
       this.deps.log.error(MCP_HOST_MESSAGES.startFailed(wanted, why));
       void vscode.window.showErrorMessage(MCP_HOST_MESSAGES.startFailed(wanted, why));
+      await server?.close().catch(() => undefined);
+      return;
+    }
+    // Disposed while it waited for the port: nothing may keep listening.
+    if (this.disposed) {
       await server.close().catch(() => undefined);
       return;
     }
@@ -216,6 +224,27 @@ export class McpHost implements vscode.Disposable {
     this.status.show();
     this.changed.fire();
     this.deps.log.info(`MCP server listening on ${mcpUrl(server.port)}`);
+  }
+
+  /**
+   * A server started on `port`. On the remembered port, a port in use is tried again for a few seconds
+   * first: after a window reload the previous extension host may still hold it while it shuts down,
+   * and moving then would break every configured client for nothing.
+   */
+  private async startHolding(port: number, version: string, remembered: boolean): Promise<McpHttpServer> {
+    const deadline = Date.now() + (remembered ? REMEMBERED_PORT_WAIT_MS : 0);
+    for (;;) {
+      const server = this.newServer(port, version);
+      try {
+        await server.start();
+        return server;
+      } catch (err) {
+        await server.close().catch(() => undefined);
+        const inUse = (err as NodeJS.ErrnoException | undefined)?.code === 'EADDRINUSE';
+        if (!inUse || Date.now() >= deadline || this.disposed) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
   }
 
   private newServer(port: number, version: string): McpHttpServer {

@@ -8,10 +8,14 @@ import * as vscode from 'vscode';
 import type { ToolResult } from '../../core/contracts';
 import { refusalSentence } from '../../core/humanMessages';
 
+/**
+ * Short enough that three buttons fit a notification without being cut ("Allow Writing T…"); the
+ * sentence above them says what was refused and where.
+ */
 export const REFUSAL_ACTIONS = {
-  allowWrite: 'Allow Writing There',
-  allowDomain: 'Allow the Domain',
-  runOutside: 'Run Once Outside the Sandbox',
+  allowWrite: 'Allow Writing',
+  allowDomain: 'Allow Domain',
+  runOutside: 'Run Unsandboxed',
   undo: 'Undo',
   user: 'User Settings',
   workspace: 'Workspace Settings',

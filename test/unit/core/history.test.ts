@@ -139,7 +139,7 @@ describe('core/history', () => {
     const entry = entryFromResult({ id: 's', at: 1, command: 'echo x > /etc/x', caller: CALLER, result, cancelled: false });
     assert.deepEqual(entry.sandboxRefused, { paths: ['/etc/x'], hosts: ['example.org'] });
     assert.equal(sandboxMark(entry), 'sandbox refused writing /etc/x, reaching example.org');
-    assert.equal(entryDescription(entry), 'Demo agent · allowed by rule `echo *` · Failed with exit 1 · ⛨ sandbox refused writing /etc/x, reaching example.org · 5 ms · 1 B');
+    assert.equal(entryDescription(entry), 'Demo agent · allowed by rule `echo *` · Failed with exit 1 · sandbox refused writing /etc/x, reaching example.org · 5 ms · 1 B');
     assert.ok(entryTooltip(entry).includes('\nResult: Failed with exit 1\nSandbox: refused writing /etc/x, reaching example.org\n'), entryTooltip(entry));
   });
 
