@@ -705,7 +705,7 @@ export const uiTests = [
     async run({ page, workspace, shotsDir }) {
       const support = sandboxSupport();
       if (!support.sandbox) return { skipped: `the OS sandbox cannot run on this machine: ${support.problem}` };
-      await page.locator('.statusbar-item', { hasText: 'Sandboxed' }).first().waitFor({ state: 'visible', timeout: 15000 });
+      await page.locator('.statusbar-item', { hasText: 'Sandboxed' }).first().waitFor({ state: 'visible', timeout: 60000 });
       await runFromPalette(page, 'View: Close All Editors');
       await hideNotifications(page);
       const outside = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-ui-outside-'));
