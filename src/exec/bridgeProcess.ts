@@ -9,7 +9,7 @@ import { commandEnv } from '../core/nonInteractiveEnv';
 import { TailBuffer } from '../core/output/tailBuffer';
 import { killByEnv, killProcessTree, signalGroup, spawnInGroup } from './processTree';
 import { drainStreams } from './runControl';
-import { wrapSpawn, type SandboxRuntime } from './sandbox/sandboxRuntime';
+import { wrapSpawn, type SandboxLevel, type SandboxRuntime } from './sandbox/sandboxRuntime';
 import { refusalLine } from '../core/sandboxRefusals';
 
 const KILL_GRACE_MS = 1000;
@@ -41,6 +41,8 @@ export interface BridgeProcessOptions {
 
 export class BridgeProcess {
   readonly pid: number | undefined;
+  /** How it runs: in the OS sandbox, only contained (a PID namespace), or plain. */
+  readonly level: SandboxLevel;
   /** Resolves after the exit and the drain of the pipes; never rejects (a spawn failure is 126/127). */
   readonly exited: Promise<TerminalExitStatus>;
   exitStatus: TerminalExitStatus | null = null;
@@ -71,6 +73,7 @@ export class BridgeProcess {
       ...(opts.sandboxMode ? { sandbox: opts.sandboxMode } : {}),
       onRefused: (r) => this.onData(Buffer.from(refusalLine(r))),
     });
+    this.level = wrapped.level;
     this.child = spawnInGroup(wrapped.file, wrapped.args, { cwd: params.cwd ?? opts.defaultCwd, env: wrapped.env, stdio: ['ignore', 'pipe', 'pipe', ...(wrapped.passFds ?? [])] });
     this.child.once('exit', () => wrapped.dispose());
     this.child.once('error', () => wrapped.dispose());

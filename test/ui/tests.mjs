@@ -729,6 +729,13 @@ export const uiTests = [
         );
         assert.deepEqual(cut, []);
         assert.equal(existsSync(target), false, 'the sandbox let the write through');
+        // The terminal's status line says it too, in the same words (compared without white space:
+        // the terminal wraps the long line wherever its width falls).
+        const statusLine = `✗ exit code 1 · ${sentence}`;
+        let shown = [];
+        await waitFor(async () => (shown = await page.locator('.xterm-rows').allInnerTexts()).some((t) => t.replace(/\s+/g, '').includes(statusLine.replace(/\s+/g, ''))), 15000, `the terminal line "${statusLine}"`).catch((err) => {
+          throw new Error(`${err.message}; the terminal shows: ${JSON.stringify(shown)}`);
+        });
         await page.screenshot({ path: path.join(shotsDir, 'sandbox-refusal.png') });
         await refusal.locator('.monaco-button', { hasText: 'Allow Writing' }).first().click();
         await hideNotifications(page);

@@ -4,7 +4,8 @@
 // the truth for the exit status: shell integration and `Terminal.exitStatus` lose signals and early
 // exits (docs/ARCHITECTURE.md, Process model).
 import type * as vscode from 'vscode';
-import { STOPPED } from '../../core/humanMessages';
+import { refusalSentence, STOPPED } from '../../core/humanMessages';
+import { findViolations } from '../../core/sandboxRefusals';
 import { policyCommandLine } from '../../core/policy/terminalCommandLine';
 import { BridgeProcess } from '../../exec/bridgeProcess';
 import type { SandboxRuntime } from '../../exec/sandbox/sandboxRuntime';
@@ -39,6 +40,16 @@ export interface CommandTerminalOptions {
 /** The exit in brackets, as the ACP panel's cards show it. */
 export function exitLine(status: TerminalExitStatus): string {
   return `[${exitWords(status)}]`;
+}
+
+/**
+ * The status line of a sandboxed command that failed because the sandbox refused something says so
+ * in words ("exit code 1 · The sandbox kept this command from writing /tmp/x."), as its notification does.
+ */
+function withRefusal(words: string, status: TerminalExitStatus, process: BridgeProcess): string {
+  if (process.level !== 'sandboxed' || status.exitCode === 0) return words;
+  const refused = findViolations(process.output().output);
+  return refused.paths.length || refused.hosts.length ? `${words} · ${refusalSentence(refused)}` : words;
 }
 
 export class CommandTerminal implements TerminalHandle {
@@ -79,9 +90,10 @@ export class CommandTerminal implements TerminalHandle {
       opts.host.forget(this.owner);
       throw err;
     }
-    void this.process.exited.then((status) =>
-      this.region.end(status.signal && this.stoppedBecause ? this.stoppedBecause : exitWords(status), status.exitCode === 0),
-    );
+    void this.process.exited.then((status) => {
+      const words = status.signal && this.stoppedBecause ? this.stoppedBecause : exitWords(status);
+      this.region.end(withRefusal(words, status, this.process), status.exitCode === 0);
+    });
   }
 
   /** The VS Code terminal it is drawn in (shared with the caller's other commands). */
