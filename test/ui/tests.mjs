@@ -2,6 +2,7 @@
 // and the command's effect on disk.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -777,6 +778,25 @@ export const uiTests = [
       } finally {
         rmSync(outside, { recursive: true, force: true });
       }
+      return undefined;
+    },
+  },
+  {
+    name: 'Ctrl+C in the Agent Bash terminal stops the running command; the status line says "stopped with Ctrl+C" and nothing is left running',
+    async run({ page }) {
+      await hideNotifications(page);
+      const command = `sleep 300.${process.pid}7`;
+      const running = () => execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((l) => l.trim() === command).length;
+      await runAgentBash(page, command, 'Allow once');
+      await waitFor(async () => running() === 1, 30000, `${command} to start`);
+      // Ctrl+C typed into the terminal the command runs in (the panel's visible terminal).
+      await page.locator('.terminal-wrapper.active .xterm, .terminal .xterm').first().click();
+      await page.keyboard.press('Control+C');
+      let shown = [];
+      await waitFor(async () => (shown = await page.locator('.xterm-rows').allInnerTexts()).some((t) => t.replace(/\s+/g, '').includes('✗stoppedwithCtrl+C')), 20000, 'the status line "✗ stopped with Ctrl+C"').catch((err) => {
+        throw new Error(`${err.message}; the terminal shows: ${JSON.stringify(shown)}`);
+      });
+      await waitFor(async () => running() === 0, 15000, `${command} to be gone`);
       return undefined;
     },
   },
