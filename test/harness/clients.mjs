@@ -162,13 +162,21 @@ async function claude(work) {
     );
     const main = fake.requests.filter((r) => (r.body?.tools ?? []).length > 0);
     const firstHas = (main[0]?.body.tools ?? []).some((t) => t.name === 'mcp__agent-bash__bash');
-    const connecting = JSON.stringify(main[0]?.body ?? '').includes('still connecting');
+    const firstText = JSON.stringify(main[0]?.body ?? '');
+    const connecting = firstText.includes('still connecting');
+    const deferred = firstText.includes('mcp__agent-bash__bash\\n');
     report(
       'INFO',
       `${name}: first request`,
       firstHas
         ? 'our tools were in it'
-        : `our tools were not in it${connecting ? ' (the CLI said the server was "still connecting" and offered ToolSearch; the fake model loaded them with it)' : ''}`,
+        : `our tools' schemas were not in it; ${
+            connecting
+              ? 'the CLI said the server was "still connecting" and to load its tools with ToolSearch (the fake model did)'
+              : deferred
+                ? 'they were named as deferred tools to load with ToolSearch (the fake model did)'
+                : 'nor their names'
+          }`,
     );
     check(`${name}: claude -p`, res.code === 0 && res.stdout.trim() === FINAL, `exit ${res.code} stdout ${show(res.stdout.trim())}${res.code ? ` stderr ${show(res.stderr)}` : ''}`);
     checkResults(name, fake.results);
@@ -265,7 +273,8 @@ async function gemini(work) {
     check(`${name}: gemini -p`, res.code === 0 && res.stdout.trim() === FINAL, `exit ${res.code} stdout ${show(res.stdout.trim())}${res.code ? ` stderr ${show(res.stderr)}` : ''}`);
     const wrapped = fake.results.filter((r) => r !== geminiUnwrap(r)).length;
     report('INFO', `${name}: result framing`, `${wrapped} of ${fake.results.length} results wrapped as ${show((fake.results.find((r) => r !== geminiUnwrap(r)) ?? '').slice(0, 60))}… </untrusted_context>`);
-    if (process.env.AGENT_BASH_CLIENTS_DUMP) for (const r of fake.results) console.log('DUMP', JSON.stringify(r.slice(0, 700)), '…', JSON.stringify(r.slice(-200)));
+    const cut = fake.results.filter((r) => r.startsWith('Output too large.')).length;
+    check(`${name}: results not cut by the client`, cut === 0, `${cut} of ${fake.results.length} results replaced by Gemini CLI's "Output too large. Showing first 8,000 and last 32,000 characters"`);
     checkResults(name, fake.results, geminiUnwrap);
   } finally {
     fake.server.close();
