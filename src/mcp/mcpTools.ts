@@ -96,7 +96,7 @@ const artifactSchema = z.strictObject({
 const BASH_DESCRIPTION =
   'Runs one bash command line through Agent Bash and returns its output, wall time and exit code; the user watches it in a VS Code terminal (or the local shell of the stdio server). ' +
   'Set `cwd` instead of `cd`, pass multi-line or quote-heavy values through `env`. The command times out after `timeout` SECONDS, not milliseconds (default 300, clamped to 1-3600; 0 disables the deadline). ' +
-  'A result is at most about 40,000 characters (head and tail kept, long lines cut); a footer naming `artifact://<id>` means the full output can be read with read_artifact. ' +
+  'A result is at most about 38,000 characters (head and tail kept, long lines cut); a footer naming `artifact://<id>` means the full output can be read with read_artifact. ' +
   '`description` (optional) says in a few words what the command does; the user sees it in the approval dialog, the terminal and the history. ' +
   "Every command is checked against the user's allow/prompt/deny rules; a denied command does not run and returns an error naming the rule; a prompted one waits for the user's answer. " +
   '`async: true` (or `run_in_background: true`) runs it as a background job and returns its id at once: read it with bash_output, stop it with bash_kill.';

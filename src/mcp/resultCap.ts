@@ -7,8 +7,15 @@
 import type { ArtifactStore } from '../core/contracts';
 import { artifactUrl } from '../core/output/artifacts';
 
-/** Default cap on an MCP result's text (`agentBash.mcp.maxResultCharacters`, `--max-result-chars`). */
-export const DEFAULT_MCP_RESULT_CHARS = 40_000;
+/**
+ * Default cap on an MCP result's text (`agentBash.mcp.maxResultCharacters`, `--max-result-chars`).
+ * Gemini CLI cuts an MCP result over 40,000 characters to its first 8,000 and last 32,000, counting
+ * the `<untrusted_context>` lines it wraps the text in: a 39,997-character result was cut. This
+ * leaves room for such wrappers; Claude Code's limit (~50,000) is further off.
+ */
+export const DEFAULT_MCP_RESULT_CHARS = 38_000;
+/** The smallest client threshold seen (Gemini CLI 0.61's truncateToolOutputThreshold). */
+export const GEMINI_CLI_RESULT_THRESHOLD = 40_000;
 /** The smallest cap that still leaves room for a useful head, tail and the notice. */
 export const MIN_MCP_RESULT_CHARS = 2_000;
 /** Share of the kept text taken from the start; the rest comes from the end. */

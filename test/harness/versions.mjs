@@ -17,3 +17,7 @@ export const CODE_SERVER_ENTRY = path.join(CODE_SERVER_DIR, 'node_modules', 'cod
 /** The real oh-my-pi agent for the opt-in end-to-end suite (`npm run test:omp`), ~750 MB once. */
 export const OMP_PACKAGES = ['@oh-my-pi/pi-coding-agent@18.2.3', '@oven/bun-linux-x64@1.4.4'];
 export const OMP_DIR = path.join(CACHE_DIR, 'omp');
+
+/** Real third-party MCP clients for the opt-in `npm run test:clients` (each driven offline by a fake model). */
+export const CLIENT_PACKAGES = ['@anthropic-ai/claude-code@2.1.332', '@openai/codex@0.171.0', '@google/gemini-cli@0.61.0'];
+export const CLIENTS_DIR = path.join(CACHE_DIR, 'clients');

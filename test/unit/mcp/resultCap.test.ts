@@ -1,6 +1,6 @@
 // An MCP result's text under the client's cap: head, a line naming the cut and the artifact, tail.
 import assert from 'node:assert/strict';
-import { capResultText, capText, namedArtifact } from '../../../src/mcp/resultCap';
+import { capResultText, capText, DEFAULT_MCP_RESULT_CHARS, GEMINI_CLI_RESULT_THRESHOLD, namedArtifact } from '../../../src/mcp/resultCap';
 import type { ArtifactStore } from '../../../src/core/contracts';
 
 function lines(n: number, width = 20): string {
@@ -27,6 +27,16 @@ describe('mcp/resultCap', () => {
     assert.equal(text.slice(0, head.length), head);
     assert.equal(text.slice(text.length - tail.length), tail);
     assert.match(tail, /^\d{6} y/);
+  });
+
+  it('leaves room at the default for the wrapper Gemini CLI puts around a result before its 40,000-character cut', async () => {
+    // `seq 1 300000` (2 MB) as the pipeline returns it: 39,997 characters, which Gemini CLI 0.61 cut.
+    const lines = Array.from({ length: 300000 }, (_, i) => String(i + 1));
+    const text = `${lines.slice(0, 4354).join('\n')}\n${lines.slice(295647).join('\n')}\n\n[Showing lines 1-4354 and 295648-300000 of 300000]`;
+    const out = await capText(text, DEFAULT_MCP_RESULT_CHARS, () => Promise.resolve('2'));
+    const wrapped = `<untrusted_context>\n${out}\n</untrusted_context>`;
+    assert.ok(wrapped.length <= GEMINI_CLI_RESULT_THRESHOLD, `${wrapped.length} characters`);
+    assert.ok(out.endsWith('\n300000\n\n[Showing lines 1-4354 and 295648-300000 of 300000]'));
   });
 
   it('holds for 2 MB and 200 MB texts', async () => {

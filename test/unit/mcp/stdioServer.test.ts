@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { bashInputJsonSchema } from '../../../src/core/input';
 import { MCP_USAGE, needsApprovalMessage, unsandboxedRefusedMessage } from '../../../src/cli/mcp';
+import { DEFAULT_MCP_RESULT_CHARS } from '../../../src/mcp/resultCap';
 import { SANDBOX_OFF_REASON } from '../../../src/core/policy/policyGate';
 import { probeSandbox } from '../../../src/exec/sandbox/sandboxProbe';
 import { alive, escapeRegExp, processesWithArg, waitFor } from '../exec/helpers';
@@ -218,7 +219,7 @@ describe('mcp: stdio server', function () {
     // 2 MB of output: 2,048 lines of a number and a thousand `x` (cut to 768 bytes a line inline).
     const r = await call(client, 'bash', { command: `seq -f '%04g ${'x'.repeat(1000)}' 1 2048` });
     const text = textOf(r);
-    assert.ok(text.length <= 40_000, `${text.length} characters`);
+    assert.ok(text.length <= DEFAULT_MCP_RESULT_CHARS, `${text.length} characters`);
     assert.match(text, /^0001 x/);
     assert.match(text, /\n2048 x+…\n/);
     assert.match(text, /Read artifact:\/\/\d+ for full output/);
