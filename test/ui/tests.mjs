@@ -125,6 +125,14 @@ async function clickToastButton(page, text, button, shotPath) {
 }
 
 /** Closes the notification center when it is open (it would cover the bottom of the editor area). */
+/** Brings the terminal with this name to the front of the panel (only a shown terminal's lines are in the DOM). */
+async function showTerminal(page, name) {
+  await runFromPalette(page, 'Terminal: Switch Active Terminal');
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first();
+  await row.waitFor({ state: 'visible', timeout: 10000 });
+  await row.click();
+}
+
 async function hideNotifications(page) {
   if (await page.locator('.notifications-center.visible').isVisible()) await page.locator('.notifications-center .codicon-notifications-hide, .notifications-center .codicon-chevron-down').first().click();
 }
@@ -733,6 +741,7 @@ export const uiTests = [
         // The terminal's status line says it too, in the same words (compared without white space:
         // the terminal wraps the long line wherever its width falls).
         const statusLine = `✗ exit code 1 · ${sentence}`;
+        await showTerminal(page, 'Agent Bash');
         let shown = [];
         await waitFor(async () => (shown = await page.locator('.xterm-rows').allInnerTexts()).some((t) => t.replace(/\s+/g, '').includes(statusLine.replace(/\s+/g, ''))), 15000, `the terminal line "${statusLine}"`).catch((err) => {
           throw new Error(`${err.message}; the terminal shows: ${JSON.stringify(shown)}`);
@@ -789,7 +798,8 @@ export const uiTests = [
       const running = () => execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((l) => l.trim() === command).length;
       await runAgentBash(page, command, 'Allow once');
       await waitFor(async () => running() === 1, 30000, `${command} to start`);
-      // Ctrl+C typed into the terminal the command runs in (the panel's visible terminal).
+      // Ctrl+C typed into the terminal the command runs in.
+      await showTerminal(page, 'Agent Bash');
       await page.locator('.terminal-wrapper.active .xterm, .terminal .xterm').first().click();
       await page.keyboard.press('Control+C');
       let shown = [];
