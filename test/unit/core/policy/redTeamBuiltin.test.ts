@@ -232,4 +232,34 @@ describe('core/policy red team: built-in list', () => {
       assert.equal(inCwd('git status', path.join(ws, 'src'), [path.join(ws, 'src')]).decision, 'allow', 'the repository above the workspace root is not the agent\'s to write');
     });
   });
+
+  describe('git reads a bare repository inside the workspace', () => {
+    // git takes a directory that is itself a git directory (HEAD, objects/, refs/) as a bare
+    // repository, with no `.git` entry: `git -C evil.git log -p` ran the `diff.x.textconv` of
+    // `evil.git/config` (with `* diff=x` in `evil.git/info/attributes`) under strace.
+    before(() => {
+      for (const d of ['objects', 'refs', 'info']) fs.mkdirSync(path.join(ws, 'evil.git', d), { recursive: true });
+      fs.writeFileSync(path.join(ws, 'evil.git', 'HEAD'), 'ref: refs/heads/main\n');
+      fs.writeFileSync(path.join(ws, 'evil.git', 'config'), '[diff "x"]\n\ttextconv = touch PWNED\n');
+      fs.mkdirSync(path.join(ws, 'evil.git', 'refs', 'heads', 'deep'), { recursive: true });
+      // A linked worktree's git directory: HEAD and `commondir`, no objects of its own.
+      fs.mkdirSync(path.join(ws, 'wt.git'));
+      fs.writeFileSync(path.join(ws, 'wt.git', 'HEAD'), 'ref: refs/heads/main\n');
+      fs.writeFileSync(path.join(ws, 'wt.git', 'commondir'), '../evil.git\n');
+    });
+    const inCwd = (command: string, cwd: string) => decide(analyzer.analyze(command), layers, { cwd, workspaceRoots: [ws], expander: TEST_EXPANDER });
+    it('asks from the bare repository and from folders inside it', () => {
+      expectAll(['git -C evil.git log -p', 'git -C evil.git show', 'git -Cevil.git diff', 'git -C src -C ../evil.git log', 'git -C evil.git/refs/heads/deep log -p', 'git -C wt.git log -p', 'git --bare -C evil.git log -p'], 'prompt');
+      for (const cwd of [path.join(ws, 'evil.git'), path.join(ws, 'evil.git', 'refs')]) {
+        const d = inCwd('git log -p', cwd);
+        assert.equal(d.decision, 'prompt', d.reason);
+        assert.match(d.reason, /evil\.git/);
+      }
+    });
+    it('folders that only hold a HEAD or an objects folder are not git directories', () => {
+      fs.mkdirSync(path.join(ws, 'notrepo', 'objects'), { recursive: true });
+      fs.writeFileSync(path.join(ws, 'notrepo', 'HEAD'), 'x\n');
+      expectAll(['git -C notrepo log --oneline', 'git -C src status', 'git status'], 'allow');
+    });
+  });
 });
