@@ -4,7 +4,7 @@
 // filter unless `-f FILE` gave it; `--args`/`--jsonargs` make the remaining operands values, not
 // files. jq can read files (`--slurpfile`, `--rawfile`, `-f`, `-L`) but never writes or runs one.
 import { cannotBeOption, PARSE_PROBLEM, type ArgWord } from './getopt';
-import type { PathArg, ProgramJudgement, ProgramModule } from './judge';
+import { SPEC_REASON, type PathArg, type ProgramJudgement, type ProgramModule } from './judge';
 
 /** Long options and the words they take; `reads` marks the word that is a path. */
 export const JQ_LONG_OPTIONS: Readonly<Record<string, { words: number; reads?: number }>> = {
@@ -72,6 +72,8 @@ export function judgeJq(args: readonly ArgWord[]): ProgramJudgement {
       const v = args[i + spec.reads];
       paths.push({ word: v.text, index: i + spec.reads, dynamic: v.dynamic, writes: false });
     }
+    const split = args.slice(i + 1, i + 1 + spec.words).find((v) => v.splits === true);
+    if (split) return fail(SPEC_REASON.splits('jq', split.text));
     if (long === '--from-file') fromFile = true;
     if (long === '--args' || long === '--jsonargs') valuesFollow = true;
     i += spec.words;

@@ -233,6 +233,61 @@ describe('core/policy red team: built-in list', () => {
     });
   });
 
+  describe('brace lists and patterns that change how many words a program gets', () => {
+    // The spec judged the words as written; bash's brace and pathname expansion turn one written
+    // word into several, so a position with a meaning moves: `uniq a.txt{,}` is `uniq a.txt a.txt`
+    // (the second operand is uniq's output: strace showed a.txt truncated), `uniq ?1.txt` with two
+    // matches writes the second.
+    before(() => {
+      fs.writeFileSync(path.join(ws, 'u1.txt'), 'a\na\n');
+      fs.writeFileSync(path.join(ws, 'v1.txt'), 'b\n');
+    });
+    it('asks when the expanded words make a writer', () => {
+      expectAll(['uniq README.md{,}', 'uniq -- README.md{,.out}', 'uniq -c {README.md,out}', 'uniq ?1.txt', 'uniq -c [uv]1.txt', 'uniq -- *1.txt', 'uniq -c {u1,v1}.txt'], 'prompt');
+    });
+    it('expanded words that stay readers are allowed', () => {
+      expectAll(['uniq u?.txt', 'uniq -c README.md', 'cat {README.md,canary}', 'head -n 2 *1.txt', 'grep -n foo src/{x,y}.ts', 'wc -l *.txt'], 'allow');
+    });
+  });
+
+  describe('git pretty formats that verify signatures', () => {
+    // `%G?`, `%GS`, `%GK`, … make git verify each signed commit's signature, as `--show-signature`
+    // does: strace showed `git log --format=%G?` exec /usr/bin/gpg (and write /tmp/.git_vtag_tmp*)
+    // on a commit with a `gpgsig` header.
+    it('asks for every signature placeholder and spelling', () => {
+      expectAll(
+        ['git log --format=%G?', 'git log --format=%GS', "git log --pretty='format:%h %GK'", 'git log --pretty=tformat:%GG', 'git show -s --format=%+GF', 'git log --pretty=%GP', "git log '--format=%h %-GT'", 'git log --oneline --format="% G?"'],
+        'prompt',
+      );
+    });
+    it('other placeholders, and a literal %G, stay allowed', () => {
+      expectAll(['git log --format=%H', "git log --pretty='format:%h %an %s'", 'git log --format=%%G?', 'git show -s --format=%ad', 'git log --pretty=oneline', 'git log --format="%C(yellow)%h%Creset %s"'], 'allow');
+    });
+  });
+
+  describe('unquoted expansions in option values and patterns split into several words', () => {
+    // A value bash only knows at run time was trusted as one word where it is not a path (an
+    // option's value, grep's or rg's pattern, a find primary's value); unquoted, bash splits it (and
+    // globs the pieces), so it can carry options: under strace `f=' -o pwned'; sort -t ,$f a.txt`,
+    // `git log --author=x$f` (f=' --output=pwned'), `find . -name x$f` (f=' -fprint pwned') and
+    // `uniq -f 1$f` (f=' a.txt pwned') all wrote `pwned`.
+    it('asks for an unquoted expansion where a word is not a path', () => {
+      expectAll(
+        [
+          "f=' -o pwned'; sort -t ,$f README.md", "f=' -opwned'; sort -k 1$f README.md", "f=' -o pwned'; sort --key=1$f README.md",
+          "f=' --output=pwned'; git log --author=x$f", "f=' --output=pwned'; git log -n 1$f", "f='x --output=pwned'; git log -S x$f",
+          "f=' -fprint pwned'; find . -name x$f", "f=' -delete'; find . -path ./x$f", "f=' README.md pwned'; uniq -f 1$f",
+          "f=' --pre=./x.sh'; rg a$f README.md", 'rg ${PATTERN} src', "f=' -D main'; git branch --list x$f", 'sort -t `printf ,` README.md',
+          "f=' --rawfile x /etc/passwd'; jq --arg k v$f . README.md",
+        ],
+        'prompt',
+      );
+    });
+    it('quoted expansions stay one word and stay allowed', () => {
+      expectAll(["f=','; sort -t \"$f\" README.md", 'sort -k "1$n" README.md', "git log --author=\"$USER\"", "find . -name \"$n\"", "jq --arg k \"$v\" . README.md", "sort -t $',' README.md"], 'allow');
+    });
+  });
+
   describe('git reads a bare repository inside the workspace', () => {
     // git takes a directory that is itself a git directory (HEAD, objects/, refs/) as a bare
     // repository, with no `.git` entry: `git -C evil.git log -p` ran the `diff.x.textconv` of
