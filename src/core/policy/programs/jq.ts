@@ -22,7 +22,7 @@ export const JQ_SHORT_FLAGS = 'srjacCMSRnehV';
 const SHORT_TO_LONG: Readonly<Record<string, string>> = { f: '--from-file', L: '-L' };
 
 export const JQ_REASON = {
-  modules: () => '`jq` filter loads modules (`import`/`include`) or cannot be read statically',
+  modules: () => '`jq` filter loads modules (`import`/`include`/`modulemeta`) or cannot be read statically',
 } as const;
 
 export function judgeJq(args: readonly ArgWord[]): ProgramJudgement {
@@ -78,9 +78,10 @@ export function judgeJq(args: readonly ArgWord[]): ProgramJudgement {
     if (long === '--args' || long === '--jsonargs') valuesFollow = true;
     i += spec.words;
   }
-  // `import`/`include` load modules from search paths outside the command line (`~/.jq`, `-L`).
+  // `import`/`include` and `modulemeta` load modules by name from search paths outside the command
+  // line (`~/.jq/NAME.jq`, `$ORIGIN/../lib/jq`, `-L`): strace showed `"a" | modulemeta` look there.
   const filter = fromFile ? undefined : operands.at(0);
-  if (filter && (filter.dynamic || /\b(?:import|include)\b/.test(filter.text))) return fail(JQ_REASON.modules());
+  if (filter && (filter.dynamic || /\b(?:import|include|modulemeta)\b/.test(filter.text))) return fail(JQ_REASON.modules());
   const files = fromFile ? operands : operands.slice(1);
   if (!valuesFollow) for (const o of files) paths.push({ word: o.text, index: o.index, dynamic: o.dynamic, writes: false });
   return { paths, canonical: [] };

@@ -285,6 +285,17 @@ describe('core/policy red team: built-in list', () => {
     });
     it('quoted expansions stay one word and stay allowed', () => {
       expectAll(["f=','; sort -t \"$f\" README.md", 'sort -k "1$n" README.md', "git log --author=\"$USER\"", "find . -name \"$n\"", "jq --arg k \"$v\" . README.md", "sort -t $',' README.md"], 'allow');
+      // Programs that read no paths and whose options only shape output: the pieces are inert.
+      expectAll(["printf '%s\\n' $HOME", 'dirname $PWD', "tr -d $'\\r'", 'type -t $f'], 'allow');
+    });
+  });
+
+  describe('jq loads a module by name', () => {
+    // `modulemeta` reads a module from jq's search path like `import` does: strace showed
+    // `jq -n '"a" | modulemeta'` stat `~/.jq/a.jq` and `~/.jq/a/a.jq`.
+    it('asks for modulemeta as for import and include', () => {
+      expectAll(['jq -n \'"a" | modulemeta\'', 'jq -n \'"x"|modulemeta|.deps\'', 'jq -n \'import "a" as a; 1\''], 'prompt');
+      expectAll(['jq -r .name package.json', 'jq -n \'"module" | length\''], 'allow');
     });
   });
 
