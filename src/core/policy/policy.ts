@@ -23,7 +23,7 @@ import { writesFile } from './redirectTargets';
 import { LayeredRules, toLayers, unreadableLayersReason, type LooseLayer } from './layeredRules';
 import { MatchBudgetError, normalizeCommandText, type MatchBudget } from './ruleGlob';
 import { basename } from './shellNormalize';
-import { canonicalForms } from './programs/pathWords';
+import { canonicalForms, expandedWordsReason } from './programs/pathWords';
 import { findProtectedWrite } from './protectedPaths';
 import { findLinkOutside } from './symlinkWalk';
 import { findExternalPath } from './workspaceScope';
@@ -184,6 +184,9 @@ function decideSegment(seg: Segment, index: number, all: readonly Segment[], rul
   for (const { cwd, expansion } of variants) {
     const judged = expansion.kind === 'expanded' ? expansion.seg : undefined;
     if (expansion.kind === 'unexpanded') prompt('uncertain', UNEXPANDED_REASON(text, index, expansion.word, expansion.why));
+    // The spec judged the written words; brace lists and patterns can change how many there are.
+    const moved = judged && !seg.opaque ? expandedWordsReason(seg, judged) : undefined;
+    if (moved !== undefined) prompt('opaque', REASON.opaque(text, index, moved));
     const protectedWrite = judged && findProtectedWrite(judged, cwd, ctx.workspaceRoots);
     if (protectedWrite !== undefined) prompt('critical', REASON.critical(text, CRITICAL_PROTECTED_WRITE(protectedWrite)));
     const external = judged && findExternalPath(judged, cwd, ctx.workspaceRoots);

@@ -173,8 +173,12 @@ function wordText(node: SyntaxNode, w: Walk): Word {
     }
     case 'concatenation':
       return joinParts(node, w, node.startIndex, node.endIndex, false);
-    default:
+    case 'process_substitution':
+      // `<(…)` is one word, `/dev/fd/N`.
       return { text: raw, dynamic: true, expandable: false };
+    default:
+      // An unquoted `$x`, `${x}`, `$(…)`, `` `…` ``, `$((…))`: bash splits the value and globs the pieces.
+      return { text: raw, dynamic: true, splits: true, expandable: false };
   }
 }
 
@@ -182,6 +186,7 @@ function wordText(node: SyntaxNode, w: Walk): Word {
 function joinParts(node: SyntaxNode, w: Walk, from: number, to: number, quoted: boolean): Word {
   let text = '';
   let dynamic = false;
+  let splits = false;
   let expandable = false;
   // The unquoted source with quoted parts blanked out: a brace can span parts (`r{m,}` is four
   // tree-sitter words), so expansion is judged on the whole word.
@@ -202,6 +207,7 @@ function joinParts(node: SyntaxNode, w: Walk, from: number, to: number, quoted: 
       const part = wordOf(child, w);
       text += part.text;
       dynamic ||= part.dynamic;
+      splits ||= !quoted && part.splits === true;
       expandable ||= part.expandable;
       globView += child.type === 'word' ? w.src.slice(child.startIndex, child.endIndex) : '_';
     }
@@ -211,7 +217,7 @@ function joinParts(node: SyntaxNode, w: Walk, from: number, to: number, quoted: 
   if (!quoted && isExpandable(globView)) expandable = true;
   // `"$"` alone is a literal dollar, but a `$` token before other text can start an expansion
   // tree-sitter did not see (`"$\<newline>(…)"`): the red-flag scan covers that case.
-  return { text, dynamic, expandable };
+  return splits ? { text, dynamic, splits, expandable } : { text, dynamic, expandable };
 }
 
 // ---- Redirects ----

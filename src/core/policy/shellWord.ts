@@ -5,6 +5,8 @@ export interface Word {
   text: string;
   /** Contains an expansion or substitution whose value is only known at run time. */
   dynamic: boolean;
+  /** Holds an expansion outside double quotes: bash splits its value into several words and globs them. */
+  splits?: boolean;
   /** Contains unquoted glob or brace characters, so bash may turn it into other words. */
   expandable: boolean;
   /** The word's source text (absent for words the parser made up, like a declaration keyword). */

@@ -110,6 +110,12 @@ export function judgeFind(args: readonly ArgWord[]): ProgramJudgement {
       reason = FIND_REASON.missing(t);
       break;
     }
+    // A value only known at run time, unquoted, is split by bash: its pieces may be primaries.
+    const split = args.slice(i + 1, i + 1 + count).find((v) => v.splits === true);
+    if (split && effect === 'plain') {
+      reason = SPEC_REASON.splits('find', split.text);
+      break;
+    }
     if (effect === 'deletes') reason = FIND_REASON.deletes();
     else if (effect === 'writes') {
       reason = SPEC_REASON.writes('find', t);

@@ -10,10 +10,14 @@ export interface ArgWord {
   text: string;
   /** Holds an expansion whose value is only known at run time (`text` is then the source text). */
   dynamic: boolean;
+  /** The expansion is unquoted: bash may split its value into several words (options among them). */
+  splits?: boolean;
 }
 
 export interface ParsedOption {
   def: OptionDef;
+  /** The value's word holds an unquoted expansion (ArgWord.splits). */
+  valueSplits?: boolean;
   /** The option as written (`--outp`, `-o` from the cluster `-uo`). */
   written: string;
   value?: string;
@@ -26,6 +30,7 @@ export interface Operand {
   text: string;
   index: number;
   dynamic: boolean;
+  splits?: boolean;
 }
 
 export interface ParsedArgs {
@@ -101,7 +106,7 @@ export function parseArgs(spec: ProgramSpec, args: readonly ArgWord[]): ParsedAr
     const w = args[i];
     const t = w.text;
     const operand = (): void => {
-      out.operands.push({ text: t, index: i, dynamic: w.dynamic });
+      out.operands.push({ text: t, index: i, dynamic: w.dynamic, ...(w.splits === true ? { splits: true } : {}) });
       push(t, t);
       if (!spec.permute) optionsDone = true;
     };
@@ -121,7 +126,7 @@ export function parseArgs(spec: ProgramSpec, args: readonly ArgWord[]): ParsedAr
         if ('problem' in def) return fail(def.problem);
         if (def.arg === 'none') return fail(PARSE_PROBLEM.noValue(spec.name, `--${head[1]}`));
         const value = t.slice(head[0].length);
-        out.options.push({ def, written: `--${head[1]}`, value, valueIndex: i, valueDynamic: true });
+        out.options.push({ def, written: `--${head[1]}`, value, valueIndex: i, valueDynamic: true, ...(w.splits === true ? { valueSplits: true } : {}) });
         push(`--${def.long ?? head[1]}=${value}`, `--${def.long ?? head[1]}=${value}`);
         continue;
       }
@@ -155,7 +160,7 @@ export function parseArgs(spec: ProgramSpec, args: readonly ArgWord[]): ParsedAr
       } else if (def.arg === 'required') {
         if (i + 1 >= args.length || def.attachedOnly) return fail(PARSE_PROBLEM.needsValue(spec.name, written));
         const v = args[++i];
-        out.options.push({ def, written, value: v.text, valueIndex: i, valueDynamic: v.dynamic });
+        out.options.push({ def, written, value: v.text, valueIndex: i, valueDynamic: v.dynamic, ...(v.splits === true ? { valueSplits: true } : {}) });
         push([full, v.text], [full, v.text]);
       } else {
         out.options.push({ def, written });
@@ -181,7 +186,7 @@ export function parseArgs(spec: ProgramSpec, args: readonly ArgWord[]): ParsedAr
       } else if (def.arg === 'required') {
         if (i + 1 >= args.length) return fail(PARSE_PROBLEM.needsValue(spec.name, written));
         const v = args[++i];
-        out.options.push({ def, written, value: v.text, valueIndex: i, valueDynamic: v.dynamic });
+        out.options.push({ def, written, value: v.text, valueIndex: i, valueDynamic: v.dynamic, ...(v.splits === true ? { valueSplits: true } : {}) });
         push([written, v.text], [longSpelling(def), v.text]);
       } else {
         out.options.push({ def, written });

@@ -4,11 +4,12 @@
 // (Debian 12) that only choose what is shown. git's revision and diff options take no
 // abbreviations, so the specs match exact spellings; anything else asks, naming it. Writers and
 // runners are listed so they are recognised: `--output` writes, `--ext-diff` runs the configured
-// diff program, `--show-signature` runs gpg. git's global options were read before this (`-C`, `-c`
-// in shellNormalize.ts). Other subcommands keep the older option table (programOptions.ts).
+// diff program, `--show-signature` and the `%G…` placeholders of a pretty format run gpg. git's
+// global options were read before this (`-C`, `-c` in shellNormalize.ts). Other subcommands keep
+// the older option table (programOptions.ts).
 import type { ArgWord } from './getopt';
 import { parseArgs } from './getopt';
-import { judgeBySpec, type ProgramJudgement, type ProgramModule } from './judge';
+import { judgeBySpec, SPEC_REASON, type ProgramJudgement, type ProgramModule } from './judge';
 import { defineProgram, type ProgramSpec } from './spec';
 
 const SOURCE = 'git 2.39.5, git-log(1), git-diff(1) and the subcommands\' manuals';
@@ -106,7 +107,18 @@ export const SPECS: Readonly<Record<string, ProgramSpec>> = {
 
 const BRANCH_LISTING: ReadonlySet<string> = new Set(['--list', '--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--verbose']);
 
+/**
+ * True when a pretty format has a placeholder that verifies a signature (`%G?`, `%GS`, `%GK`, …,
+ * with a `+`, `-` or space modifier): git runs gpg for each signed commit, as `--show-signature`
+ * does (pretty.c). `%%` is a literal percent sign.
+ */
+export function formatVerifiesSignatures(format: string): boolean {
+  return /%[-+ ]?G/.test(format.replace(/%%/g, ''));
+}
+
 export const GIT_REASON = {
+  signatures: (option: string) => `\`${option}\` has a signature placeholder (\`%G…\`): git runs gpg to verify each signed commit`,
+
   branchCreates: () => '`git branch NAME` creates a branch (only `git branch --list PATTERN` reads)',
   remoteChanges: (sub: string) => `\`git remote ${sub}\` is not a listing form`,
 } as const;
@@ -125,6 +137,15 @@ export function judgeGit(args: readonly ArgWord[]): ProgramJudgement | undefined
   // builtin/branch.c lists (operands are patterns) with `--list` or any filter or `-v`; else it creates.
   if (sub.text === 'branch' && parsed.operands.length > 0 && !parsed.options.some((o) => BRANCH_LISTING.has(o.def.canonical))) {
     j.reason ??= GIT_REASON.branchCreates();
+  }
+  if (sub.text === 'log' || sub.text === 'show') {
+    const format = parsed.options.find((o) => (o.def.canonical === '--format' || o.def.canonical === '--pretty') && (o.valueDynamic === true || formatVerifiesSignatures(o.value ?? '')));
+    if (format) j.reason ??= GIT_REASON.signatures(`${format.written}=${format.value ?? ''}`);
+  }
+  if (sub.text === 'branch' || sub.text === 'rev-parse' || sub.text === 'remote') {
+    // Patterns and revisions, not paths: an unquoted expansion among them is not checked as one.
+    const split = parsed.operands.find((o) => o.splits === true);
+    if (split) j.reason ??= SPEC_REASON.splits(`git ${sub.text}`, split.text);
   }
   if (sub.text === 'branch' || sub.text === 'rev-parse') j.paths = []; // patterns and revisions, not paths
   if (sub.text === 'remote') {

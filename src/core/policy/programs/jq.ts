@@ -4,7 +4,7 @@
 // filter unless `-f FILE` gave it; `--args`/`--jsonargs` make the remaining operands values, not
 // files. jq can read files (`--slurpfile`, `--rawfile`, `-f`, `-L`) but never writes or runs one.
 import { cannotBeOption, PARSE_PROBLEM, type ArgWord } from './getopt';
-import type { PathArg, ProgramJudgement, ProgramModule } from './judge';
+import { SPEC_REASON, type PathArg, type ProgramJudgement, type ProgramModule } from './judge';
 
 /** Long options and the words they take; `reads` marks the word that is a path. */
 export const JQ_LONG_OPTIONS: Readonly<Record<string, { words: number; reads?: number }>> = {
@@ -22,7 +22,7 @@ export const JQ_SHORT_FLAGS = 'srjacCMSRnehV';
 const SHORT_TO_LONG: Readonly<Record<string, string>> = { f: '--from-file', L: '-L' };
 
 export const JQ_REASON = {
-  modules: () => '`jq` filter loads modules (`import`/`include`) or cannot be read statically',
+  modules: () => '`jq` filter loads modules (`import`/`include`/`modulemeta`) or cannot be read statically',
 } as const;
 
 export function judgeJq(args: readonly ArgWord[]): ProgramJudgement {
@@ -72,13 +72,16 @@ export function judgeJq(args: readonly ArgWord[]): ProgramJudgement {
       const v = args[i + spec.reads];
       paths.push({ word: v.text, index: i + spec.reads, dynamic: v.dynamic, writes: false });
     }
+    const split = args.slice(i + 1, i + 1 + spec.words).find((v) => v.splits === true);
+    if (split) return fail(SPEC_REASON.splits('jq', split.text));
     if (long === '--from-file') fromFile = true;
     if (long === '--args' || long === '--jsonargs') valuesFollow = true;
     i += spec.words;
   }
-  // `import`/`include` load modules from search paths outside the command line (`~/.jq`, `-L`).
+  // `import`/`include` and `modulemeta` load modules by name from search paths outside the command
+  // line (`~/.jq/NAME.jq`, `$ORIGIN/../lib/jq`, `-L`): strace showed `"a" | modulemeta` look there.
   const filter = fromFile ? undefined : operands.at(0);
-  if (filter && (filter.dynamic || /\b(?:import|include)\b/.test(filter.text))) return fail(JQ_REASON.modules());
+  if (filter && (filter.dynamic || /\b(?:import|include|modulemeta)\b/.test(filter.text))) return fail(JQ_REASON.modules());
   const files = fromFile ? operands : operands.slice(1);
   if (!valuesFollow) for (const o of files) paths.push({ word: o.text, index: o.index, dynamic: o.dynamic, writes: false });
   return { paths, canonical: [] };

@@ -30,6 +30,8 @@ export const SPEC_REASON = {
   ask: (name: string, option: string) => `\`${name} ${option}\` is not approved without asking`,
   inplace: (name: string, option: string) => `\`${name} ${option}\` rewrites its input files`,
   operandWrites: (name: string, what: string) => `\`${name}\` writes its ${what}`,
+  splits: (name: string, word: string) =>
+    `\`${name}\` has \`${word}\`, an unquoted expansion that is not a path: bash splits its value into words, which may be options`,
 } as const;
 
 /** A program module: how one program (and its aliases) is judged. */
@@ -89,6 +91,13 @@ export function optionPaths(parsed: ParsedArgs): PathArg[] {
   return out;
 }
 
+/** True when some option of the spec does more than change what is printed. */
+function hasNonPlainOption(spec: ProgramSpec): boolean {
+  for (const d of spec.longs.values()) if (d.effect !== 'plain') return true;
+  for (const d of spec.shorts.values()) if (d.effect !== 'plain') return true;
+  return false;
+}
+
 /**
  * The generic judgement: options by their effect, operands by the spec's operand kind. `inplace`
  * options make every file operand a written path.
@@ -98,6 +107,12 @@ export function judgeBySpec(spec: ProgramSpec, name: string, args: readonly ArgW
   let reason = parsed.problem;
   const inplace = parsed.options.some((o) => o.def.effect === 'inplace');
   for (const o of parsed.options) reason ??= effectReason(name, o);
+  // A value or pattern only known at run time was read as one word; unquoted, bash splits it (paths
+  // ask on their own, in workspaceScope.ts).
+  // Where the program reads no paths and every option it has only changes output (`basename`,
+  // `tr`), or options end at the first operand (`printf`, `type`), the pieces are inert.
+  const inert = spec.operands === 'none' && !hasNonPlainOption(spec);
+  for (const o of parsed.options) if (o.valueSplits === true && o.def.effect === 'plain' && !inert) reason ??= SPEC_REASON.splits(name, o.value ?? '');
   let operands = parsed.operands;
   if (spec.operands === 'none') operands = [];
   else if (spec.operands === 'patternThenReads') {
@@ -105,6 +120,8 @@ export function judgeBySpec(spec: ProgramSpec, name: string, args: readonly ArgW
     if (!given) operands = operands.slice(1);
   }
   for (const op of operands) paths.push({ word: op.text, index: op.index, dynamic: op.dynamic, writes: inplace });
+  const inertOperands = spec.operands === 'none' && (!spec.permute || !hasNonPlainOption(spec));
+  for (const op of parsed.operands) if (op.splits === true && !operands.includes(op) && !inertOperands) reason ??= SPEC_REASON.splits(name, op.text);
   // A word that is not a path but starts with a glob character is still expanded by bash: a match
   // named like an option (`-s…`) would reach the program as one. workspaceScope asks for those.
   for (const op of parsed.operands) {

@@ -11,7 +11,7 @@ import { judgeProgram } from './index';
  * an option never hides in an expansion.
  */
 function programWords(args: readonly Word[]): ArgWord[] {
-  return args.map((w) => ({ text: w.text, dynamic: w.dynamic }));
+  return args.map((w) => (w.splits === true ? { text: w.text, dynamic: w.dynamic, splits: true } : { text: w.text, dynamic: w.dynamic }));
 }
 
 export function programOptionReason(name: string, args: readonly Word[]): string | undefined {

@@ -36,3 +36,17 @@ export function specCanonicalArgs(seg: Segment): string[][] {
   if (seg.argv[0] === undefined) return [];
   return judgeArgv(seg.argv, seg.dynamicArgs)?.canonical ?? [];
 }
+
+/**
+ * Why the program's words, as bash expanded them, make the command ask when the words as written
+ * did not: a brace list or pattern that turned one word into several moves the operands
+ * (`uniq a{,}` is `uniq a a`, whose second operand is written). Undefined when the expanded words
+ * are the written ones or read the same.
+ */
+export function expandedWordsReason(written: Segment, expanded: Segment): string | undefined {
+  if (written.argv.length === expanded.argv.length && written.argv.every((w, k) => w === expanded.argv[k])) return undefined;
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a segment may have no argv
+  if (expanded.argv[0] === undefined) return undefined;
+  const reason = judgeArgv(expanded.argv, expanded.dynamicArgs)?.reason;
+  return reason === undefined ? undefined : `as bash expands its words, ${reason}`;
+}

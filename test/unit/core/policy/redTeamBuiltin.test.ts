@@ -232,4 +232,100 @@ describe('core/policy red team: built-in list', () => {
       assert.equal(inCwd('git status', path.join(ws, 'src'), [path.join(ws, 'src')]).decision, 'allow', 'the repository above the workspace root is not the agent\'s to write');
     });
   });
+
+  describe('brace lists and patterns that change how many words a program gets', () => {
+    // The spec judged the words as written; bash's brace and pathname expansion turn one written
+    // word into several, so a position with a meaning moves: `uniq a.txt{,}` is `uniq a.txt a.txt`
+    // (the second operand is uniq's output: strace showed a.txt truncated), `uniq ?1.txt` with two
+    // matches writes the second.
+    before(() => {
+      fs.writeFileSync(path.join(ws, 'u1.txt'), 'a\na\n');
+      fs.writeFileSync(path.join(ws, 'v1.txt'), 'b\n');
+    });
+    it('asks when the expanded words make a writer', () => {
+      expectAll(['uniq README.md{,}', 'uniq -- README.md{,.out}', 'uniq -c {README.md,out}', 'uniq ?1.txt', 'uniq -c [uv]1.txt', 'uniq -- *1.txt', 'uniq -c {u1,v1}.txt'], 'prompt');
+    });
+    it('expanded words that stay readers are allowed', () => {
+      expectAll(['uniq u?.txt', 'uniq -c README.md', 'cat {README.md,canary}', 'head -n 2 *1.txt', 'grep -n foo src/{x,y}.ts', 'wc -l *.txt'], 'allow');
+    });
+  });
+
+  describe('git pretty formats that verify signatures', () => {
+    // `%G?`, `%GS`, `%GK`, … make git verify each signed commit's signature, as `--show-signature`
+    // does: strace showed `git log --format=%G?` exec /usr/bin/gpg (and write /tmp/.git_vtag_tmp*)
+    // on a commit with a `gpgsig` header.
+    it('asks for every signature placeholder and spelling', () => {
+      expectAll(
+        ['git log --format=%G?', 'git log --format=%GS', "git log --pretty='format:%h %GK'", 'git log --pretty=tformat:%GG', 'git show -s --format=%+GF', 'git log --pretty=%GP', "git log '--format=%h %-GT'", 'git log --oneline --format="% G?"'],
+        'prompt',
+      );
+    });
+    it('other placeholders, and a literal %G, stay allowed', () => {
+      expectAll(['git log --format=%H', "git log --pretty='format:%h %an %s'", 'git log --format=%%G?', 'git show -s --format=%ad', 'git log --pretty=oneline', 'git log --format="%C(yellow)%h%Creset %s"'], 'allow');
+    });
+  });
+
+  describe('unquoted expansions in option values and patterns split into several words', () => {
+    // A value bash only knows at run time was trusted as one word where it is not a path (an
+    // option's value, grep's or rg's pattern, a find primary's value); unquoted, bash splits it (and
+    // globs the pieces), so it can carry options: under strace `f=' -o pwned'; sort -t ,$f a.txt`,
+    // `git log --author=x$f` (f=' --output=pwned'), `find . -name x$f` (f=' -fprint pwned') and
+    // `uniq -f 1$f` (f=' a.txt pwned') all wrote `pwned`.
+    it('asks for an unquoted expansion where a word is not a path', () => {
+      expectAll(
+        [
+          "f=' -o pwned'; sort -t ,$f README.md", "f=' -opwned'; sort -k 1$f README.md", "f=' -o pwned'; sort --key=1$f README.md",
+          "f=' --output=pwned'; git log --author=x$f", "f=' --output=pwned'; git log -n 1$f", "f='x --output=pwned'; git log -S x$f",
+          "f=' -fprint pwned'; find . -name x$f", "f=' -delete'; find . -path ./x$f", "f=' README.md pwned'; uniq -f 1$f",
+          "f=' --pre=./x.sh'; rg a$f README.md", 'rg ${PATTERN} src', "f=' -D main'; git branch --list x$f", 'sort -t `printf ,` README.md',
+          "f=' --rawfile x /etc/passwd'; jq --arg k v$f . README.md",
+        ],
+        'prompt',
+      );
+    });
+    it('quoted expansions stay one word and stay allowed', () => {
+      expectAll(["f=','; sort -t \"$f\" README.md", 'sort -k "1$n" README.md', "git log --author=\"$USER\"", "find . -name \"$n\"", "jq --arg k \"$v\" . README.md", "sort -t $',' README.md"], 'allow');
+      // Programs that read no paths and whose options only shape output: the pieces are inert.
+      expectAll(["printf '%s\\n' $HOME", 'dirname $PWD', "tr -d $'\\r'", 'type -t $f'], 'allow');
+    });
+  });
+
+  describe('jq loads a module by name', () => {
+    // `modulemeta` reads a module from jq's search path like `import` does: strace showed
+    // `jq -n '"a" | modulemeta'` stat `~/.jq/a.jq` and `~/.jq/a/a.jq`.
+    it('asks for modulemeta as for import and include', () => {
+      expectAll(['jq -n \'"a" | modulemeta\'', 'jq -n \'"x"|modulemeta|.deps\'', 'jq -n \'import "a" as a; 1\''], 'prompt');
+      expectAll(['jq -r .name package.json', 'jq -n \'"module" | length\''], 'allow');
+    });
+  });
+
+  describe('git reads a bare repository inside the workspace', () => {
+    // git takes a directory that is itself a git directory (HEAD, objects/, refs/) as a bare
+    // repository, with no `.git` entry: `git -C evil.git log -p` ran the `diff.x.textconv` of
+    // `evil.git/config` (with `* diff=x` in `evil.git/info/attributes`) under strace.
+    before(() => {
+      for (const d of ['objects', 'refs', 'info']) fs.mkdirSync(path.join(ws, 'evil.git', d), { recursive: true });
+      fs.writeFileSync(path.join(ws, 'evil.git', 'HEAD'), 'ref: refs/heads/main\n');
+      fs.writeFileSync(path.join(ws, 'evil.git', 'config'), '[diff "x"]\n\ttextconv = touch PWNED\n');
+      fs.mkdirSync(path.join(ws, 'evil.git', 'refs', 'heads', 'deep'), { recursive: true });
+      // A linked worktree's git directory: HEAD and `commondir`, no objects of its own.
+      fs.mkdirSync(path.join(ws, 'wt.git'));
+      fs.writeFileSync(path.join(ws, 'wt.git', 'HEAD'), 'ref: refs/heads/main\n');
+      fs.writeFileSync(path.join(ws, 'wt.git', 'commondir'), '../evil.git\n');
+    });
+    const inCwd = (command: string, cwd: string) => decide(analyzer.analyze(command), layers, { cwd, workspaceRoots: [ws], expander: TEST_EXPANDER });
+    it('asks from the bare repository and from folders inside it', () => {
+      expectAll(['git -C evil.git log -p', 'git -C evil.git show', 'git -Cevil.git diff', 'git -C src -C ../evil.git log', 'git -C evil.git/refs/heads/deep log -p', 'git -C wt.git log -p', 'git --bare -C evil.git log -p'], 'prompt');
+      for (const cwd of [path.join(ws, 'evil.git'), path.join(ws, 'evil.git', 'refs')]) {
+        const d = inCwd('git log -p', cwd);
+        assert.equal(d.decision, 'prompt', d.reason);
+        assert.match(d.reason, /evil\.git/);
+      }
+    });
+    it('folders that only hold a HEAD or an objects folder are not git directories', () => {
+      fs.mkdirSync(path.join(ws, 'notrepo', 'objects'), { recursive: true });
+      fs.writeFileSync(path.join(ws, 'notrepo', 'HEAD'), 'x\n');
+      expectAll(['git -C notrepo log --oneline', 'git -C src status', 'git status'], 'allow');
+    });
+  });
 });
