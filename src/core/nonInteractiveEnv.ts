@@ -32,6 +32,8 @@ export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = Object.free
   VISUAL: 'true',
   EDITOR: 'true',
   GIT_TERMINAL_PROMPT: '0',
+  // Read forms stay reads: `git status` would otherwise refresh and rewrite .git/index.
+  GIT_OPTIONAL_LOCKS: '0',
   SSH_ASKPASS: '/usr/bin/false',
   CI: '1',
   // Package managers
@@ -40,6 +42,8 @@ export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = Object.free
   npm_config_fund: 'false',
   npm_config_audit: 'false',
   npm_config_progress: 'false',
+  // `npm ls` and friends would otherwise write a debug log under ~/.npm/_logs.
+  npm_config_logs_max: '0',
   PNPM_DISABLE_SELF_UPDATE_CHECK: 'true',
   PNPM_UPDATE_NOTIFIER: 'false',
   YARN_ENABLE_TELEMETRY: '0',
