@@ -284,7 +284,7 @@ export class SandboxRuntime {
         let quarantined: string[] = [];
         if (created.length > 0) {
           const writable = resolveFsPolicy(this.options.settings(), { ...this.policyContext(), protectedPlan: after }).writable;
-          quarantined = quarantineCreated(created, after.gitPaths, roots, writable, confinedMover(this.support().bwrap as string, writable));
+          quarantined = quarantineCreated(created, after.gitPaths, roots, writable, confinedMover(this.support().bwrap as string, writable), [...new Set([...plan.watched, ...after.watched])]);
         }
         this.knownGits = new Set(after.gitPaths);
         const protectedChanged = [...moveAsideCreated(changes, plan.gitPaths), ...quarantined];

@@ -277,6 +277,53 @@ describe('exec/sandbox: escapes the host judges', function () {
     assert.equal(readFileSync(path.join(cacheReal, 'c'), 'utf8'), 'c\n');
   });
 
+  it("what a repository's git config names in the workspace is read-only: included config files (the repository's and the global config's), the hooks folder, a fsmonitor script; an absent include a command makes is moved aside", async () => {
+    hostRepo(ws);
+    hostRepo(path.join(ws, 'sub'));
+    const hostEnv = { ...process.env, HOME: home, GIT_CONFIG_NOSYSTEM: '1' };
+    const hostGit = (cwd: string, ...args: string[]): void => {
+      spawnSync('git', args, { cwd, stdio: 'ignore', env: hostEnv });
+    };
+    // The project's own config file, husky's hook folder, a fsmonitor script of the project, an
+    // include that does not exist yet, and a dotfiles file the user's global config includes.
+    git(ws, 'config', 'include.path', '../.gitconfig.project');
+    writeFileSync(path.join(ws, '.gitconfig.project'), '[user]\n\tname = n\n');
+    git(ws, 'config', 'core.hooksPath', '.husky');
+    git(path.join(ws, 'sub'), 'config', 'core.fsmonitor', 'tools/mon.sh');
+    mkdirSync(path.join(ws, 'sub', 'tools'));
+    writeFileSync(path.join(ws, 'sub', 'tools', 'mon.sh'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    git(path.join(ws, 'sub'), 'config', 'include.path', '../.gitconfig.local');
+    writeFileSync(path.join(home, '.gitconfig'), `[include]\n\tpath = ${path.join(ws, 'dotfiles', 'gitconfig')}\n`);
+    mkdirSync(path.join(ws, 'dotfiles'));
+    writeFileSync(path.join(ws, 'dotfiles', 'gitconfig'), '[color]\n\tui = auto\n');
+    const monitor = (file: string): string => `printf '[core]\\n\\tfsmonitor = %s\\n' "$PWD/mon.sh" >> ${file}; echo "${file}: $?"`;
+    const r = await make().run({
+      command: [
+        plant(canary),
+        monitor('.gitconfig.project'),
+        monitor('dotfiles/gitconfig'),
+        `mkdir -p .husky 2>/dev/null; printf '#!/bin/sh\\ntouch ${canary}\\n' > .husky/pre-commit; echo ".husky: $?"`,
+        `printf '#!/bin/sh\\ntouch ${canary}\\n' > sub/tools/mon.sh; echo "mon.sh: $?"`,
+        monitor('sub/.gitconfig.local'),
+        'echo ok > notes.txt; echo done',
+      ].join('; '),
+    });
+    const out = textOf(r);
+    for (const line of ['.gitconfig.project: 1', 'dotfiles/gitconfig: 1', '.husky: 1', 'mon.sh: 1', 'sub/.gitconfig.local: 0', 'done']) assert.ok(out.split('\n').includes(line), `${line}\n${out}`);
+    assert.equal(readFileSync(path.join(ws, '.gitconfig.project'), 'utf8'), '[user]\n\tname = n\n');
+    assert.equal(readFileSync(path.join(ws, 'dotfiles', 'gitconfig'), 'utf8'), '[color]\n\tui = auto\n');
+    assert.equal(readFileSync(path.join(ws, 'sub', 'tools', 'mon.sh'), 'utf8'), '#!/bin/sh\nexit 0\n');
+    const local = path.join(ws, 'sub', '.gitconfig.local');
+    assert.equal(existsSync(local), false);
+    assert.ok((r.details.sandbox?.protectedChanged ?? []).includes(`${local} is named by a git config as code or config git runs or reads (moved aside to ${local}.agent-bash-blocked)`), out);
+    // The host judges: its git status in both repositories, and a commit (husky's hook folder).
+    hostGit(ws, 'status', '--short');
+    hostGit(path.join(ws, 'sub'), 'status', '--short');
+    hostGit(ws, '-c', 'user.email=a@b.c', '-c', 'user.name=n', 'commit', '-qm', 'two', '--allow-empty');
+    assert.equal(existsSync(canary), false, 'the host git ran something the sandbox wrote');
+    assert.equal(readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'ok\n');
+  });
+
   it('protected files without a placeholder (.mcp.json, .gitmodules, *.code-workspace) made by a command are moved aside', async () => {
     const r = await make().run({
       command: 'echo \'{"mcpServers":{"x":{"command":"evil"}}}\' > .mcp.json; echo \'[submodule "x"]\' > .gitmodules; echo \'{"tasks":{}}\' > evil.code-workspace; echo ok > notes.json; echo made',
