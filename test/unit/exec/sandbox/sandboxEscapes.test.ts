@@ -3,7 +3,7 @@
 // names that do not exist yet, hard links and symlinks at protected names, direnv inside the sandbox,
 // credential stores, the limits, and deny rules that name a whole program. Real bash, bwrap and git.
 import * as assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -15,7 +15,8 @@ import { direnvStage } from '../../../../src/exec/direnv';
 import { LocalShellExecutor } from '../../../../src/exec/localExecutor';
 import { programsDeniedByRules } from '../../../../src/exec/sandbox/mounts/denyMasks';
 import { cgroupControllers } from '../../../../src/exec/sandbox/kernel/limits';
-import { probeSandbox } from '../../../../src/exec/sandbox/sandboxProbe';
+import { landlockSupport } from '../../../../src/exec/sandbox/kernel/landlock';
+import { findOnPath, probeSandbox } from '../../../../src/exec/sandbox/sandboxProbe';
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from '../../../../src/exec/sandbox/sandboxPolicy';
 import { SandboxRuntime } from '../../../../src/exec/sandbox/sandboxRuntime';
 import { GIT_WRITE_HINT } from '../../../../src/core/sandboxRefusals';
@@ -322,6 +323,37 @@ describe('exec/sandbox: escapes the host judges', function () {
     hostGit(ws, '-c', 'user.email=a@b.c', '-c', 'user.name=n', 'commit', '-qm', 'two', '--allow-empty');
     assert.equal(existsSync(canary), false, 'the host git ran something the sandbox wrote');
     assert.equal(readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'ok\n');
+  });
+
+  it('a named pipe outside the writable folders cannot be written (read-only mounts do not stop it): one-shot and persistent shell; writes, renames and /dev still work', async function () {
+    // Landlock needs Linux 5.19+ and perl; a machine without them says so in the result instead (checked below).
+    const support = landlockSupport(findOnPath('perl', process.env.PATH));
+    const fifo = path.join(outside, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const attempt = `timeout 10 bash -c "echo pwned > ${fifo}"; echo "fifo: $?"`;
+    if (support.perl === undefined) {
+      const r = await make().run({ command: 'true' });
+      assert.ok((r.details.sandbox?.skipped ?? []).some((l) => l.startsWith('named pipes (FIFOs) outside the writable folders: ')), textOf(r));
+      this.skip();
+    }
+    // The host reads the pipe until a writer closes it; the host writes the last line itself.
+    const reader = spawn('cat', [fifo], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let heard = '';
+    reader.stdout.on('data', (d: Buffer) => (heard += d.toString('utf8')));
+    const closed = new Promise<void>((resolve) => reader.on('close', () => resolve()));
+    const oneShot = await make().run({ command: `${attempt}; mkdir -p a b; echo x > a/f; mv a/f b/f; echo "mv: $?"; echo x > /dev/null; echo "null: $?"; echo x > "$TMPDIR/t"; echo "tmp: $?"` });
+    await executor.dispose();
+    executor = new LocalShellExecutor({ persistent: true, shellArgs: ['-c'], sandbox: runtime, baseEnv: { ...process.env, HOME: home } });
+    const persistent = await make().run({ command: attempt });
+    spawnSync('sh', ['-c', `echo host > ${fifo}`], { timeout: 20_000 });
+    await closed;
+    assert.equal(heard, 'host\n', 'a sandboxed command wrote into the host\'s named pipe');
+    const out = textOf(oneShot);
+    for (const line of ['fifo: 1', 'mv: 0', 'null: 0', 'tmp: 0']) assert.ok(out.split('\n').includes(line), `${line}\n${out}`);
+    assert.ok(out.includes(`bash: line 1: ${fifo}: Permission denied`), out);
+    assert.ok(textOf(persistent).split('\n').includes('fifo: 1'), textOf(persistent));
+    assert.equal(readFileSync(path.join(ws, 'b', 'f'), 'utf8'), 'x\n');
+    assert.equal(oneShot.details.sandbox?.skipped, undefined, textOf(oneShot));
   });
 
   it('protected files without a placeholder (.mcp.json, .gitmodules, *.code-workspace) made by a command are moved aside', async () => {
