@@ -22,8 +22,8 @@ export interface Confinement {
   masks?: Array<{ path: string; source: string }>;
   /** Run first inside, before the command (a constant shell that sets a limit, limits.ts). */
   innerPrefix?: string[];
-  /** perl, to apply the Landlock ruleset first inside: writes only beneath the folders bound writable (landlock.ts). */
-  landlockPerl?: string;
+  /** perl and the kernel's Landlock ABI: the ruleset first inside, changes only beneath the folders bound writable (landlock.ts). */
+  landlock?: { perl: string; abi: number };
 }
 
 /**
@@ -73,7 +73,7 @@ export function confineArgs(c: Confinement, argv: readonly string[]): string[] {
   if (c.seccompFd !== undefined) args.push('--seccomp', String(c.seccompFd));
   // The network: the shared namespace the launcher entered, or `--unshare-net` it adds (launcher.ts).
   args.push(...namespaceArgs({ terminal: c.terminal }), '--unshare-pid', '--die-with-parent', '--cap-drop', 'ALL', '--');
-  if (c.landlockPerl !== undefined) args.push(...landlockPrefix(c.landlockPerl, bound));
+  if (c.landlock !== undefined) args.push(...landlockPrefix(c.landlock, bound));
   if (c.innerPrefix) args.push(...c.innerPrefix);
   args.push(...argv);
   return args;

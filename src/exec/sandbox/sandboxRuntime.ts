@@ -182,7 +182,7 @@ export class SandboxRuntime {
       ...(tmpfs ? { tmpfs } : {}),
       ...(masks.length ? { masks } : {}),
       ...(nproc.length ? { innerPrefix: nproc } : {}),
-      ...(landlock.perl !== undefined && !perlMasked ? { landlockPerl: landlock.perl } : {}),
+      ...(landlock.perl !== undefined && landlock.abi !== undefined && !perlMasked ? { landlock: { perl: landlock.perl, abi: landlock.abi } } : {}),
     };
     // The host's environment stops here (sandboxEnv.ts): only the allowlist and what the call gave.
     const env: Record<string, string> = {

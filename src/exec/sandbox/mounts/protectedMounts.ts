@@ -273,13 +273,25 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
         if (opened.has(p) || !roots.some((r) => inside(p, r)) || roots.some((r) => inside(r, p)) || covered(p)) continue;
         const st = lstat(p);
         const folderKey = FOLDER_KEYS.has(ref.key);
+        // Every folder between the writable root and the path is a mount point (as for a nested
+        // repository): `mv tools x; mkdir tools` cannot put a new file where git looks.
+        const bindParents = (): void => {
+          const root = roots.find((r) => inside(p, r));
+          if (root !== undefined) for (let dir = path.dirname(p); dir !== root && inside(dir, root); dir = path.dirname(dir)) selfBinds.add(dir);
+        };
         if (st) {
           // A program's word that is a folder (`!cd src && make`) is not code git runs: only files, or the hook and template folders.
           const target = st.isSymbolicLink() ? realOrUndefined(p) : p;
           const targetSt = target === undefined ? undefined : lstat(target);
-          if (folderKey || ref.key === 'file' || targetSt?.isFile() || (st.isSymbolicLink() && targetSt === undefined)) protect(p, st);
+          if (folderKey || ref.key === 'file' || targetSt?.isFile() || (st.isSymbolicLink() && targetSt === undefined)) {
+            protect(p, st);
+            bindParents();
+          }
         } else {
-          if (folderKey && !plan.placeholders.includes(p)) plan.placeholders.push(p);
+          if (folderKey && !plan.placeholders.includes(p)) {
+            plan.placeholders.push(p);
+            bindParents();
+          }
           if ((folderKey || ref.pathLike) && !plan.watched.includes(p)) plan.watched.push(p);
         }
       }

@@ -305,12 +305,15 @@ describe('exec/sandbox: escapes the host judges', function () {
         monitor('dotfiles/gitconfig'),
         `mkdir -p .husky 2>/dev/null; printf '#!/bin/sh\\ntouch ${canary}\\n' > .husky/pre-commit; echo ".husky: $?"`,
         `printf '#!/bin/sh\\ntouch ${canary}\\n' > sub/tools/mon.sh; echo "mon.sh: $?"`,
+        // The folders on the way cannot be renamed for a new one to take their place.
+        `mv sub/tools sub/t2 2>/dev/null; echo "mv tools: $?"`,
+        `mv dotfiles d2 2>/dev/null; echo "mv dotfiles: $?"`,
         monitor('sub/.gitconfig.local'),
         'echo ok > notes.txt; echo done',
       ].join('; '),
     });
     const out = textOf(r);
-    for (const line of ['.gitconfig.project: 1', 'dotfiles/gitconfig: 1', '.husky: 1', 'mon.sh: 1', 'sub/.gitconfig.local: 0', 'done']) assert.ok(out.split('\n').includes(line), `${line}\n${out}`);
+    for (const line of ['.gitconfig.project: 1', 'dotfiles/gitconfig: 1', '.husky: 1', 'mon.sh: 1', 'mv tools: 1', 'mv dotfiles: 1', 'sub/.gitconfig.local: 0', 'done']) assert.ok(out.split('\n').includes(line), `${line}\n${out}`);
     assert.equal(readFileSync(path.join(ws, '.gitconfig.project'), 'utf8'), '[user]\n\tname = n\n');
     assert.equal(readFileSync(path.join(ws, 'dotfiles', 'gitconfig'), 'utf8'), '[color]\n\tui = auto\n');
     assert.equal(readFileSync(path.join(ws, 'sub', 'tools', 'mon.sh'), 'utf8'), '#!/bin/sh\nexit 0\n');

@@ -1,10 +1,11 @@
-// The Landlock prefix (landlock.ts) on its own, under a plain bubblewrap: writes only beneath the
-// folders it is given (a host named pipe outside is refused; the same write works without it), and a
-// folder that is a symlink by the time it runs (a command swapped it after the host looked) stops it
-// before the command runs.
+// The Landlock prefix (landlock.ts) on its own, under a plain bubblewrap: changes only beneath the
+// folders it is given (a host named pipe outside is refused, and so is every change in a folder a
+// mount made writable by mistake — what a bind that followed a swapped-in symlink would give; the
+// same works without it), and a folder that is a symlink by the time it runs stops it before the
+// command runs.
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { landlockPrefix, landlockSupport } from '../../../../../src/exec/sandbox/kernel/landlock';
@@ -12,16 +13,16 @@ import { findOnPath, probeSandbox } from '../../../../../src/exec/sandbox/sandbo
 
 describe('exec/sandbox: the Landlock prefix', function () {
   this.timeout(60_000);
-  let perl: string;
+  let ll: { perl: string; abi: number };
   let root: string;
   let bwrap: string;
 
   before(function () {
     const support = probeSandbox();
-    const ll = landlockSupport(findOnPath('perl', process.env.PATH));
+    const found = landlockSupport(findOnPath('perl', process.env.PATH));
     // Without bubblewrap, perl or a Landlock of ABI 2+ (Linux 5.19) the prefix is not used (sandboxEscapes.test.ts checks the note).
-    if (!support.sandbox || ll.perl === undefined) this.skip();
-    perl = ll.perl;
+    if (!support.sandbox || found.perl === undefined || found.abi === undefined) this.skip();
+    ll = { perl: found.perl, abi: found.abi };
     bwrap = support.bwrap as string;
     root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'agent-bash-landlock-')));
   });
@@ -47,9 +48,30 @@ describe('exec/sandbox: the Landlock prefix', function () {
     const without = run([], `cd ${ws}; ${script}`, [ws]);
     assert.equal(without.stdout, 'fifo: 0\nmoved\nnull\nproc\n', String(without.stderr));
     rmSync(path.join(ws, 'b', 'f'));
-    const within = run(landlockPrefix(perl, [ws]), `cd ${ws}; ${script}`, [ws]);
+    const within = run(landlockPrefix(ll, [ws]), `cd ${ws}; ${script}`, [ws]);
     assert.equal(within.stdout, 'fifo: 1\nmoved\nnull\nproc\n', String(within.stderr));
     assert.equal(within.stderr, `/bin/bash: line 1: ${fifo}: Permission denied\n`);
+  });
+
+  it('a folder mounted writable but not given to it stays unchanged: no file written, made, removed, renamed, linked or truncated', () => {
+    const ws = path.join(root, 'ws2');
+    const home = path.join(root, 'home');
+    mkdirSync(ws);
+    mkdirSync(path.join(home, 'sub'), { recursive: true });
+    writeFileSync(path.join(home, '.bashrc'), 'mine\n');
+    const attempts = [
+      'echo x >> .bashrc', 'rm .bashrc', 'mv .bashrc sub/', 'mv .bashrc old', 'ln -s /x evil', 'ln .bashrc hard', 'mkdir d', 'rmdir sub',
+      'mkfifo p', 'truncate -s 0 .bashrc', `mv .bashrc ${ws}/`, `ln -s ${ws} ${ws}/ok-link`,
+    ].map((a) => `${a} 2>/dev/null; echo "$?"`);
+    const script = `cd ${home}; ${attempts.join('; ')}`;
+    const r = run(landlockPrefix(ll, [ws]), script, [ws, home]);
+    // The last one works: the link is made in the folder given.
+    assert.equal(r.stdout, `${'1\n'.repeat(attempts.length - 1)}0\n`, String(r.stderr));
+    assert.deepEqual(readdirSync(home).sort(), ['.bashrc', 'sub']);
+    assert.equal(readFileSync(path.join(home, '.bashrc'), 'utf8'), 'mine\n');
+    // Without the ruleset the same mount lets every one of them through (the first one, at least).
+    const without = run([], `cd ${home}; echo x >> .bashrc; echo "$?"`, [ws, home]);
+    assert.equal(without.stdout, '0\n');
   });
 
   it('a folder that is a symlink when the prefix runs stops it, with the reason; the command does not run', () => {
@@ -57,7 +79,7 @@ describe('exec/sandbox: the Landlock prefix', function () {
     mkdirSync(target);
     const link = path.join(root, 'swapped');
     symlinkSync(target, link);
-    const r = run(landlockPrefix(perl, [link]), 'echo ran', [target]);
+    const r = run(landlockPrefix(ll, [link]), 'echo ran', [target]);
     assert.equal(r.status, 126, String(r.stderr));
     assert.equal(r.stdout, '');
     assert.equal(r.stderr, `agent-bash sandbox: the writable folder ${link} is now reached through a symlink (to ${target}); nothing was run\n`);
