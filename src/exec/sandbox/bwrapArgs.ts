@@ -2,6 +2,7 @@
 // part of a string we build: nothing a command contains can end a quote of ours (VS Code #298729).
 import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { landlockPrefix } from './kernel/landlock';
 import { namespaceArgs, PROC_SYS_READ_ONLY } from './kernel/namespaces';
 import type { FsPolicy } from './sandboxPolicy';
 
@@ -21,6 +22,8 @@ export interface Confinement {
   masks?: Array<{ path: string; source: string }>;
   /** Run first inside, before the command (a constant shell that sets a limit, limits.ts). */
   innerPrefix?: string[];
+  /** perl and the kernel's Landlock ABI: the ruleset first inside, changes only beneath the folders bound writable (landlock.ts). */
+  landlock?: { perl: string; abi: number };
 }
 
 /**
@@ -36,12 +39,20 @@ export function containArgs(argv: readonly string[]): string[] {
 export function confineArgs(c: Confinement, argv: readonly string[]): string[] {
   const args = ['--ro-bind', '/', '/'];
   const writable = unique(c.fs.writable);
+  /** What is bound writable: the only folders the Landlock ruleset lets a command write beneath. */
+  const bound: string[] = [];
   for (const dir of writable) {
     if (dir === c.tmpfs?.path) continue;
     const real = writableTarget(dir, writable);
-    if (real !== undefined) args.push('--bind', real, real);
+    if (real !== undefined) {
+      args.push('--bind', real, real);
+      bound.push(real);
+    }
   }
-  if (c.tmpfs && existsSync(c.tmpfs.path)) args.push('--size', String(c.tmpfs.bytes), '--tmpfs', c.tmpfs.path);
+  if (c.tmpfs && existsSync(c.tmpfs.path)) {
+    args.push('--size', String(c.tmpfs.bytes), '--tmpfs', c.tmpfs.path);
+    bound.push(realpathSync(c.tmpfs.path));
+  }
   // Mount points cannot be renamed (protectedMounts.ts): the folders above a nested repository.
   for (const dir of unique(c.fs.selfBinds ?? [])) if (writableTarget(dir, writable) === dir) args.push('--bind', dir, dir);
   for (const p of unique(c.fs.denyWrite)) if (existsSync(p)) args.push('--ro-bind', p, p);
@@ -62,6 +73,7 @@ export function confineArgs(c: Confinement, argv: readonly string[]): string[] {
   if (c.seccompFd !== undefined) args.push('--seccomp', String(c.seccompFd));
   // The network: the shared namespace the launcher entered, or `--unshare-net` it adds (launcher.ts).
   args.push(...namespaceArgs({ terminal: c.terminal }), '--unshare-pid', '--die-with-parent', '--cap-drop', 'ALL', '--');
+  if (c.landlock !== undefined) args.push(...landlockPrefix(c.landlock, bound));
   if (c.innerPrefix) args.push(...c.innerPrefix);
   args.push(...argv);
   return args;

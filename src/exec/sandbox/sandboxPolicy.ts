@@ -166,5 +166,6 @@ export function planFor(settings: SandboxSettings, ctx: PolicyContext): Protecte
     workspaceRoots: ctx.workspaceRoots,
     gitAllowWrite: settings.gitAllowWrite === true,
     opened: allowWrite,
+    home: ctx.home,
   });
 }

@@ -22,6 +22,7 @@ import { SharedNetwork } from './network/sharedNetwork';
 import { makeOwnedTempDir } from './cleanup/tempSweep';
 import { envArgs, sandboxEnv } from './sandboxEnv';
 import { writeSeccompFilter } from './kernel/seccompFilter';
+import { landlockNotice, landlockSupport } from './kernel/landlock';
 import { findOnPath, probeSandbox, type SandboxSupport } from './sandboxProbe';
 import { planFor, resolveFsPolicy, type FsPolicy, type PolicyContext, type SandboxSettings } from './sandboxPolicy';
 import type { ProtectedPlan } from './mounts/protectedMounts';
@@ -118,6 +119,8 @@ export class SandboxRuntime {
   private warned = false;
   private filterWritten = false;
   private sleep: string | undefined;
+  /** Why the last sandboxed spawn ran without the Landlock ruleset (landlock.ts), for the result. */
+  private landlockProblem: string | undefined;
   private shared: { network: SharedNetwork; proxy: NetworkProxy; listeners: Map<string, SharedListener> } | undefined;
   private planCache: { plan: ProtectedPlan; key: string; at: number } | undefined;
   /** Every `.git` (and gitdir target) found at the last command's end (newRepoQuarantine.ts). */
@@ -170,7 +173,17 @@ export class SandboxRuntime {
     const cgroups = this.cgroupsFor(limits);
     // Without a pids cgroup, the process limit is RLIMIT_NPROC inside (limits.ts).
     const nproc = cgroups?.has('pids') ? [] : nprocPrefix(limits.processes);
-    const extra = { ...(tmpfs ? { tmpfs } : {}), ...(masks.length ? { masks } : {}), ...(nproc.length ? { innerPrefix: nproc } : {}) };
+    // Writes only beneath the writable folders, named pipes included (landlock.ts); not through a
+    // perl a deny rule masked (the stand-in would refuse, and the command would never run).
+    const landlock = landlockSupport(findOnPath('perl', process.env.PATH) ?? findOnPath('perl', '/usr/bin:/bin'));
+    const perlMasked = landlock.perl !== undefined && masks.some((m) => m.path === landlock.perl);
+    this.landlockProblem = perlMasked ? 'perl is masked by a deny rule' : landlock.problem;
+    const extra = {
+      ...(tmpfs ? { tmpfs } : {}),
+      ...(masks.length ? { masks } : {}),
+      ...(nproc.length ? { innerPrefix: nproc } : {}),
+      ...(landlock.perl !== undefined && landlock.abi !== undefined && !perlMasked ? { landlock: { perl: landlock.perl, abi: landlock.abi } } : {}),
+    };
     // The host's environment stops here (sandboxEnv.ts): only the allowlist and what the call gave.
     const env: Record<string, string> = {
       ...sandboxEnv(opts.env, { ...(opts.given ? { given: opts.given } : {}), allow: settings.envAllow ?? [] }),
@@ -284,7 +297,7 @@ export class SandboxRuntime {
         let quarantined: string[] = [];
         if (created.length > 0) {
           const writable = resolveFsPolicy(this.options.settings(), { ...this.policyContext(), protectedPlan: after }).writable;
-          quarantined = quarantineCreated(created, after.gitPaths, roots, writable, confinedMover(this.support().bwrap as string, writable));
+          quarantined = quarantineCreated(created, after.gitPaths, roots, writable, confinedMover(this.support().bwrap as string, writable), [...new Set([...plan.watched, ...after.watched])]);
         }
         this.knownGits = new Set(after.gitPaths);
         const protectedChanged = [...moveAsideCreated(changes, plan.gitPaths), ...quarantined];
@@ -292,7 +305,7 @@ export class SandboxRuntime {
         const limits = new Set(limitHitsInOutput(output, tmpDir));
         if (now.processes > counts.processes) limits.add('processes');
         if (now.memory > counts.memory) limits.add('memory');
-        const skipped = [...plan.skipped, ...masked];
+        const skipped = [...plan.skipped, ...masked, ...(this.landlockProblem !== undefined ? [landlockNotice(this.landlockProblem)] : [])];
         const notices = [
           skippedNotice(skipped),
           protectedChangeNotice(protectedChanged),

@@ -235,11 +235,23 @@ function neutralizeGitDir(gitDir: string, moves: Moves, budget: { checks: number
  * `gitPaths` every `.git` (and gitdir target) found now. New repositories are neutralized and
  * protected files without a placeholder moved aside; the lines say what was done.
  */
-export function quarantineCreated(created: readonly string[], gitPaths: readonly string[], workspaceRoots: readonly string[], writable: readonly string[], mover: Mover): string[] {
+export function quarantineCreated(
+  created: readonly string[],
+  gitPaths: readonly string[],
+  workspaceRoots: readonly string[],
+  writable: readonly string[],
+  mover: Mover,
+  /** Absent paths a git config named (gitConfigPaths.ts): one a command made is moved aside. */
+  watched: readonly string[] = [],
+): string[] {
   const moves = new Moves(writable);
   const budget = { checks: MAX_CONFIG_CHECKS };
   const done = new Set<string>();
   for (const p of created) {
+    if (watched.includes(p) && !emptyOrAbsent(p)) {
+      moves.add(p, 'is named by a git config as code or config git runs or reads');
+      continue;
+    }
     if (gitPaths.includes(p) || path.basename(p) === '.git') {
       const gitDir = gitDirOf(p);
       if (gitDir === undefined || done.has(gitDir)) continue;

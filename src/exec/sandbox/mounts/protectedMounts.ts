@@ -9,6 +9,7 @@
 import { lstatSync, readdirSync, readFileSync, realpathSync, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/protectedPaths';
+import { FOLDER_KEYS, gitConfigReferences, type ConfigReference } from './gitConfigPaths';
 
 /** Protected names that are folders: where absent, an empty read-only folder is mounted in their place. */
 export const PROTECTED_DIR_NAMES: ReadonlySet<string> = new Set(['.vscode', '.idea', '.devcontainer', '.agent-bash', '.claude', '.cursor']);
@@ -38,6 +39,11 @@ export interface ProtectedPlan {
   gitPaths: string[];
   /** What was not protected, and why (one line each). */
   skipped: string[];
+  /**
+   * Absent paths a git config names as code or config (gitConfigPaths.ts): no mount can stand
+   * there, so one a command makes is moved aside after it (newRepoQuarantine.ts).
+   */
+  watched: string[];
 }
 
 export interface PlanOptions {
@@ -50,7 +56,14 @@ export interface PlanOptions {
   /** Paths the user opened up (allowWrite): not protected. */
   opened?: readonly string[];
   dirBudget?: number;
+  /** The home directory git expands `~` in and reads the global config from (absent: git's config is not read). */
+  home?: string;
+  /** How the config of a work tree is read (tests); gitConfigPaths.ts by default. */
+  gitConfig?: (cwd: string, home: string) => ConfigReference[];
 }
+
+/** Work trees whose git config is read at most per plan; past it the rest are named. */
+export const CONFIG_READ_BUDGET = 100;
 
 function lstat(p: string): Stats | undefined {
   try {
@@ -186,7 +199,7 @@ function filesUnder(p: string, limit = 500): string[] {
 }
 
 export function planProtected(opts: PlanOptions): ProtectedPlan {
-  const plan: ProtectedPlan = { selfBinds: [], readOnly: [], placeholders: [], gitPaths: [], skipped: [] };
+  const plan: ProtectedPlan = { selfBinds: [], readOnly: [], placeholders: [], gitPaths: [], skipped: [], watched: [] };
   const opened = new Set(opts.opened ?? []);
   const roots = [...new Set(opts.roots)].filter((r) => lstat(r)?.isDirectory());
   const selfBinds = new Set<string>();
@@ -244,6 +257,45 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
         else if (path.basename(p) === 'hooks') plan.placeholders.push(p);
       }
     } else protect(git, st);
+  }
+
+  // What the git config of each repository (and of the workspace folders: the global config) names
+  // inside a writable folder: config files it includes, hook folders, programs (gitConfigPaths.ts).
+  if (opts.home !== undefined) {
+    const read = opts.gitConfig ?? gitConfigReferences;
+    const trees = [...new Set([...opts.workspaceRoots, ...plan.gitPaths.filter((g) => path.basename(g) === '.git').map((g) => path.dirname(g))])];
+    if (trees.length > CONFIG_READ_BUDGET) skip(trees[CONFIG_READ_BUDGET], `and ${trees.length - CONFIG_READ_BUDGET - 1} more: over ${CONFIG_READ_BUDGET} repositories; their git config was not read`);
+    const covered = (p: string): boolean => (!opts.gitAllowWrite && plan.gitPaths.some((g) => inside(p, g))) || [...readOnly].some((r) => inside(p, r));
+    for (const tree of trees.slice(0, CONFIG_READ_BUDGET)) {
+      for (const ref of read(tree, opts.home)) {
+        const p = ref.path;
+        // The writable folders themselves and what holds them cannot be read-only (nothing could be written).
+        if (opened.has(p) || !roots.some((r) => inside(p, r)) || roots.some((r) => inside(r, p)) || covered(p)) continue;
+        const st = lstat(p);
+        const folderKey = FOLDER_KEYS.has(ref.key);
+        // Every folder between the writable root and the path is a mount point (as for a nested
+        // repository): `mv tools x; mkdir tools` cannot put a new file where git looks.
+        const bindParents = (): void => {
+          const root = roots.find((r) => inside(p, r));
+          if (root !== undefined) for (let dir = path.dirname(p); dir !== root && inside(dir, root); dir = path.dirname(dir)) selfBinds.add(dir);
+        };
+        if (st) {
+          // A program's word that is a folder (`!cd src && make`) is not code git runs: only files, or the hook and template folders.
+          const target = st.isSymbolicLink() ? realOrUndefined(p) : p;
+          const targetSt = target === undefined ? undefined : lstat(target);
+          if (folderKey || ref.key === 'file' || targetSt?.isFile() || (st.isSymbolicLink() && targetSt === undefined)) {
+            protect(p, st);
+            bindParents();
+          }
+        } else {
+          if (folderKey && !plan.placeholders.includes(p)) {
+            plan.placeholders.push(p);
+            bindParents();
+          }
+          if ((folderKey || ref.pathLike) && !plan.watched.includes(p)) plan.watched.push(p);
+        }
+      }
+    }
   }
 
   // The protected names of each workspace folder.

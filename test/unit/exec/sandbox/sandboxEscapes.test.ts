@@ -3,7 +3,7 @@
 // names that do not exist yet, hard links and symlinks at protected names, direnv inside the sandbox,
 // credential stores, the limits, and deny rules that name a whole program. Real bash, bwrap and git.
 import * as assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -15,7 +15,8 @@ import { direnvStage } from '../../../../src/exec/direnv';
 import { LocalShellExecutor } from '../../../../src/exec/localExecutor';
 import { programsDeniedByRules } from '../../../../src/exec/sandbox/mounts/denyMasks';
 import { cgroupControllers } from '../../../../src/exec/sandbox/kernel/limits';
-import { probeSandbox } from '../../../../src/exec/sandbox/sandboxProbe';
+import { landlockSupport } from '../../../../src/exec/sandbox/kernel/landlock';
+import { findOnPath, probeSandbox } from '../../../../src/exec/sandbox/sandboxProbe';
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from '../../../../src/exec/sandbox/sandboxPolicy';
 import { SandboxRuntime } from '../../../../src/exec/sandbox/sandboxRuntime';
 import { GIT_WRITE_HINT } from '../../../../src/core/sandboxRefusals';
@@ -275,6 +276,87 @@ describe('exec/sandbox: escapes the host judges', function () {
     assert.deepEqual(readdirSync(target), []);
     assert.equal(existsSync(path.join(outside, 'out')), false);
     assert.equal(readFileSync(path.join(cacheReal, 'c'), 'utf8'), 'c\n');
+  });
+
+  it("what a repository's git config names in the workspace is read-only: included config files (the repository's and the global config's), the hooks folder, a fsmonitor script; an absent include a command makes is moved aside", async () => {
+    hostRepo(ws);
+    hostRepo(path.join(ws, 'sub'));
+    const hostEnv = { ...process.env, HOME: home, GIT_CONFIG_NOSYSTEM: '1' };
+    const hostGit = (cwd: string, ...args: string[]): void => {
+      spawnSync('git', args, { cwd, stdio: 'ignore', env: hostEnv });
+    };
+    // The project's own config file, husky's hook folder, a fsmonitor script of the project, an
+    // include that does not exist yet, and a dotfiles file the user's global config includes.
+    git(ws, 'config', 'include.path', '../.gitconfig.project');
+    writeFileSync(path.join(ws, '.gitconfig.project'), '[user]\n\tname = n\n');
+    git(ws, 'config', 'core.hooksPath', '.husky');
+    git(path.join(ws, 'sub'), 'config', 'core.fsmonitor', 'tools/mon.sh');
+    mkdirSync(path.join(ws, 'sub', 'tools'));
+    writeFileSync(path.join(ws, 'sub', 'tools', 'mon.sh'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    git(path.join(ws, 'sub'), 'config', 'include.path', '../.gitconfig.local');
+    writeFileSync(path.join(home, '.gitconfig'), `[include]\n\tpath = ${path.join(ws, 'dotfiles', 'gitconfig')}\n`);
+    mkdirSync(path.join(ws, 'dotfiles'));
+    writeFileSync(path.join(ws, 'dotfiles', 'gitconfig'), '[color]\n\tui = auto\n');
+    const monitor = (file: string): string => `printf '[core]\\n\\tfsmonitor = %s\\n' "$PWD/mon.sh" >> ${file}; echo "${file}: $?"`;
+    const r = await make().run({
+      command: [
+        plant(canary),
+        monitor('.gitconfig.project'),
+        monitor('dotfiles/gitconfig'),
+        `mkdir -p .husky 2>/dev/null; printf '#!/bin/sh\\ntouch ${canary}\\n' > .husky/pre-commit; echo ".husky: $?"`,
+        `printf '#!/bin/sh\\ntouch ${canary}\\n' > sub/tools/mon.sh; echo "mon.sh: $?"`,
+        // The folders on the way cannot be renamed for a new one to take their place.
+        `mv sub/tools sub/t2 2>/dev/null; echo "mv tools: $?"`,
+        `mv dotfiles d2 2>/dev/null; echo "mv dotfiles: $?"`,
+        monitor('sub/.gitconfig.local'),
+        'echo ok > notes.txt; echo done',
+      ].join('; '),
+    });
+    const out = textOf(r);
+    for (const line of ['.gitconfig.project: 1', 'dotfiles/gitconfig: 1', '.husky: 1', 'mon.sh: 1', 'mv tools: 1', 'mv dotfiles: 1', 'sub/.gitconfig.local: 0', 'done']) assert.ok(out.split('\n').includes(line), `${line}\n${out}`);
+    assert.equal(readFileSync(path.join(ws, '.gitconfig.project'), 'utf8'), '[user]\n\tname = n\n');
+    assert.equal(readFileSync(path.join(ws, 'dotfiles', 'gitconfig'), 'utf8'), '[color]\n\tui = auto\n');
+    assert.equal(readFileSync(path.join(ws, 'sub', 'tools', 'mon.sh'), 'utf8'), '#!/bin/sh\nexit 0\n');
+    const local = path.join(ws, 'sub', '.gitconfig.local');
+    assert.equal(existsSync(local), false);
+    assert.ok((r.details.sandbox?.protectedChanged ?? []).includes(`${local} is named by a git config as code or config git runs or reads (moved aside to ${local}.agent-bash-blocked)`), out);
+    // The host judges: its git status in both repositories, and a commit (husky's hook folder).
+    hostGit(ws, 'status', '--short');
+    hostGit(path.join(ws, 'sub'), 'status', '--short');
+    hostGit(ws, '-c', 'user.email=a@b.c', '-c', 'user.name=n', 'commit', '-qm', 'two', '--allow-empty');
+    assert.equal(existsSync(canary), false, 'the host git ran something the sandbox wrote');
+    assert.equal(readFileSync(path.join(ws, 'notes.txt'), 'utf8'), 'ok\n');
+  });
+
+  it('a named pipe outside the writable folders cannot be written (read-only mounts do not stop it): one-shot and persistent shell; writes, renames and /dev still work', async function () {
+    // Landlock needs Linux 5.19+ and perl; a machine without them says so in the result instead (checked below).
+    const support = landlockSupport(findOnPath('perl', process.env.PATH));
+    const fifo = path.join(outside, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const attempt = `timeout 10 bash -c "echo pwned > ${fifo}"; echo "fifo: $?"`;
+    if (support.perl === undefined) {
+      const r = await make().run({ command: 'true' });
+      assert.ok((r.details.sandbox?.skipped ?? []).some((l) => l.startsWith('named pipes (FIFOs) outside the writable folders: ')), textOf(r));
+      this.skip();
+    }
+    // The host reads the pipe until a writer closes it; the host writes the last line itself.
+    const reader = spawn('cat', [fifo], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let heard = '';
+    reader.stdout.on('data', (d: Buffer) => (heard += d.toString('utf8')));
+    const closed = new Promise<void>((resolve) => reader.on('close', () => resolve()));
+    const oneShot = await make().run({ command: `${attempt}; mkdir -p a b; echo x > a/f; mv a/f b/f; echo "mv: $?"; echo x > /dev/null; echo "null: $?"; echo x > "$TMPDIR/t"; echo "tmp: $?"` });
+    await executor.dispose();
+    executor = new LocalShellExecutor({ persistent: true, shellArgs: ['-c'], sandbox: runtime, baseEnv: { ...process.env, HOME: home } });
+    const persistent = await make().run({ command: attempt });
+    spawnSync('sh', ['-c', `echo host > ${fifo}`], { timeout: 20_000 });
+    await closed;
+    assert.equal(heard, 'host\n', 'a sandboxed command wrote into the host\'s named pipe');
+    const out = textOf(oneShot);
+    for (const line of ['fifo: 1', 'mv: 0', 'null: 0', 'tmp: 0']) assert.ok(out.split('\n').includes(line), `${line}\n${out}`);
+    assert.ok(out.includes(`bash: line 1: ${fifo}: Permission denied`), out);
+    assert.ok(textOf(persistent).split('\n').includes('fifo: 1'), textOf(persistent));
+    assert.equal(readFileSync(path.join(ws, 'b', 'f'), 'utf8'), 'x\n');
+    assert.equal(oneShot.details.sandbox?.skipped, undefined, textOf(oneShot));
   });
 
   it('protected files without a placeholder (.mcp.json, .gitmodules, *.code-workspace) made by a command are moved aside', async () => {
