@@ -305,9 +305,12 @@ export class SandboxRuntime {
         const limits = new Set(limitHitsInOutput(output, tmpDir));
         if (now.processes > counts.processes) limits.add('processes');
         if (now.memory > counts.memory) limits.add('memory');
-        const skipped = [...plan.skipped, ...masked, ...(this.landlockProblem !== undefined ? [landlockNotice(this.landlockProblem)] : [])];
+        const missingLandlock = this.landlockProblem !== undefined ? [landlockNotice(this.landlockProblem)] : [];
+        const skipped = [...plan.skipped, ...masked, ...missingLandlock];
         const notices = [
-          skippedNotice(skipped),
+          // A machine without Landlock lacks it for every command: the details say so each time,
+          // the text does not repeat it on every result (the README's Sandbox section says it).
+          skippedNotice([...plan.skipped, ...masked]),
           protectedChangeNotice(protectedChanged),
           limitNotice([...limits], this.limits()),
         ].filter((n): n is string => n !== undefined);
