@@ -1,5 +1,7 @@
 // Text Agent Bash itself draws in a terminal (a command's header line, the caller's description):
 // every character it holds is shown, none is obeyed.
+import { refusalSentence } from './humanMessages';
+import { findViolations } from './sandboxRefusals';
 
 /**
  * Control characters (an escape sequence in a command or a description could redraw the header or
@@ -24,4 +26,15 @@ export function oneLine(line: string): string {
 export function headerDescription(description: string): string {
   const flat = oneLine(description.trim());
   return flat.length > 200 ? `${flat.slice(0, 199)}…` : flat;
+}
+
+/**
+ * The status line of a command that failed in the OS sandbox because the sandbox refused something
+ * says so in words, as its notification does: `exit code 1 · The sandbox kept this command from
+ * writing /tmp/x.` Other runs keep `words` as they are.
+ */
+export function statusWithRefusal(words: string, run: { sandboxed: boolean; exitCode: number | null; output: string }): string {
+  if (!run.sandboxed || run.exitCode === 0) return words;
+  const refused = findViolations(run.output);
+  return refused.paths.length || refused.hosts.length ? `${words} · ${refusalSentence(refused)}` : words;
 }

@@ -51,8 +51,6 @@ async function main() {
     // AGENT_BASH_UI_THEME (e.g. `Default Dark Modern`, `Default High Contrast`): the tier in that colour theme.
     userSettings: {
       'agentBash.patterns': [{ match: 'echo ui-user-*', approval: 'allow' }],
-      // The DOM renderer: a terminal's lines are then text the tests can read (WebGL draws pixels).
-      'terminal.integrated.gpuAcceleration': 'off',
       ...(process.env.AGENT_BASH_UI_THEME ? { 'workbench.colorTheme': process.env.AGENT_BASH_UI_THEME } : {}),
     },
   });

@@ -4,8 +4,8 @@
 // the truth for the exit status: shell integration and `Terminal.exitStatus` lose signals and early
 // exits (docs/ARCHITECTURE.md, Process model).
 import type * as vscode from 'vscode';
-import { refusalSentence, STOPPED } from '../../core/humanMessages';
-import { findViolations } from '../../core/sandboxRefusals';
+import { STOPPED } from '../../core/humanMessages';
+import { statusWithRefusal } from '../../core/terminalText';
 import { policyCommandLine } from '../../core/policy/terminalCommandLine';
 import { BridgeProcess } from '../../exec/bridgeProcess';
 import type { SandboxRuntime } from '../../exec/sandbox/sandboxRuntime';
@@ -40,16 +40,6 @@ export interface CommandTerminalOptions {
 /** The exit in brackets, as the ACP panel's cards show it. */
 export function exitLine(status: TerminalExitStatus): string {
   return `[${exitWords(status)}]`;
-}
-
-/**
- * The status line of a sandboxed command that failed because the sandbox refused something says so
- * in words ("exit code 1 · The sandbox kept this command from writing /tmp/x."), as its notification does.
- */
-function withRefusal(words: string, status: TerminalExitStatus, process: BridgeProcess): string {
-  if (process.level !== 'sandboxed' || status.exitCode === 0) return words;
-  const refused = findViolations(process.output().output);
-  return refused.paths.length || refused.hosts.length ? `${words} · ${refusalSentence(refused)}` : words;
 }
 
 export class CommandTerminal implements TerminalHandle {
@@ -92,7 +82,8 @@ export class CommandTerminal implements TerminalHandle {
     }
     void this.process.exited.then((status) => {
       const words = status.signal && this.stoppedBecause ? this.stoppedBecause : exitWords(status);
-      this.region.end(withRefusal(words, status, this.process), status.exitCode === 0);
+      const output = this.process.level === 'sandboxed' && status.exitCode !== 0 ? this.process.output().output : '';
+      this.region.end(statusWithRefusal(words, { sandboxed: this.process.level === 'sandboxed', exitCode: status.exitCode, output }), status.exitCode === 0);
     });
   }
 

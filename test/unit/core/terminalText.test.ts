@@ -1,6 +1,6 @@
 // What Agent Bash draws of its own in a terminal shows every character and obeys none.
 import * as assert from 'node:assert/strict';
-import { headerDescription, oneLine, visible } from '../../../src/core/terminalText';
+import { headerDescription, oneLine, statusWithRefusal, visible } from '../../../src/core/terminalText';
 
 describe('core/terminalText: header lines show what they hold', () => {
   it('escape sequences, bells and bidirectional overrides are shown, not obeyed', () => {
@@ -20,5 +20,18 @@ describe('core/terminalText: header lines show what they hold', () => {
     assert.equal(long.length, 200);
     assert.equal(long, `${'x'.repeat(199)}…`);
     assert.equal(headerDescription('bad \x1b[2J clear'), 'bad ␛[2J clear');
+  });
+
+  it("a sandboxed command the sandbox refused: the status line says so in the notification's words", () => {
+    const output = "/bin/bash: line 1: /tmp/out/x.txt: Read-only file system\n";
+    assert.equal(
+      statusWithRefusal('exit code 1', { sandboxed: true, exitCode: 1, output }),
+      'exit code 1 · The sandbox kept this command from writing /tmp/out/x.txt.',
+    );
+    // Not sandboxed (a read-only /proc file, say), or it succeeded, or nothing was refused: as it was.
+    assert.equal(statusWithRefusal('exit code 1', { sandboxed: false, exitCode: 1, output }), 'exit code 1');
+    assert.equal(statusWithRefusal('exit code 0', { sandboxed: true, exitCode: 0, output }), 'exit code 0');
+    assert.equal(statusWithRefusal('exit code 2', { sandboxed: true, exitCode: 2, output: 'ls: cannot access x\n' }), 'exit code 2');
+    assert.equal(statusWithRefusal('stopped with Ctrl+C', { sandboxed: true, exitCode: null, output }), 'stopped with Ctrl+C · The sandbox kept this command from writing /tmp/out/x.txt.');
   });
 });
