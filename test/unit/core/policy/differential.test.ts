@@ -23,6 +23,21 @@ describe('core/policy differential (bash in a sandbox is the judge)', function (
     analyzer = await createShellAnalyzer();
   });
 
+  it("the judge counts sort's own scratch file in $TMPDIR as its state, and nothing else sort writes outside", async () => {
+    const { base, workspaces, dispose } = prepareWorkspaces(1);
+    try {
+      const ws = workspaces[0];
+      // `sort -m … -` whose stdin is its stdout copies stdin to a mkstemp file in /tmp first (seen by the fuzzer, seed 1938176540).
+      const [seen] = await judgeBatch(base, [{ command: 'printf "b\\na\\n" > in.txt; sort -m - in.txt < /dev/null > /dev/null; sort in.txt -o ../sorted', workspace: ws }], 'self');
+      const scratch = seen.written.filter((w) => w.program === 'sort' && /^\/tmp\/sort[A-Za-z0-9]{6}$/.test(w.path));
+      assert.equal(new Set(scratch.map((w) => w.path)).size, 1, JSON.stringify(seen.written));
+      const d = decide(analyzer.analyze('sort in.txt'), [{ match: 'sort *', approval: 'allow' }], { cwd: ws, workspaceRoots: [ws] });
+      assert.deepEqual(problemsOf(d, seen, ws), [`\`sort\` wrote \`${base}/sorted\`, outside the workspace`]);
+    } finally {
+      dispose();
+    }
+  });
+
   it('the judge sees what bash runs and writes (it can fail)', async () => {
     const { base, workspaces, dispose } = prepareWorkspaces(1);
     try {

@@ -33,6 +33,9 @@ const PROGRAM_STATE: Readonly<Partial<Record<string, RegExp>>> = {
   npm: /^\/tmp\/home\/\.npm(?:\/|$)/,
   node: /^\/tmp\/home\/\.npm(?:\/|$)/,
   bash: /^\/tmp\/sh-thd/,
+  // sort's own scratch files (mkstemp in $TMPDIR, removed when it ends): `sort -m … -` copies stdin to
+  // one. `-T DIR`, which would put them elsewhere, asks (programs/sort.ts).
+  sort: /^\/tmp\/sort[A-Za-z0-9]{6}$/,
 };
 
 /**
