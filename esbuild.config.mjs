@@ -2,7 +2,8 @@
 // external and ships in the .vsix under node_modules; the tree-sitter wasm files are copied beside
 // the bundle so the analyzer finds them next to its own file.
 import * as esbuild from 'esbuild';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -18,6 +19,33 @@ function copyWasm() {
   mkdirSync('dist', { recursive: true });
   for (const file of wasm) copyFileSync(file, path.join('dist', path.basename(file)));
 }
+
+// The sandbox's compiled launcher (native/sandbox-launch.c; src/exec/sandbox/kernel/nativeLaunch.ts).
+// Without a C compiler the build goes on: sandboxed commands then start through the script route.
+const NATIVE_SOURCE = 'native/sandbox-launch.c';
+const NATIVE_OUT = path.join('dist', 'agent-bash-launch');
+
+function buildNative() {
+  if (process.platform !== 'linux') return;
+  if (existsSync(NATIVE_OUT) && statSync(NATIVE_OUT).mtimeMs >= statSync(NATIVE_SOURCE).mtimeMs) return;
+  mkdirSync('dist', { recursive: true });
+  const tmp = `${NATIVE_OUT}.${process.pid}.tmp`;
+  const flags = ['-O2', '-Wall', '-Wextra', '-Werror', '-o', tmp];
+  for (const [cc, lang] of [['cc', []], ['gcc', []], ['clang', []], ['g++', ['-x', 'c']]]) {
+    const r = spawnSync(cc, [...lang, ...flags, NATIVE_SOURCE], { encoding: 'utf8' });
+    if (r.error) continue;
+    if (r.status !== 0) {
+      rmSync(tmp, { force: true });
+      throw new Error(`${cc} could not build ${NATIVE_SOURCE}:\n${r.stderr}`);
+    }
+    renameSync(tmp, NATIVE_OUT);
+    return;
+  }
+  rmSync(NATIVE_OUT, { force: true });
+  console.warn(`agent-bash: no C compiler (cc, gcc, clang or g++): ${NATIVE_OUT} not built; sandboxed commands start through the script launcher (slower)`);
+}
+
+buildNative();
 
 const options = {
   entryPoints: { extension: 'src/extension.ts', cli: 'src/cli.ts' },

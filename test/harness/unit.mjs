@@ -1,9 +1,16 @@
 // Runs the unit tier (mocha on plain Node over out/test/unit) and records its counts for all.mjs.
 import Mocha from 'mocha';
-import { readdirSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 
-const root = path.resolve('out/test/unit');
+// UNIT_ROOT: a folder of out/test/unit only; UNIT_COUNTS: where the counts go (the second pass below).
+const root = path.resolve(process.env.UNIT_ROOT ?? 'out/test/unit');
+const countsFile = process.env.UNIT_COUNTS ?? 'out/unit-counts.json';
+// A sandboxed command starts through the compiled launcher (dist/agent-bash-launch) where the build
+// made one, else through scripts doing the same steps. The sandbox's tests run on both routes: the
+// whole tier on the first, then the sandbox folder again with AGENT_BASH_NATIVE_LAUNCH=off.
+const scriptPass = process.env.UNIT_ROOT === undefined && process.env.AGENT_BASH_NATIVE_LAUNCH !== 'off' && existsSync('dist/agent-bash-launch');
 // Tests kill shells mid-run on purpose. A login shell killed while its profile runs can leave stale
 // locks behind (pyenv's rehash lock makes every later login shell wait 60 s), so the suite runs shells
 // without `-l`; the login default itself is covered by shellConfig's unit tests.
@@ -25,11 +32,29 @@ function collect(dir) {
 const mocha = new Mocha({ ui: 'bdd', timeout: 120000, reporter: 'spec', ...(grep ? { grep } : {}) });
 for (const file of collect(root)) mocha.addFile(file);
 const runner = mocha.run((failures) => {
-  const passed = runner.stats?.passes ?? 0;
-  const failed = runner.stats?.failures ?? failures;
-  const skipped = runner.stats?.pending ?? 0;
+  let passed = runner.stats?.passes ?? 0;
+  let failed = runner.stats?.failures ?? failures;
+  let skipped = runner.stats?.pending ?? 0;
+  if (scriptPass) {
+    console.log('\nunit: the sandbox tests again, on the script route (AGENT_BASH_NATIVE_LAUNCH=off)');
+    const second = 'out/unit-script-route-counts.json';
+    rmSync(second, { force: true });
+    const r = spawnSync(process.execPath, [process.argv[1]], {
+      stdio: 'inherit',
+      env: { ...process.env, AGENT_BASH_NATIVE_LAUNCH: 'off', UNIT_ROOT: 'out/test/unit/exec/sandbox', UNIT_COUNTS: second },
+    });
+    let c = { passed: 0, failed: 1, skipped: 0 };
+    try {
+      c = JSON.parse(readFileSync(second, 'utf8'));
+    } catch {
+      console.log(`unit: the script route's pass wrote no counts (exit ${r.status})`);
+    }
+    passed += c.passed;
+    failed += c.failed;
+    skipped += c.skipped;
+  }
   mkdirSync('out', { recursive: true });
-  writeFileSync('out/unit-counts.json', JSON.stringify({ passed, failed, skipped }));
+  writeFileSync(countsFile, JSON.stringify({ passed, failed, skipped }));
   console.log(`unit: ${passed} passed, ${failed} failed, ${skipped} skipped`);
   process.exitCode = failed > 0 || passed === 0 ? 1 : 0;
 });

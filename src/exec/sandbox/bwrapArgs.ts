@@ -2,7 +2,8 @@
 // part of a string we build: nothing a command contains can end a quote of ours (VS Code #298729).
 import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { landlockPrefix } from './kernel/landlock';
+import { landlockAccess, landlockFolders, landlockPrefix } from './kernel/landlock';
+import { nativeInnerPrefix, type NativeLaunch } from './kernel/nativeLaunch';
 import { namespaceArgs, PROC_SYS_READ_ONLY } from './kernel/namespaces';
 import type { FsPolicy } from './sandboxPolicy';
 
@@ -24,6 +25,11 @@ export interface Confinement {
   innerPrefix?: string[];
   /** perl and the kernel's Landlock ABI: the ruleset first inside, changes only beneath the folders bound writable (landlock.ts). */
   landlock?: { perl: string; abi: number };
+  /**
+   * The compiled launcher (nativeLaunch.ts) does the inside steps instead of `landlock` and
+   * `innerPrefix`: the process limit (0: none) and, with `landlock`, the ruleset for its ABI.
+   */
+  nativeInner?: { launch: NativeLaunch; nproc: number; landlock: boolean };
 }
 
 /**
@@ -73,8 +79,13 @@ export function confineArgs(c: Confinement, argv: readonly string[]): string[] {
   if (c.seccompFd !== undefined) args.push('--seccomp', String(c.seccompFd));
   // The network: the shared namespace the launcher entered, or `--unshare-net` it adds (launcher.ts).
   args.push(...namespaceArgs({ terminal: c.terminal }), '--unshare-pid', '--die-with-parent', '--cap-drop', 'ALL', '--');
-  if (c.landlock !== undefined) args.push(...landlockPrefix(c.landlock, bound));
-  if (c.innerPrefix) args.push(...c.innerPrefix);
+  const n = c.nativeInner;
+  if (n !== undefined) {
+    if (n.landlock || n.nproc > 0) args.push(...nativeInnerPrefix(n.launch, n.nproc, n.landlock ? { access: landlockAccess(n.launch.abi), folders: landlockFolders(bound) } : undefined));
+  } else {
+    if (c.landlock !== undefined) args.push(...landlockPrefix(c.landlock, bound));
+    if (c.innerPrefix) args.push(...c.innerPrefix);
+  }
   args.push(...argv);
   return args;
 }

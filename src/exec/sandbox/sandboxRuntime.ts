@@ -15,14 +15,15 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { confineArgs, containArgs, PROXY_PORT } from './bwrapArgs';
-import { launcherArgv, type LauncherNetwork } from './launcher';
+import { confineArgs, containArgs, PROXY_PORT, type Confinement } from './bwrapArgs';
+import { launcherArgv, type LauncherNetwork, type LaunchSpec } from './launcher';
+import { nativeLaunch, nativeOuterArgv } from './kernel/nativeLaunch';
 import { NetworkProxy, type Refusal } from './network/networkProxy';
 import { SharedNetwork } from './network/sharedNetwork';
 import { makeOwnedTempDir } from './cleanup/tempSweep';
 import { envArgs, sandboxEnv } from './sandboxEnv';
 import { writeSeccompFilter } from './kernel/seccompFilter';
-import { landlockNotice, landlockSupport } from './kernel/landlock';
+import { landlockAbiProblem, landlockNotice, landlockSupport } from './kernel/landlock';
 import { findOnPath, probeSandbox, type SandboxSupport } from './sandboxProbe';
 import { planFor, resolveFsPolicy, type FsPolicy, type PolicyContext, type SandboxSettings } from './sandboxPolicy';
 import type { ProtectedPlan } from './mounts/protectedMounts';
@@ -175,14 +176,25 @@ export class SandboxRuntime {
     const nproc = cgroups?.has('pids') ? [] : nprocPrefix(limits.processes);
     // Writes only beneath the writable folders, named pipes included (landlock.ts); not through a
     // perl a deny rule masked (the stand-in would refuse, and the command would never run).
-    const landlock = landlockSupport(findOnPath('perl', process.env.PATH) ?? findOnPath('perl', '/usr/bin:/bin'));
-    const perlMasked = landlock.perl !== undefined && masks.some((m) => m.path === landlock.perl);
-    this.landlockProblem = perlMasked ? 'perl is masked by a deny rule' : landlock.problem;
+    // The compiled launcher (nativeLaunch.ts) does the same steps in fewer execs; else the scripts.
+    const native = nativeLaunch();
+    let inside: Partial<Confinement>;
+    if (native) {
+      this.landlockProblem = landlockAbiProblem(native.abi);
+      inside = { nativeInner: { launch: native, nproc: cgroups?.has('pids') ? 0 : limits.processes, landlock: this.landlockProblem === undefined } };
+    } else {
+      const landlock = landlockSupport(findOnPath('perl', process.env.PATH) ?? findOnPath('perl', '/usr/bin:/bin'));
+      const perlMasked = landlock.perl !== undefined && masks.some((m) => m.path === landlock.perl);
+      this.landlockProblem = perlMasked ? 'perl is masked by a deny rule' : landlock.problem;
+      inside = {
+        ...(nproc.length ? { innerPrefix: nproc } : {}),
+        ...(landlock.perl !== undefined && landlock.abi !== undefined && !perlMasked ? { landlock: { perl: landlock.perl, abi: landlock.abi } } : {}),
+      };
+    }
     const extra = {
       ...(tmpfs ? { tmpfs } : {}),
       ...(masks.length ? { masks } : {}),
-      ...(nproc.length ? { innerPrefix: nproc } : {}),
-      ...(landlock.perl !== undefined && landlock.abi !== undefined && !perlMasked ? { landlock: { perl: landlock.perl, abi: landlock.abi } } : {}),
+      ...inside,
     };
     // The host's environment stops here (sandboxEnv.ts): only the allowlist and what the call gave.
     const env: Record<string, string> = {
@@ -214,7 +226,7 @@ export class SandboxRuntime {
     const keep = Array.from({ length: slot - 3 }, (_, i) => 3 + i);
     const terminal = opts.fdSlot === 'none';
     // The command's cgroups (limits.ts) are entered first, then the launcher runs as before.
-    const [file, ...args] = withCgroups(cgroups, launcherArgv({
+    const spec: LaunchSpec = {
       bash: support.bash as string,
       nsenter: support.nsenter ?? '',
       sleep: (this.sleep ??= findOnPath('sleep', process.env.PATH) ?? '/bin/sleep'),
@@ -223,7 +235,8 @@ export class SandboxRuntime {
       filterFd: slot,
       network,
       bwrapArgv: [bwrap, ...envArgs(env), ...confineArgs({ fs, seccompFd: slot, terminal, ...extra }, argv)],
-    }));
+    };
+    const [file, ...args] = native ? nativeOuterArgv(native, spec, cgroups?.procsFiles ?? []) : withCgroups(cgroups, launcherArgv(spec));
     return {
       file,
       args,

@@ -98,15 +98,26 @@ function probe(perl: string | undefined): LandlockSupport {
   const r = spawnSync(perl, ['-e', `print syscall(${SYS_LANDLOCK_CREATE_RULESET}, 0, 0, ${LANDLOCK_CREATE_RULESET_VERSION})`], { encoding: 'utf8', timeout: 10_000, env: {} });
   const abi = Number(r.stdout);
   if (r.status !== 0 || !Number.isInteger(abi)) return { problem: 'perl could not ask the kernel for Landlock' };
-  if (abi < 1) return { problem: 'the kernel has no Landlock (Linux 5.13+ with landlock in its LSM list)' };
-  if (abi < MIN_LANDLOCK_ABI) return { problem: `the kernel's Landlock is ABI ${abi}; the sandbox needs ABI ${MIN_LANDLOCK_ABI} (Linux 5.19+)` };
-  return { perl, abi };
+  const problem = landlockAbiProblem(abi);
+  return problem !== undefined ? { problem } : { perl, abi };
+}
+
+/** Why a kernel of Landlock ABI `abi` cannot have the ruleset, or undefined when it can. */
+export function landlockAbiProblem(abi: number): string | undefined {
+  if (abi < 1) return 'the kernel has no Landlock (Linux 5.13+ with landlock in its LSM list)';
+  if (abi < MIN_LANDLOCK_ABI) return `the kernel's Landlock is ABI ${abi}; the sandbox needs ABI ${MIN_LANDLOCK_ABI} (Linux 5.19+)`;
+  return undefined;
+}
+
+/** The folders the ruleset lets a command change beneath: those bound writable, and the sandbox's own /dev and /proc. */
+export function landlockFolders(writable: readonly string[]): string[] {
+  return [...new Set([...writable, ...LANDLOCK_ALWAYS_WRITABLE])];
 }
 
 /** The argv prefix that applies the ruleset (writes allowed beneath `writable` only) and runs the rest. */
 export function landlockPrefix(ll: { perl: string; abi: number }, writable: readonly string[]): string[] {
   const script = SCRIPT.replace('PRCTL', String(SYS_PRCTL[process.arch] ?? SYS_PRCTL.x64));
-  const folders = [...new Set([...writable, ...LANDLOCK_ALWAYS_WRITABLE])];
+  const folders = landlockFolders(writable);
   return [ll.perl, '-e', script, '--', String(landlockAccess(ll.abi)), String(folders.length), ...folders];
 }
 

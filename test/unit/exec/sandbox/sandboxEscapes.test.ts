@@ -16,6 +16,7 @@ import { LocalShellExecutor } from '../../../../src/exec/localExecutor';
 import { programsDeniedByRules } from '../../../../src/exec/sandbox/mounts/denyMasks';
 import { cgroupControllers } from '../../../../src/exec/sandbox/kernel/limits';
 import { landlockSupport } from '../../../../src/exec/sandbox/kernel/landlock';
+import { nativeLaunch } from '../../../../src/exec/sandbox/kernel/nativeLaunch';
 import { findOnPath, probeSandbox } from '../../../../src/exec/sandbox/sandboxProbe';
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from '../../../../src/exec/sandbox/sandboxPolicy';
 import { SandboxRuntime } from '../../../../src/exec/sandbox/sandboxRuntime';
@@ -329,8 +330,9 @@ describe('exec/sandbox: escapes the host judges', function () {
   });
 
   it('a named pipe outside the writable folders cannot be written (read-only mounts do not stop it): one-shot and persistent shell; writes, renames and /dev still work', async function () {
-    // Landlock needs Linux 5.19+ and perl; a machine without them says so in the result instead (checked below).
-    const support = landlockSupport(findOnPath('perl', process.env.PATH));
+    // Landlock needs Linux 5.19+ and the compiled launcher or perl; a machine without them says so in the result instead (checked below).
+    const native = nativeLaunch();
+    const support = native ? { perl: native.abi >= 2 ? native.path : undefined } : landlockSupport(findOnPath('perl', process.env.PATH));
     const fifo = path.join(outside, 'fifo');
     execFileSync('mkfifo', [fifo]);
     const attempt = `timeout 10 bash -c "echo pwned > ${fifo}"; echo "fifo: $?"`;

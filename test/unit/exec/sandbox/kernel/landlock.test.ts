@@ -8,21 +8,35 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { landlockPrefix, landlockSupport } from '../../../../../src/exec/sandbox/kernel/landlock';
+import { landlockAccess, landlockFolders, landlockPrefix, landlockSupport } from '../../../../../src/exec/sandbox/kernel/landlock';
+import { NATIVE_LAUNCH_ENV, nativeInnerPrefix, nativeLaunch } from '../../../../../src/exec/sandbox/kernel/nativeLaunch';
 import { findOnPath, probeSandbox } from '../../../../../src/exec/sandbox/sandboxProbe';
 
-describe('exec/sandbox: the Landlock prefix', function () {
+// Both routes, the same assertions: perl's script (landlock.ts) and the compiled launcher's `inner` (nativeLaunch.ts).
+for (const route of ['perl', 'compiled launcher'] as const) describe(`exec/sandbox: the Landlock prefix (${route})`, function () {
   this.timeout(60_000);
-  let ll: { perl: string; abi: number };
+  let landlockPrefixOf: (folders: string[]) => string[];
   let root: string;
   let bwrap: string;
 
   before(function () {
     const support = probeSandbox();
-    const found = landlockSupport(findOnPath('perl', process.env.PATH));
-    // Without bubblewrap, perl or a Landlock of ABI 2+ (Linux 5.19) the prefix is not used (sandboxEscapes.test.ts checks the note).
-    if (!support.sandbox || found.perl === undefined || found.abi === undefined) this.skip();
-    ll = { perl: found.perl, abi: found.abi };
+    if (!support.sandbox) this.skip();
+    if (route === 'perl') {
+      const found = landlockSupport(findOnPath('perl', process.env.PATH));
+      // Without bubblewrap, perl or a Landlock of ABI 2+ (Linux 5.19) the prefix is not used (sandboxEscapes.test.ts checks the note).
+      if (found.perl === undefined || found.abi === undefined) this.skip();
+      const ll = { perl: found.perl, abi: found.abi };
+      landlockPrefixOf = (folders) => landlockPrefix(ll, folders);
+    } else {
+      // The launcher is built by `npm run build` wherever a C compiler is (CI has one): missing here is a failure.
+      // (AGENT_BASH_NATIVE_LAUNCH=off: the run of the script route.)
+      if (process.env[NATIVE_LAUNCH_ENV] === 'off') this.skip();
+      const native = nativeLaunch();
+      assert.ok(native, 'dist/agent-bash-launch was not built');
+      if (native.abi < 2) this.skip();
+      landlockPrefixOf = (folders) => nativeInnerPrefix(native, 0, { access: landlockAccess(native.abi), folders: landlockFolders(folders) });
+    }
     bwrap = support.bwrap as string;
     root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'agent-bash-landlock-')));
   });
@@ -48,7 +62,7 @@ describe('exec/sandbox: the Landlock prefix', function () {
     const without = run([], `cd ${ws}; ${script}`, [ws]);
     assert.equal(without.stdout, 'fifo: 0\nmoved\nnull\nproc\n', String(without.stderr));
     rmSync(path.join(ws, 'b', 'f'));
-    const within = run(landlockPrefix(ll, [ws]), `cd ${ws}; ${script}`, [ws]);
+    const within = run(landlockPrefixOf([ws]), `cd ${ws}; ${script}`, [ws]);
     assert.equal(within.stdout, 'fifo: 1\nmoved\nnull\nproc\n', String(within.stderr));
     assert.equal(within.stderr, `/bin/bash: line 1: ${fifo}: Permission denied\n`);
   });
@@ -64,7 +78,7 @@ describe('exec/sandbox: the Landlock prefix', function () {
       'mkfifo p', 'truncate -s 0 .bashrc', `mv .bashrc ${ws}/`, `ln -s ${ws} ${ws}/ok-link`,
     ].map((a) => `${a} 2>/dev/null; echo "$?"`);
     const script = `cd ${home}; ${attempts.join('; ')}`;
-    const r = run(landlockPrefix(ll, [ws]), script, [ws, home]);
+    const r = run(landlockPrefixOf([ws]), script, [ws, home]);
     // The last one works: the link is made in the folder given.
     assert.equal(r.stdout, `${'1\n'.repeat(attempts.length - 1)}0\n`, String(r.stderr));
     assert.deepEqual(readdirSync(home).sort(), ['.bashrc', 'sub']);
@@ -79,7 +93,7 @@ describe('exec/sandbox: the Landlock prefix', function () {
     mkdirSync(target);
     const link = path.join(root, 'swapped');
     symlinkSync(target, link);
-    const r = run(landlockPrefix(ll, [link]), 'echo ran', [target]);
+    const r = run(landlockPrefixOf([link]), 'echo ran', [target]);
     assert.equal(r.status, 126, String(r.stderr));
     assert.equal(r.stdout, '');
     assert.equal(r.stderr, `agent-bash sandbox: the writable folder ${link} is now reached through a symlink (to ${target}); nothing was run\n`);

@@ -15,6 +15,7 @@ import { probeSandbox } from '../../../../../src/exec/sandbox/sandboxProbe';
 import { DEFAULT_SANDBOX_SETTINGS } from '../../../../../src/exec/sandbox/sandboxPolicy';
 import { SandboxRuntime } from '../../../../../src/exec/sandbox/sandboxRuntime';
 import { CGROUP_ENTER_SCRIPT } from '../../../../../src/exec/sandbox/kernel/limits';
+import { NATIVE_LAUNCH_NAME } from '../../../../../src/exec/sandbox/kernel/nativeLaunch';
 import { FakeSink } from '../../helpers';
 
 /** Live processes whose command line contains `needle`. */
@@ -33,10 +34,19 @@ function processesWith(needle: string): number[] {
 
 /** The program a wrapped spawn starts, past the shell that enters the command's cgroups (limits.ts). */
 /** The launcher's file and arguments, past the cgroup-entering prefix a root run may have (limits.ts). */
-function launcher(w: { file: string; args: string[] }): { file: string; args: string[] } {
-  if (w.file !== '/bin/sh' || w.args[1] !== CGROUP_ENTER_SCRIPT) return w;
-  const rest = w.args.slice(w.args.indexOf('--') + 1);
-  return { file: rest[0], args: rest.slice(1) };
+/** The launcher's network argument: the compiled launcher's (nativeLaunch.ts) or the script's (launcher.ts, after the cgroup shell). */
+function launcherNet(w: { file: string; args: string[] }): { route: 'native' | 'script'; net: string } {
+  if (path.basename(w.file) === NATIVE_LAUNCH_NAME) {
+    assert.equal(w.args[0], 'outer');
+    return { route: 'native', net: w.args[4] };
+  }
+  let l = w;
+  if (w.file === '/bin/sh' && w.args[1] === CGROUP_ENTER_SCRIPT) {
+    const rest = w.args.slice(w.args.indexOf('--') + 1);
+    l = { file: rest[0], args: rest.slice(1) };
+  }
+  assert.equal(path.basename(l.file), 'bash');
+  return { route: 'script', net: l.args[7] };
 }
 
 describe('exec/sandbox: one network namespace for sandboxed commands', function () {
@@ -68,14 +78,12 @@ describe('exec/sandbox: one network namespace for sandboxed commands', function 
     return { exitCode: r.exitCode, text: sink.text() };
   }
 
-  it('commands enter one namespace that is not the host one, through nsenter', async () => {
+  it('commands enter one namespace that is not the host one (setns, or nsenter on the script route)', async () => {
     assert.equal(await runtime.warmNetwork(), true);
     const wrapped = runtime.wrap(['/bin/true'], { env: {} });
     wrapped.dispose();
-    // The launcher (bash) enters the namespace through nsenter, with the options of the holder.
-    const l = launcher(wrapped);
-    assert.equal(path.basename(l.file), 'bash');
-    assert.match(l.args[7], /^enter:--target \d+ --user --preserve-credentials --net$/);
+    // The launcher enters the namespace with the options of the holder.
+    assert.match(launcherNet(wrapped).net, /^enter:--target \d+ --user --preserve-credentials --net$/);
     assert.ok(!wrapped.args.includes('--unshare-net'), wrapped.args.join(' '));
     const a = await run('readlink /proc/self/ns/net');
     const b = await run('readlink /proc/self/ns/net');
@@ -181,7 +189,7 @@ describe('exec/sandbox: one network namespace for sandboxed commands', function 
       assert.equal(await own.warmNetwork(), false);
       const wrapped = own.wrap(['/bin/true'], { env: {} });
       wrapped.dispose();
-      assert.equal(launcher(wrapped).args[7], 'none');
+      assert.equal(launcherNet(wrapped).net, 'none');
       const sink = new FakeSink();
       const r = await ownExecutor.run({ command: 'readlink /proc/self/ns/net; cat /proc/net/tcp | wc -l; echo "proxy=${http_proxy:-unset}"; exec 3<>/dev/tcp/127.0.0.1/3128', cwd: ws, timeoutMs: 20_000, sink });
       const lines = sink.text().split('\n');
