@@ -23,6 +23,8 @@ export interface ExplainSandbox {
   denyWrite: readonly string[];
   allowedDomains: readonly string[];
   gitAllowWrite?: boolean;
+  /** `agentBash.sandbox.caches.shareWithHost`. */
+  sharedCaches?: boolean;
 }
 
 /** "in user settings", "in the built-in list", "in managed rules (/etc/agent-bash/rules.json)". */
@@ -120,9 +122,10 @@ export function sandboxLines(sb: ExplainSandbox): string[] {
         : 'it would run with your own rights';
     return [`${why}: ${how}. Nothing confines what it writes or which hosts it reaches.`];
   }
+  const caches = sb.sharedCaches ? 'your package caches (`agentBash.sandbox.caches.shareWithHost`)' : 'package caches of its own';
   const writes = sb.allowWrite.length
-    ? `the workspace folders, a temporary folder of its own, the package caches and ${list(sb.allowWrite)} (\`agentBash.sandbox.filesystem.allowWrite\`)`
-    : 'the workspace folders, a temporary folder of its own and the package caches';
+    ? `the workspace folders, a temporary folder of its own, ${caches} and ${list(sb.allowWrite)} (\`agentBash.sandbox.filesystem.allowWrite\`)`
+    : `the workspace folders, a temporary folder of its own and ${caches}`;
   const lines = [`Writes: only ${writes}; the rest of the file system is read-only.`];
   if (sb.denyWrite.length) lines.push(`Never writable: ${list(sb.denyWrite)} (\`agentBash.sandbox.filesystem.denyWrite\`).`);
   lines.push(

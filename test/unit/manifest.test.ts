@@ -33,6 +33,7 @@ describe('manifest (package.json)', () => {
       'agentBash.outputMaxColumns',
       'agentBash.patterns',
       'agentBash.sandbox.autoApprove',
+      'agentBash.sandbox.caches.shareWithHost',
       'agentBash.sandbox.enabled',
       'agentBash.sandbox.env.allow',
       'agentBash.sandbox.filesystem.allowWrite',
@@ -80,8 +81,9 @@ describe('manifest (package.json)', () => {
       'agentBash.sandbox.filesystem.allowWrite',
       'agentBash.sandbox.network.allowedDomains',
       'agentBash.sandbox.env.allow',
-      // Nor let the agent write its git metadata, or lift its limits.
+      // Nor let the agent write its git metadata or the host's package stores, or lift its limits.
       'agentBash.sandbox.git.allowWrite',
+      'agentBash.sandbox.caches.shareWithHost',
       'agentBash.sandbox.limits.processes',
       'agentBash.sandbox.limits.memoryMiB',
       'agentBash.sandbox.limits.tmpMiB',

@@ -1,6 +1,6 @@
 // The bubblewrap command line. The command is always the tail of the argv (`-- file args…`), never
 // part of a string we build: nothing a command contains can end a quote of ours (VS Code #298729).
-import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { landlockAccess, landlockFolders, landlockPrefix } from './kernel/landlock';
 import { nativeInnerPrefix, type NativeLaunch } from './kernel/nativeLaunch';
@@ -54,6 +54,19 @@ export function confineArgs(c: Confinement, argv: readonly string[]): string[] {
       args.push('--bind', real, real);
       bound.push(real);
     }
+  }
+  // The sandbox's own package stores, at the host's store paths (sandboxPolicy.ts CACHE_HOME_PATHS):
+  // where the host has one, a command sees and fills its own, and the host's is out of sight.
+  for (const b of c.fs.cacheBinds ?? []) {
+    const dest = writableTarget(b.dest, [...writable, b.dest]);
+    if (dest === undefined || bound.includes(dest)) continue;
+    try {
+      mkdirSync(b.source, { recursive: true, mode: 0o700 });
+    } catch {
+      continue;
+    }
+    args.push('--bind', b.source, dest);
+    bound.push(dest);
   }
   if (c.tmpfs && existsSync(c.tmpfs.path)) {
     args.push('--size', String(c.tmpfs.bytes), '--tmpfs', c.tmpfs.path);

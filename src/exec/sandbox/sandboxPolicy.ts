@@ -21,6 +21,11 @@ export interface SandboxSettings {
   envAllow?: string[];
   /** `agentBash.sandbox.git.allowWrite`: commits may write `.git` (its config, hooks… stay read-only). */
   gitAllowWrite?: boolean;
+  /**
+   * `agentBash.sandbox.caches.shareWithHost`: the package stores (CACHE_HOME_PATHS) are the host's
+   * own, writable. Off (default): each is a store of the sandbox's own at the same path.
+   */
+  sharedCaches?: boolean;
   /** `agentBash.sandbox.limits.*` (absent: DEFAULT_SANDBOX_LIMITS). */
   limits?: SandboxLimits;
 }
@@ -49,9 +54,12 @@ export const PACKAGE_REGISTRY_DOMAINS = [
 export const SECRET_HOME_PATHS = SECRET_HOME_PATTERNS;
 
 /**
- * Package-manager stores a sandboxed install or build writes to, relative to the home directory:
- * downloaded archives and sources only. Never `~/.cache` as a whole (browsers, language servers and
- * this extension's own runtime live there and run on the host unasked), nor a store's folders of
+ * Package-manager stores a sandboxed install or build writes to, relative to the home directory.
+ * What is written there is read later by the host's own installs and builds, and none of them
+ * checks it all again: a cached packument with its etag, a crate's `build.rs`, a module in
+ * `go/pkg/mod`, an object in the Go build cache, a jar in `~/.m2`. So inside the sandbox each of
+ * these paths is a store of the sandbox's own (`cacheStore`, never read on the host), unless the
+ * user shares the host's (`sharedCaches`). Never `~/.cache` as a whole, nor a store's folders of
  * installed programs (`~/.npm/_npx`, `~/.yarn/bin`, pnpm's global bin).
  */
 export const CACHE_HOME_PATHS = [
@@ -86,6 +94,8 @@ export interface FsPolicy {
   selfBinds?: string[];
   /** What the protected mounts could not cover (protectedMounts.ts), one line each. */
   skipped?: string[];
+  /** The sandbox's own package stores (`source`, made on use) bound at the host's store paths (`dest`, those that exist). */
+  cacheBinds?: Array<{ source: string; dest: string }>;
 }
 
 export interface PolicyContext {
@@ -95,6 +105,14 @@ export interface PolicyContext {
   tmpDir: string;
   /** The protected mounts, when the caller planned them already (sandboxRuntime.ts caches one). */
   protectedPlan?: ProtectedPlan;
+  /** Where the sandbox's own package stores live (CACHE_HOME_PATHS beneath it); without it, none is writable. */
+  cacheStore?: string;
+}
+
+/** The sandbox's own package stores, beneath the user's state folder (nothing on the host runs or reads them). */
+export function defaultCacheStore(home: string, env: NodeJS.ProcessEnv = process.env): string {
+  const state = env.XDG_STATE_HOME !== undefined && path.isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : path.join(home, '.local', 'state');
+  return path.join(state, 'agent-bash', 'sandbox-caches');
 }
 
 /** `~/x` and `~` expand to the home directory; relative paths resolve against the first workspace folder. */
@@ -138,6 +156,7 @@ export function resolveFsPolicy(settings: SandboxSettings, ctx: PolicyContext): 
     denyCreate: plan.placeholders,
     selfBinds: plan.selfBinds,
     skipped: plan.skipped,
+    cacheBinds: settings.sharedCaches === true || ctx.cacheStore === undefined ? [] : CACHE_HOME_PATHS.map((p) => ({ source: path.join(ctx.cacheStore as string, p), dest: path.join(ctx.home, p) })),
   };
 }
 
@@ -151,7 +170,8 @@ function expandSetting(p: string, ctx: PolicyContext): string {
 }
 
 function writableRoots(settings: SandboxSettings, ctx: PolicyContext): string[] {
-  return [...ctx.workspaceRoots, ctx.tmpDir, ...CACHE_HOME_PATHS.map((p) => path.join(ctx.home, p)), ...settings.allowWrite.map((p) => expandSetting(p, ctx))];
+  const caches = settings.sharedCaches === true ? CACHE_HOME_PATHS.map((p) => path.join(ctx.home, p)) : [];
+  return [...ctx.workspaceRoots, ctx.tmpDir, ...caches, ...settings.allowWrite.map((p) => expandSetting(p, ctx))];
 }
 
 /**

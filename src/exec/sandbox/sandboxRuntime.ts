@@ -25,7 +25,7 @@ import { envArgs, sandboxEnv } from './sandboxEnv';
 import { writeSeccompFilter } from './kernel/seccompFilter';
 import { landlockAbiProblem, landlockNotice, landlockSupport } from './kernel/landlock';
 import { findOnPath, probeSandbox, type SandboxSupport } from './sandboxProbe';
-import { planFor, resolveFsPolicy, type FsPolicy, type PolicyContext, type SandboxSettings } from './sandboxPolicy';
+import { defaultCacheStore, planFor, resolveFsPolicy, type FsPolicy, type PolicyContext, type SandboxSettings } from './sandboxPolicy';
 import type { ProtectedPlan } from './mounts/protectedMounts';
 import { compareSnapshots, moveAsideCreated, protectedChangeNotice, skippedNotice, snapshotProtected } from './mounts/protectedCheck';
 import { bwrapHasSize, CGROUP_ENTER_SCRIPT, CommandCgroups, DEFAULT_SANDBOX_LIMITS, limitHitsInOutput, limitNotice, nprocPrefix, type LimitCounts, type SandboxLimits } from './kernel/limits';
@@ -56,6 +56,8 @@ export interface SandboxRuntimeOptions {
   settings: () => SandboxSettings;
   workspaceRoots: () => string[];
   home?: string;
+  /** Where the sandbox's own package stores live (default: sandboxPolicy.ts defaultCacheStore). */
+  cacheStore?: string;
   /** Replaces the machine probe (tests: an unavailable machine). */
   probe?: () => SandboxSupport;
   /** Told once when `auto` falls back to running unsandboxed. */
@@ -265,7 +267,8 @@ export class SandboxRuntime {
   }
 
   private policyContext(): PolicyContext {
-    return { home: this.options.home ?? os.homedir(), workspaceRoots: this.options.workspaceRoots(), tmpDir: this.tmpDir() };
+    const home = this.options.home ?? os.homedir();
+    return { home, workspaceRoots: this.options.workspaceRoots(), tmpDir: this.tmpDir(), cacheStore: this.options.cacheStore ?? defaultCacheStore(home) };
   }
 
   private limits(): SandboxLimits {
@@ -441,7 +444,7 @@ export class SandboxRuntime {
  */
 function fsKey(fs: FsPolicy): string {
   const sorted = (list: readonly string[] | undefined): string[] => [...new Set(list ?? [])].sort();
-  const key = [sorted(fs.writable), sorted(fs.denyRead), sorted([...fs.denyWrite, ...(fs.denyCreate ?? [])]), sorted(fs.selfBinds)];
+  const key = [sorted(fs.writable), sorted(fs.denyRead), sorted([...fs.denyWrite, ...(fs.denyCreate ?? [])]), sorted(fs.selfBinds), (fs.cacheBinds ?? []).map((b) => `${b.source}\0${b.dest}`).sort()];
   return createHash('sha256').update(JSON.stringify(key)).digest('hex');
 }
 

@@ -57,6 +57,7 @@ export function explainSandbox(sandbox: PipelineSandbox | undefined): ExplainSan
     denyWrite: s.denyWrite,
     allowedDomains: s.allowedDomains,
     ...(s.gitAllowWrite ? { gitAllowWrite: true } : {}),
+    ...(s.sharedCaches ? { sharedCaches: true } : {}),
   };
 }
 

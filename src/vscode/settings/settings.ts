@@ -158,6 +158,7 @@ export function readSandboxSettings(config: vscode.WorkspaceConfiguration = vsco
     allowedDomains,
     envAllow: stringList(config.get('sandbox.env.allow')),
     gitAllowWrite: config.get<boolean>('sandbox.git.allowWrite') === true,
+    sharedCaches: config.get<boolean>('sandbox.caches.shareWithHost') === true,
     limits: {
       processes: limitValue(config.get('sandbox.limits.processes'), DEFAULT_SANDBOX_LIMITS.processes),
       memoryMiB: limitValue(config.get('sandbox.limits.memoryMiB'), DEFAULT_SANDBOX_LIMITS.memoryMiB),

@@ -94,7 +94,7 @@ describe('core/explainText', () => {
 
   it('says what the sandbox would confine, from the sandbox settings', () => {
     assert.deepEqual(sandboxLines(SANDBOXED), [
-      'Writes: only the workspace folders, a temporary folder of its own and the package caches; the rest of the file system is read-only.',
+      'Writes: only the workspace folders, a temporary folder of its own and package caches of its own; the rest of the file system is read-only.',
       'Git: `.git` folders stay read-only (`agentBash.sandbox.git.allowWrite` is off).',
       'Hidden: your credentials (`~/.ssh`, cloud and registry tokens, …).',
       'Network: none (`agentBash.sandbox.network.allowedDomains` is empty).',
@@ -102,7 +102,7 @@ describe('core/explainText', () => {
     assert.deepEqual(
       sandboxLines({ ...SANDBOXED, allowWrite: ['/tmp/out'], denyWrite: ['./secrets'], denyRead: ['~/private'], allowedDomains: ['registry.npmjs.org'], gitAllowWrite: true }),
       [
-        'Writes: only the workspace folders, a temporary folder of its own, the package caches and `/tmp/out` (`agentBash.sandbox.filesystem.allowWrite`); the rest of the file system is read-only.',
+        'Writes: only the workspace folders, a temporary folder of its own, package caches of its own and `/tmp/out` (`agentBash.sandbox.filesystem.allowWrite`); the rest of the file system is read-only.',
         'Never writable: `./secrets` (`agentBash.sandbox.filesystem.denyWrite`).',
         'Git: commits may write `.git` (`agentBash.sandbox.git.allowWrite`); its config and hooks stay read-only.',
         'Hidden: your credentials (`~/.ssh`, cloud and registry tokens, …) and `~/private` (`agentBash.sandbox.filesystem.denyRead`).',

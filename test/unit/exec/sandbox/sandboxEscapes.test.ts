@@ -506,6 +506,34 @@ describe('exec/sandbox: escapes the host judges', function () {
     const r = await make().run({ command: 'for d in ~/.cache/agent-bash/node24/bin ~/.cache ~/.npm/_npx ~/.cache/pip ~/.npm/_cacache; do touch "$d/x" 2>/dev/null && echo "w $d"; done; true' });
     assert.equal(textOf(r).split('\n').filter((l) => l.startsWith('w ')).join('\n'), `w ${home}/.cache/pip\nw ${home}/.npm/_cacache`);
     assert.equal(existsSync(path.join(home, '.cache/agent-bash/node24/bin/x')), false);
+    // The writes went to the sandbox's own stores: the host's stay as they were.
+    assert.equal(existsSync(path.join(home, '.cache/pip/x')), false);
+    assert.equal(existsSync(path.join(home, '.npm/_cacache/x')), false);
+  });
+
+  it("a package store the host's builds read later is the sandbox's own: a planted build.rs, Go object or cached packument never reaches the host's (shared only when the user says so)", async () => {
+    const stores = ['.cargo/registry/src/index/evil-1.0', '.cache/go-build/ab', '.npm/_cacache/index-v5/aa', 'go/pkg/mod/example.com/m@v1', '.m2/repository/org/x'];
+    for (const d of stores) {
+      mkdirSync(path.join(home, d), { recursive: true });
+      writeFileSync(path.join(home, d, 'host'), 'host\n');
+    }
+    const plant = stores.map((d) => `cat ~/${d}/host 2>/dev/null || echo "unseen ${d}"; mkdir -p ~/${d} && echo 'fn main() { std::fs::write("${canary}", "ran") }' > ~/${d}/build.rs && echo "planted ${d}"`).join('; ');
+    const r = await make().run({ command: plant });
+    // Inside, each store is the sandbox's own: the host's files out of sight, and writable.
+    assert.equal(textOf(r).split('\n').filter((l) => /^(unseen|planted|host)/.test(l)).join('\n'), stores.map((d) => `unseen ${d}\nplanted ${d}`).join('\n'));
+    // The host judges: its stores hold what they held, and nothing more.
+    for (const d of stores) {
+      assert.deepEqual(readdirSync(path.join(home, d)), ['host'], d);
+      assert.equal(readFileSync(path.join(home, d, 'host'), 'utf8'), 'host\n');
+    }
+    // The next command finds what the last one wrote (a store kept between commands, beneath ~/.local/state).
+    const again = await make().run({ command: `cat ~/${stores[0]}/build.rs` });
+    assert.match(textOf(again), /^fn main\(\)/);
+    assert.ok(existsSync(path.join(home, '.local/state/agent-bash/sandbox-caches', stores[0], 'build.rs')));
+    // Control: with agentBash.sandbox.caches.shareWithHost the same write reaches the host's store.
+    sandboxSettings = { ...sandboxSettings, sharedCaches: true };
+    const shared = await make().run({ command: `echo shared > ~/${stores[0]}/build.rs` });
+    assert.equal(readFileSync(path.join(home, stores[0], 'build.rs'), 'utf8'), 'shared\n');
   });
 
   it('a program a deny rule names whole is masked inside: find -exec, a here-doc shell and a script cannot run it', async () => {
