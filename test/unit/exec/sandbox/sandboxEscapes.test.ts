@@ -532,7 +532,7 @@ describe('exec/sandbox: escapes the host judges', function () {
     assert.ok(existsSync(path.join(home, '.local/state/agent-bash/sandbox-caches', stores[0], 'build.rs')));
     // Control: with agentBash.sandbox.caches.shareWithHost the same write reaches the host's store.
     sandboxSettings = { ...sandboxSettings, sharedCaches: true };
-    const shared = await make().run({ command: `echo shared > ~/${stores[0]}/build.rs` });
+    await make().run({ command: `echo shared > ~/${stores[0]}/build.rs` });
     assert.equal(readFileSync(path.join(home, stores[0], 'build.rs'), 'utf8'), 'shared\n');
   });
 
