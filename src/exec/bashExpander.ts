@@ -1,20 +1,30 @@
 // The policy's WordExpander (core/policy/wordExpansion.ts), exact by construction: a long-lived
 // helper bash (`--norc --noprofile`, no job control, default shell options) expands each word as an
 // argument of `set --` in the command's cwd and answers NUL-separated fields. The policy's decision
-// is synchronous, so the helper is owned by a worker thread and the caller blocks on a
-// SharedArrayBuffer with `Atomics.wait`, bounded: a helper that does not answer in time is killed,
-// the decision asks and says why, and the next decision starts a new one. The words handed here
-// have passed wordExpansion.ts's lexical check: no `$`, no backtick, no unquoted metacharacter.
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+// is synchronous, and so is the talk with the helper: the deciding thread writes the request into
+// a named pipe the helper reads and blocks reading its answer from another (each a FIFO in a
+// private folder; Node has no anonymous pipe with blocking ends). A worker thread is only the
+// watchdog: a helper that does not answer in time is killed there, its pipe's only writer goes,
+// the read ends, the decision asks and says why, and the next decision starts a new helper. The
+// words handed here have passed wordExpansion.ts's lexical check: no `$`, no backtick, no unquoted
+// metacharacter.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { EXPANSION, globs, MAX_FIELDS, type WordExpander, type WordExpansion } from '../core/policy/wordExpansion';
+import { makeOwnedTempDir } from './sandbox/cleanup/tempSweep';
 import { findOnPath, shellKind } from './shellConfig';
 
-/** The helper's loop: `id cwd n word…` in, `id status (ok count field… | many count | err)…` out. */
+/**
+ * The helper's loop: `id cwd n word…` in, `id status (ok count field… | many count | err)…` out.
+ * Its stderr is /dev/null already: no redirection per word (each costs bash four system calls).
+ */
 const HELPER_SCRIPT = `
 ulimit -v 2097152 2>/dev/null
 set +m +H 2>/dev/null
 while IFS= builtin read -r -d '' __id && IFS= builtin read -r -d '' __dir && IFS= builtin read -r -d '' __n; do
-  if builtin cd -- "$__dir" 2>/dev/null; then __r=ok; else __r=nocd; fi
+  if builtin cd -- "$__dir"; then __r=ok; else __r=nocd; fi
   __o=("$__id" "$__r")
   __i=0
   while (( __i < __n )); do
@@ -22,7 +32,7 @@ while IFS= builtin read -r -d '' __id && IFS= builtin read -r -d '' __dir && IFS
     IFS= builtin read -r -d '' __w || builtin exit 0
     [[ $__r == ok ]] || continue
     builtin set --
-    if builtin eval "builtin set -- $__w" 2>/dev/null; then
+    if builtin eval "builtin set -- $__w"; then
       if (( $# > ${MAX_FIELDS} )); then __o+=(many "$#")
       else __o+=(ok "$#" "$@"); fi
     else
@@ -33,114 +43,49 @@ while IFS= builtin read -r -d '' __id && IFS= builtin read -r -d '' __dir && IFS
 done
 `;
 
+/** Slots of the shared Int32Array the deciding thread and the watchdog share. */
+const REQ = 0;
+const DONE = 1;
+const PID = 2;
+const LIMIT = 3;
+const READY = 4;
+
 /**
- * The worker: starts the helper when a request finds none, writes requests, parses answers,
- * posts them back and bumps the shared counter; kills the helper's process group on request.
+ * The watchdog: waits for a request (REQ changes), then for its end (DONE becomes it) until the
+ * request's limit; past it, it marks the request killed (DONE = -REQ, unless the deciding thread
+ * ended it first) and kills the helper's process group. REQ = -1 ends it.
  */
-const WORKER_SOURCE = `
+const WATCHDOG_SOURCE = `
 const { workerData } = require('node:worker_threads');
-const { spawn } = require('node:child_process');
-const { port, shared, shell, script, env } = workerData;
-const flag = new Int32Array(shared);
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-let child = null;
-let pending = null;
-let tokens = [];
-let partial = [];
-
-function reply(msg) {
-  port.postMessage(msg);
-  Atomics.add(flag, 0, 1);
-  Atomics.notify(flag, 0);
-}
-
-function kill() {
-  if (!child) return;
-  const c = child;
-  child = null;
-  Atomics.store(flag, 1, 0);
-  try { process.kill(-c.pid, 'SIGKILL'); } catch { try { c.kill('SIGKILL'); } catch {} }
-}
-
-function fail(why) {
-  const p = pending;
-  pending = null;
-  tokens = [];
-  partial = [];
-  if (p) reply({ id: p.id, failure: why });
-}
-
-function start() {
-  const c = spawn(shell, ['--norc', '--noprofile', '-c', script], { stdio: ['pipe', 'pipe', 'ignore'], detached: true, env });
-  child = c;
-  tokens = [];
-  partial = [];
-  c.on('error', (err) => { if (child === c) { child = null; fail('could not start (' + err.message + ')'); } });
-  c.on('exit', (code, signal) => {
-    if (child !== c) return;
-    child = null;
-    Atomics.store(flag, 1, 0);
-    fail('exited (' + (signal || 'code ' + code) + ')');
-  });
-  c.stdin.on('error', () => {});
-  c.stdout.on('data', (chunk) => {
-    if (child !== c) return;
-    let from = 0;
-    for (let i = chunk.indexOf(0); i >= 0; i = chunk.indexOf(0, from)) {
-      partial.push(chunk.subarray(from, i));
-      const bytes = Buffer.concat(partial);
-      partial = [];
-      let text;
-      try { text = utf8.decode(bytes); } catch { text = null; }
-      tokens.push(text);
-      from = i + 1;
+const f = new Int32Array(workerData.shared);
+Atomics.store(f, ${READY}, 1);
+Atomics.notify(f, ${READY});
+let seen = 0;
+for (;;) {
+  Atomics.wait(f, ${REQ}, seen);
+  const req = Atomics.load(f, ${REQ});
+  if (req < 0) break;
+  seen = req;
+  const deadline = Date.now() + Atomics.load(f, ${LIMIT});
+  for (;;) {
+    const done = Atomics.load(f, ${DONE});
+    // Ended, or a newer one began (the deciding thread asks one at a time).
+    if (done === req || Atomics.load(f, ${REQ}) !== req) break;
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      if (Atomics.compareExchange(f, ${DONE}, done, -req) === done) {
+        const pid = Atomics.load(f, ${PID});
+        if (pid > 0) { try { process.kill(-pid, 'SIGKILL'); } catch {} }
+      }
+      break;
     }
-    if (from < chunk.length) partial.push(Buffer.from(chunk.subarray(from)));
-    parse();
-  });
-  if (c.pid) Atomics.store(flag, 1, c.pid);
-}
-
-function parse() {
-  const p = pending;
-  if (!p) { tokens = []; return; }
-  let k = 0;
-  const next = () => (k < tokens.length ? tokens[k++] : undefined);
-  const id = next();
-  const status = next();
-  if (status === undefined) return;
-  if (id !== String(p.id)) { kill(); fail('answered out of turn'); return; }
-  if (status === 'nocd') { pending = null; tokens = []; reply({ id: p.id, failure: 'could not enter the working directory' }); return; }
-  const out = [];
-  for (let w = 0; w < p.n; w++) {
-    const kind = next();
-    if (kind === undefined) return;
-    if (kind === 'err') { out.push({ error: 'bash reported an error' }); continue; }
-    const count = next();
-    if (count === undefined) return;
-    if (kind === 'many') { out.push({ error: 'many:' + count }); continue; }
-    const n = Number(count);
-    if (tokens.length - k < n) return;
-    const fields = tokens.slice(k, k + n);
-    k += n;
-    if (fields.some((f) => f === null)) out.push({ error: 'it names a file whose name is not valid UTF-8' });
-    else out.push({ fields });
+    Atomics.wait(f, ${DONE}, done, left);
   }
-  pending = null;
-  tokens = [];
-  reply({ id: p.id, answers: out });
 }
-
-port.on('message', (msg) => {
-  if (msg.kill) { kill(); fail('was stopped'); return; }
-  if (!child) start();
-  pending = { id: msg.id, n: msg.words.length };
-  tokens = [];
-  partial = [];
-  const parts = [String(msg.id), msg.cwd, String(msg.words.length), ...msg.words];
-  child.stdin.write(parts.join('\\0') + '\\0');
-});
 `;
+
+/** A request larger than this is not sent (it could fill the pipe before the helper reads): the decision asks. */
+const MAX_REQUEST_BYTES = 60_000;
 
 /** Variables that would make the helper bash read files, run code or change its options. */
 const UNSAFE_ENV = /^(BASH_ENV|ENV|SHELLOPTS|BASHOPTS|CDPATH|GLOBIGNORE|BASH_FUNC_.*|PROMPT_COMMAND|PS4)$/;
@@ -160,23 +105,30 @@ export interface BashExpanderOptions {
 
 const CACHE_SIZE = 2000;
 
-interface Answer {
-  id: number;
-  answers?: Array<{ fields: string[] } | { error: string }>;
-  failure?: string;
+interface Helper {
+  child: ChildProcess;
+  pid: number;
+  /** Where requests are written (the request pipe, read and write: the helper's end stays open). */
+  requests: number;
+  /** Where answers are read (the answer pipe; its only writer is the helper). */
+  answers: number;
+  dir: string;
+  /** No answer has come from it yet: it may still be starting. */
+  fresh: boolean;
 }
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 export class BashExpander implements WordExpander {
-  private worker: Worker | undefined;
-  private port: MessagePort | undefined;
-  private readonly shared = new SharedArrayBuffer(8);
+  private watchdog: Worker | undefined;
+  private readonly shared = new SharedArrayBuffer(32);
   private readonly flag = new Int32Array(this.shared);
   private seq = 0;
-  /** No answer has come from the current helper yet: it may still be starting. */
-  private fresh = true;
+  private helper: Helper | undefined;
   private readonly cache = new Map<string, { answer: WordExpansion; at: number }>();
   private readonly bash: string | undefined;
   private disposed = false;
+  private readonly buf = Buffer.alloc(65536);
 
   constructor(private readonly opts: BashExpanderOptions = {}) {
     const configured = opts.shell !== undefined && shellKind(opts.shell) === 'bash' ? opts.shell : undefined;
@@ -185,7 +137,7 @@ export class BashExpander implements WordExpander {
 
   /** The helper's pid, 0 when none runs (tests). */
   helperPid(): number {
-    return Atomics.load(this.flag, 1);
+    return this.helper?.pid ?? 0;
   }
 
   expand(words: readonly string[], cwd: string): WordExpansion[] | { failure: string } {
@@ -211,83 +163,187 @@ export class BashExpander implements WordExpander {
     return words.map((w, k) => out[k] ?? (byWord.get(w) as WordExpansion));
   }
 
-  private ensureWorker(): { worker: Worker; port: MessagePort } {
-    if (this.worker && this.port) return { worker: this.worker, port: this.port };
-    const { port1, port2 } = new MessageChannel();
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !UNSAFE_ENV.test(k)) env[k] = v;
-    const worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: { port: port2, shared: this.shared, shell: this.bash, script: HELPER_SCRIPT, env },
-      transferList: [port2],
-    });
-    worker.unref();
-    worker.on('error', () => this.dropWorker());
-    worker.on('exit', () => this.dropWorker());
-    port1.unref();
-    this.worker = worker;
-    this.port = port1;
-    this.fresh = true;
-    return { worker, port: port1 };
-  }
-
-  private dropWorker(): void {
-    this.killHelper();
-    this.port?.close();
-    this.worker = undefined;
-    this.port = undefined;
-  }
-
-  private killHelper(): void {
-    const pid = Atomics.load(this.flag, 1);
-    if (pid > 0) {
-      try {
-        process.kill(-pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-      Atomics.store(this.flag, 1, 0);
+  /** The watchdog thread, started once and ready (it must be before a read may block). */
+  private ensureWatchdog(): boolean {
+    if (!this.watchdog) {
+      const worker = new Worker(WATCHDOG_SOURCE, { eval: true, workerData: { shared: this.shared } });
+      worker.unref();
+      worker.on('error', () => undefined);
+      this.watchdog = worker;
     }
+    if (Atomics.load(this.flag, READY) === 1) return true;
+    Atomics.wait(this.flag, READY, 0, this.opts.startTimeoutMs ?? 3000);
+    return Atomics.load(this.flag, READY) === 1;
+  }
+
+  /** The running helper, or a new one with its two pipes. */
+  private ensureHelper(): Helper | { failure: string } {
+    if (this.helper) return this.helper;
+    let dir: string | undefined;
+    const fds: number[] = [];
+    try {
+      dir = makeOwnedTempDir('expander');
+      const reqPath = path.join(dir, 'requests');
+      const ansPath = path.join(dir, 'answers');
+      const made = spawnSync('mkfifo', ['-m', '600', reqPath, ansPath], { stdio: 'ignore', timeout: 10_000 });
+      if (made.status !== 0) throw new Error('mkfifo failed');
+      // Read-write opens of a FIFO never block (Linux, macOS); each end the helper gets is opened after one exists.
+      const requests = openSync(reqPath, 'r+');
+      fds.push(requests);
+      const helperIn = openSync(reqPath, 'r');
+      fds.push(helperIn);
+      const helperOut = openSync(ansPath, 'r+');
+      fds.push(helperOut);
+      const answers = openSync(ansPath, 'r');
+      fds.push(answers);
+      const env: Record<string, string> = {};
+      for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !UNSAFE_ENV.test(k)) env[k] = v;
+      const child = spawn(this.bash as string, ['--norc', '--noprofile', '-c', HELPER_SCRIPT], { stdio: [helperIn, helperOut, 'ignore'], detached: true, env });
+      // The helper has its ends now: ours close, so that its death ends our read.
+      closeSync(helperIn);
+      closeSync(helperOut);
+      fds.splice(1, 2);
+      const pid = child.pid ?? 0;
+      const helper: Helper = { child, pid, requests, answers, dir, fresh: true };
+      child.on('error', () => this.dropHelper(helper));
+      child.on('exit', () => this.dropHelper(helper));
+      if (pid === 0) {
+        this.dropHelper(helper);
+        return { failure: EXPANSION.helper('could not start') };
+      }
+      child.unref();
+      Atomics.store(this.flag, PID, pid);
+      this.helper = helper;
+      return helper;
+    } catch (err) {
+      for (const fd of fds) closeSync(fd);
+      if (dir) rmSync(dir, { recursive: true, force: true });
+      return { failure: EXPANSION.helper(`could not start (${(err as Error).message})`) };
+    }
+  }
+
+  private dropHelper(h: Helper): void {
+    if (this.helper === h) {
+      this.helper = undefined;
+      Atomics.store(this.flag, PID, 0);
+    }
+    if (h.dir === '') return;
+    try {
+      process.kill(-h.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+    for (const fd of [h.requests, h.answers]) {
+      try {
+        closeSync(fd);
+      } catch {
+        // closed
+      }
+    }
+    rmSync(h.dir, { recursive: true, force: true });
+    h.dir = '';
   }
 
   private ask(words: string[], cwd: string): { answers: WordExpansion[] } | { failure: string } {
-    const { port } = this.ensureWorker();
+    const payload = Buffer.from([String(this.seq + 1), cwd, String(words.length), ...words].join('\0') + '\0', 'utf8');
+    if (payload.length > MAX_REQUEST_BYTES) return { failure: EXPANSION.helper(`was not asked: the words are over ${MAX_REQUEST_BYTES} bytes`) };
+    if (!this.ensureWatchdog()) return { failure: EXPANSION.helper('has no watchdog (its thread did not start)') };
+    const got = this.ensureHelper();
+    if ('failure' in got) return got;
+    const h = got;
+    const limit = h.fresh ? (this.opts.startTimeoutMs ?? 3000) : (this.opts.timeoutMs ?? 200);
     const id = ++this.seq;
-    const wasFresh = this.fresh || this.helperPid() === 0;
-    const limit = wasFresh ? (this.opts.startTimeoutMs ?? 3000) : (this.opts.timeoutMs ?? 200);
-    const deadline = performance.now() + limit;
-    port.postMessage({ id, cwd, words });
-    for (;;) {
-      const seen = Atomics.load(this.flag, 0);
-      let msg = receiveMessageOnPort(port);
-      while (msg && (msg.message as Answer).id !== id) msg = receiveMessageOnPort(port);
-      if (msg) {
-        const answer = msg.message as Answer;
-        if (answer.failure !== undefined) return { failure: EXPANSION.helper(answer.failure) };
-        this.fresh = false;
-        return { answers: (answer.answers ?? []).map(toExpansion) };
-      }
-      const left = deadline - performance.now();
-      if (left <= 0) break;
-      Atomics.wait(this.flag, 0, seen, left);
+    const before = Atomics.load(this.flag, DONE);
+    Atomics.store(this.flag, LIMIT, limit);
+    Atomics.store(this.flag, REQ, id);
+    Atomics.notify(this.flag, REQ);
+    let result: { answers: WordExpansion[] } | { failure: string };
+    try {
+      // Never blocks: the request pipe is empty (every earlier request was read whole) and this fits.
+      writeSync(h.requests, payload);
+      result = this.readAnswer(h, id, words.length);
+    } catch (err) {
+      result = { failure: EXPANSION.helper(`could not be asked (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`) };
     }
-    // No answer in time: the helper is stopped; the next decision starts a new one.
-    port.postMessage({ kill: true });
-    this.killHelper();
-    return { failure: EXPANSION.helper(`did not answer within ${limit} ms`) };
+    if (Atomics.compareExchange(this.flag, DONE, before, id) !== before) {
+      // The watchdog ended this request: the helper is being killed; the next decision starts a new one.
+      this.dropHelper(h);
+      return { failure: EXPANSION.helper(`did not answer within ${limit} ms`) };
+    }
+    Atomics.notify(this.flag, DONE);
+    if ('failure' in result) this.dropHelper(h);
+    else h.fresh = false;
+    return result;
+  }
+
+  /** Reads answer `id` for `n` words (blocking, ended by the watchdog); a failure drops the helper. */
+  private readAnswer(h: Helper, id: number, n: number): { answers: WordExpansion[] } | { failure: string } {
+    const tokens: Array<string | null> = [];
+    let partial: Buffer[] = [];
+    for (;;) {
+      const read = readSync(h.answers, this.buf, 0, this.buf.length, null);
+      if (read === 0) return { failure: EXPANSION.helper('exited before answering') };
+      const chunk = this.buf.subarray(0, read);
+      let from = 0;
+      for (let i = chunk.indexOf(0); i >= 0; i = chunk.indexOf(0, from)) {
+        partial.push(chunk.subarray(from, i));
+        const bytes = Buffer.concat(partial);
+        partial = [];
+        let text: string | null;
+        try {
+          text = utf8.decode(bytes);
+        } catch {
+          text = null;
+        }
+        tokens.push(text);
+        from = i + 1;
+      }
+      if (from < chunk.length) partial.push(Buffer.from(chunk.subarray(from)));
+      const parsed = parseAnswer(tokens, id, n);
+      if (parsed !== undefined) return parsed;
+    }
   }
 
   dispose(): void {
     this.disposed = true;
-    this.killHelper();
-    const w = this.worker;
-    this.dropWorker();
+    if (this.helper) this.dropHelper(this.helper);
+    Atomics.store(this.flag, REQ, -1);
+    Atomics.notify(this.flag, REQ);
+    const w = this.watchdog;
+    this.watchdog = undefined;
     void w?.terminate();
   }
 }
 
-function toExpansion(a: { fields: string[] } | { error: string }): WordExpansion {
-  if ('fields' in a) return { fields: a.fields };
-  if (a.error.startsWith('many:')) return { error: EXPANSION.tooMany(MAX_FIELDS) };
-  return { error: a.error };
+/** The answer once `tokens` hold all of it, a failure when they cannot be it, else undefined (read on). */
+function parseAnswer(tokens: ReadonlyArray<string | null>, id: number, n: number): { answers: WordExpansion[] } | { failure: string } | undefined {
+  let k = 0;
+  const next = (): string | null | undefined => (k < tokens.length ? tokens[k++] : undefined);
+  const gotId = next();
+  const status = next();
+  if (status === undefined) return undefined;
+  if (gotId !== String(id)) return { failure: EXPANSION.helper('answered out of turn') };
+  if (status === 'nocd') return { failure: EXPANSION.helper('could not enter the working directory') };
+  const out: WordExpansion[] = [];
+  for (let w = 0; w < n; w++) {
+    const kind = next();
+    if (kind === undefined) return undefined;
+    if (kind === 'err') {
+      out.push({ error: 'bash reported an error' });
+      continue;
+    }
+    const count = next();
+    if (count === undefined) return undefined;
+    if (kind === 'many') {
+      out.push({ error: EXPANSION.tooMany(MAX_FIELDS) });
+      continue;
+    }
+    const c = Number(count);
+    if (tokens.length - k < c) return undefined;
+    const fields = tokens.slice(k, k + c);
+    k += c;
+    if (fields.some((f) => f === null)) out.push({ error: 'it names a file whose name is not valid UTF-8' });
+    else out.push({ fields: fields as string[] });
+  }
+  return { answers: out };
 }

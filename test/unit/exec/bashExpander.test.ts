@@ -123,7 +123,7 @@ describe('exec/bashExpander', () => {
     fs.writeFileSync(quit, '#!/bin/sh\nexit 3\n', { mode: 0o755 });
     const broken = new BashExpander({ bash: quit });
     try {
-      assert.deepEqual(broken.expand(['*'], dir), { failure: EXPANSION.helper('exited (code 3)') });
+      assert.deepEqual(broken.expand(['*'], dir), { failure: EXPANSION.helper('exited before answering') });
     } finally {
       broken.dispose();
       fs.rmSync(dir, { recursive: true, force: true });
