@@ -58,8 +58,13 @@ export const CANCELLED_NOTICE_LINE = '[Command cancelled]';
 export const ABORTED_NOTICE_LINE = '[Command aborted]';
 /** Kind of the artifact that holds a run's full output. */
 export const OUTPUT_ARTIFACT_KIND = 'bash';
-/** Used for client terminals when the host does not say which shell to wrap the line in. */
-export const DEFAULT_BRIDGE_SHELL: BridgeShell = { command: '/bin/bash', args: ['-l', '-c'] };
+/**
+ * Used for client terminals when the host does not say which shell to wrap the line in. Not a login
+ * shell, as the local executor in the editor (vscode/session/executorHolder.ts): the host's
+ * environment is the user's login environment already, and re-running the profiles for every
+ * command cost 0.6 s per command on the test machine (a stuck profile would hang every call).
+ */
+export const DEFAULT_BRIDGE_SHELL: BridgeShell = { command: '/bin/bash', args: ['-c'] };
 
 /** The OS sandbox as the pipeline sees it (src/exec/sandbox/sandboxRuntime.ts implements it). */
 export interface PipelineSandbox {
