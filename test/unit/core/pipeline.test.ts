@@ -469,7 +469,7 @@ describe('core/pipeline BashPipeline', () => {
       bridge.handle.exit.resolve({ exitCode: 0, signal: null });
       const r = await make({ bridge, bridgePollIntervalMs: 5 }).run({ command: 'cd sub && git status | head' });
       assert.equal(executor.calls.length, 0);
-      assert.deepEqual(bridge.created[0]!.args, ['-l', '-c', 'git status | head']);
+      assert.deepEqual(bridge.created[0]!.args, ['-c', 'git status | head']);
       assert.equal(bridge.created[0]!.command, '/bin/bash');
       assert.equal(bridge.created[0]!.cwd, path.join(ws, 'sub'));
       assert.ok(textOf(r).startsWith('from client'));
@@ -494,7 +494,7 @@ describe('core/pipeline BashPipeline', () => {
       const bridge = new FakeClientBridge();
       bridge.handle.exit.resolve({ exitCode: 0, signal: null });
       await make({ bridge, bridgePollIntervalMs: 5, environment }).run({ command: 'make', env: { A: 'b' }, timeout: 7 });
-      assert.deepEqual(bridge.created[0]!.args, ['-l', '-c', 'unset -v OLD; make']);
+      assert.deepEqual(bridge.created[0]!.args, ['-c', 'unset -v OLD; make']);
       assert.deepEqual(bridge.created[0]!.env, [
         { name: 'A', value: 'b' },
         { name: 'FROM_ENVRC', value: '1' },
