@@ -255,7 +255,7 @@ describe('exec/sandbox: escapes the host judges', function () {
     assert.equal(existsSync(canary), false);
   });
 
-  it('a writable folder a command replaced with a symlink is not followed by the next command\'s bind; a symlinked cache of the user\'s is', async () => {
+  it('a writable folder a command replaced with a symlink is not followed by the next command\'s bind; a symlinked cache of the user\'s is only when shared with the host', async () => {
     sandboxSettings.allowWrite = ['./opened', './build/out'];
     const target = path.join(outside, 'target');
     mkdirSync(target);
@@ -276,7 +276,14 @@ describe('exec/sandbox: escapes the host judges', function () {
     assert.match(out, /^ws: 0$/m, out);
     assert.deepEqual(readdirSync(target), []);
     assert.equal(existsSync(path.join(outside, 'out')), false);
-    assert.equal(readFileSync(path.join(cacheReal, 'c'), 'utf8'), 'c\n');
+    // By default the cache is a store of the sandbox's own: the user's linked cache holds nothing new.
+    assert.deepEqual(readdirSync(cacheReal), []);
+    assert.equal(readFileSync(path.join(home, '.local/state/agent-bash/sandbox-caches/.npm/_cacache/c'), 'utf8'), 'c\n');
+    // Shared with the host, the user's cache is written through its link (the link itself is not the sandbox's to change).
+    sandboxSettings = { ...sandboxSettings, sharedCaches: true };
+    const shared = await make().run({ command: 'echo s > ~/.npm/_cacache/s; echo "cache: $?"' });
+    assert.match(textOf(shared), /^cache: 0$/m, textOf(shared));
+    assert.equal(readFileSync(path.join(cacheReal, 's'), 'utf8'), 's\n');
   });
 
   it("what a repository's git config names in the workspace is read-only: included config files (the repository's and the global config's), the hooks folder, a fsmonitor script; an absent include a command makes is moved aside", async () => {
