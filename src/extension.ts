@@ -105,6 +105,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     reveal: () => settings.terminalReveal(),
     keep: () => settings.terminalKeep(),
     sandbox,
+    // The caller sessions' persistent shells, in the sandbox (issue 23): the executor the settings pick.
+    sessions: executors.executor,
   });
   const pty = new TerminalPtyExecutor(() => {
     const s = settings.current().shell;

@@ -9,6 +9,7 @@ import type {
   CreateTerminalParams,
   OutputSinkLike,
   OutputSummary,
+  SessionLine,
   TerminalExitStatus,
   TerminalHandle,
   TerminalOutput,
@@ -77,6 +78,8 @@ export interface BridgeRunRequest {
   sandbox?: 'off';
   /** The caller's words on what the command does (`description`), for the terminal's header. */
   description?: string;
+  /** The line may run in the caller's persistent shell (a bridge that keeps one decides). */
+  session?: SessionLine;
 }
 
 type Outcome =
@@ -232,6 +235,7 @@ class BridgeRun {
       ...(req.caller ? { caller: req.caller } : {}),
       ...(req.sandbox ? { sandbox: req.sandbox } : {}),
       ...(req.description ? { description: req.description } : {}),
+      ...(req.session ? { session: req.session } : {}),
     });
     const first = await Promise.race([createP.then((h) => ({ kind: 'created' as const, h })), this.outcomeP]);
     if (first.kind !== 'created') {

@@ -166,6 +166,21 @@ export interface BridgeCreateOptions {
   sandbox?: 'off';
   /** The caller's words on what the command does (`description`), shown under its header line. */
   description?: string;
+  /**
+   * The command is a shell line the pipeline has judged: a bridge that keeps a persistent shell per
+   * caller session may run `line` there instead of starting `params` (ACP `terminal/create` never
+   * sets this: the protocol promises a process per request).
+   */
+  session?: SessionLine;
+}
+
+/** A shell line for a caller's persistent shell session. */
+export interface SessionLine {
+  /** The session (one per caller session). */
+  key: string;
+  /** The line, without the environment stage's unsets (`unset` carries them). */
+  line: string;
+  unset?: string[];
 }
 
 // ---- Callers ----

@@ -360,6 +360,7 @@ export class BashPipeline {
         ...(deps.bridgePollIntervalMs !== undefined ? { pollIntervalMs: deps.bridgePollIntervalMs } : {}),
         ...(p.sandbox ? { sandbox: p.sandbox } : {}),
         ...(p.description ? { description: p.description } : {}),
+        session: { key: this.callerSessionKey(opts), line: p.command, ...(p.unset?.length ? { unset: p.unset } : {}) },
       });
     }
     if (pty) {
@@ -535,6 +536,13 @@ export class BashPipeline {
       // Best effort: without an artifact the output is still bounded, only the spill is lost.
     }
     return this.deps.createSink ? this.deps.createSink(opts) : new OutputSink(opts);
+  }
+
+  /** The persistent shell a caller's bridge commands share: one per caller session. */
+  private callerSessionKey(opts: BashRunOptions): string {
+    if (opts.sessionKey !== undefined) return opts.sessionKey;
+    const { caller } = opts;
+    return caller ? `${this.deps.sessionId}:${caller.kind}:${caller.sessionId}` : this.deps.sessionId;
   }
 
   private bridgeShell(settings: BashSettings): BridgeShell {

@@ -39,7 +39,26 @@ export interface BridgeProcessOptions {
   sandboxMode?: 'off';
 }
 
-export class BridgeProcess {
+/** What a client-bridge command runs as: a process of its own (BridgeProcess) or a call in a session's shell (SessionCall). */
+export interface CommandProcess {
+  readonly pid: number | undefined;
+  /** How it runs: in the OS sandbox, only contained (a PID namespace), or plain. */
+  readonly level: SandboxLevel;
+  /** Resolves after the exit and the drain of the output; never rejects. */
+  readonly exited: Promise<TerminalExitStatus>;
+  readonly exitStatus: TerminalExitStatus | null;
+  readonly exitedAt: number | undefined;
+  readonly running: boolean;
+  output(): TerminalOutput;
+  onOutput(listener: (chunk: string) => void): () => void;
+  pipeTo(sink: OutputSinkLike): void;
+  /** Stops the command; resolves once it has ended. */
+  kill(): Promise<void>;
+  /** Stops the command and whatever it left running. */
+  killAll(): Promise<void>;
+}
+
+export class BridgeProcess implements CommandProcess {
   readonly pid: number | undefined;
   /** How it runs: in the OS sandbox, only contained (a PID namespace), or plain. */
   readonly level: SandboxLevel;

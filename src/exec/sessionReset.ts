@@ -39,6 +39,12 @@ const ATTRIBUTED0 = '__agent_bash_attributed0';
  */
 const RESTORE0 = '__agent_bash_restore0';
 const LEAVE0 = '__agent_bash_leave0';
+/**
+ * A descriptor on a scratch file of the shell's own (unlinked at the start): the reset's listing is
+ * written there and read back, because capturing it with `$(…)` forked the shell for every call (2-4 ms
+ * of a call's ~10 here). Empty when the file could not be made: the listing then forks as before.
+ */
+const LISTFD0 = '__agent_bash_listfd0';
 
 /**
  * Sensitive names bash manages itself (read-only, dynamic, or restored by another step: options,
@@ -81,8 +87,11 @@ export function resetStartupScript(n: string): string {
     `\\builtin unset ${name}`,
     `${OPTIONS0}="$(\\builtin set +o; \\builtin shopt -p)"; ${OPTIONS0}="\\builtin \${${OPTIONS0}//$'\\n'/$'\\n'\\\\builtin }"`,
     `${SHOPTS0}="$SHELLOPTS:$BASHOPTS"`,
+    // The scratch file: made in the shell's TMPDIR, opened, unlinked; only the descriptor is left.
+    `${name}="\${TMPDIR:-/tmp}/.agent-bash-list-$$-$RANDOM$RANDOM"; ` +
+      `if \\builtin exec {${LISTFD0}}>"$${name}" 2>/dev/null; then \\command rm -f -- "$${name}" 2>/dev/null; else ${LISTFD0}=; fi; \\builtin unset ${name}`,
     `${RESET0}=${singleQuoted(resetBody())}`,
-    `\\builtin readonly ${OPTIONS0} ${SHOPTS0} ${BUILTINS0} ${VARIABLES0} ${READONLY0} ${ATTRIBUTED0} ${RESTORE0} ${LEAVE0} ${RESET0}`,
+    `\\builtin readonly ${OPTIONS0} ${SHOPTS0} ${BUILTINS0} ${VARIABLES0} ${READONLY0} ${ATTRIBUTED0} ${RESTORE0} ${LEAVE0} ${RESET0} ${LISTFD0}`,
   ].join('\n');
 }
 
@@ -104,7 +113,7 @@ export function resetFirstLine(): string {
  * memory: `${RESET0//__V__/suffix}`), so no command can make them readonly in advance.
  */
 const SUFFIX_MARK = '__V__';
-const RESET_VARIABLES = ['__agent_bash_rn', '__agent_bash_rf', '__agent_bash_rsec', '__agent_bash_rdis', '__agent_bash_rseen'] as const;
+const RESET_VARIABLES = ['__agent_bash_rn', '__agent_bash_rf', '__agent_bash_rsec', '__agent_bash_rdis', '__agent_bash_rseen', '__agent_bash_rlist'] as const;
 /** The reset's code, kept in a readonly variable from the start (see RESTORE0 for why not sent each call). */
 const RESET0 = '__agent_bash_reset0';
 
@@ -113,21 +122,28 @@ const RESET0 = '__agent_bash_reset0';
  * state. One fork: the listing below; the check reads bash's own option lists.
  */
 function resetBody(): string {
-  const [n, failed, section, disabled, seen] = RESET_VARIABLES.map((name) => `${name}${SUFFIX_MARK}`);
+  const [n, failed, section, disabled, seen, list] = RESET_VARIABLES.map((name) => `${name}${SUFFIX_MARK}`);
   const fail = `|| ${failed}=1`;
   // One listing: every builtin (`enable NAME` / `enable -n NAME`), then after `@F` the functions,
   // after `@A` the integer and nameref variables (set or only declared), after `@V` every set
   // variable. Function names may hold glob characters: no globbing while the words are read.
   const listing =
-    "$(\\builtin enable -a; \\builtin printf '%s\\n' @F; \\builtin compgen -A function; \\builtin printf '%s\\n' @A; " +
-    "\\builtin declare -i; \\builtin declare -n; \\builtin printf '%s\\n' @V; \\builtin compgen -v)";
+    "\\builtin enable -a; \\builtin printf '%s\\n' @F; \\builtin compgen -A function; \\builtin printf '%s\\n' @A; " +
+    "\\builtin declare -i; \\builtin declare -n; \\builtin printf '%s\\n' @V; \\builtin compgen -v";
+  // Written to the scratch file through a fresh open of its descriptor (truncating it) and read back
+  // whole (a regular file: bash reads it in blocks); without the file, or when that fails, `$(…)`.
+  const scratch = `/proc/self/fd/$${LISTFD0}`;
+  const fill =
+    `${list}=; if ! { [[ -n $${LISTFD0} ]] && { ${listing}; } >${scratch} && { \\builtin read -r -d '' ${list} <${scratch}; [[ -n $${list} ]]; }; }; ` +
+    `then ${list}=$(${listing}); fi; `;
   return (
     `${failed}=; ${section}=; ${disabled}=; ${seen}=; IFS=$' \\t\\n'; ` +
     // The builtins the reset itself uses, then the options as the shell started (`set -k`, `noglob`,
     // `nocasematch` would change how the rest reads); this leaves the first line's POSIX mode.
-    `\\builtin enable builtin cd compgen declare enable eval export hash printf readonly set shopt trap unalias unset ${fail}; ` +
+    `\\builtin enable builtin cd compgen declare enable eval export hash printf read readonly set shopt trap unalias unset ${fail}; ` +
     `\\builtin eval "$${OPTIONS0}"; ` +
-    `\\builtin set -f; for ${n} in ${listing}; do case $${n} in @F|@A|@V) ${section}=$${n};; *) case $${section} in ` +
+    fill +
+    `\\builtin set -f; for ${n} in $${list}; do case $${n} in @F|@A|@V) ${section}=$${n};; *) case $${section} in ` +
     // Builtins: the disabled ones are enabled again; the names must be the start's (no `enable -f` one).
     `'') case $${n} in enable) ;; -n) ${disabled}=1;; *) ${seen}+="$${n} "; ` +
     `if [[ -n $${disabled} ]]; then \\builtin enable "$${n}" ${fail}; ${disabled}=; fi;; esac;; ` +
@@ -143,7 +159,8 @@ function resetBody(): string {
     `\\builtin unset -v POSIXLY_CORRECT ${fail}; \\builtin eval "$${VARIABLES0}" ${fail}; ` +
     `\\builtin eval "$${OPTIONS0}"; ` +
     // The check, without another process: the same builtins, options as at the start, nothing failed.
-    `[[ -z $${failed} && $${seen} == "$${BUILTINS0}" && "$SHELLOPTS:$BASHOPTS" == "$${SHOPTS0}" ]]`
+    // No function is left, whatever the listing said (`compgen` fails when it finds none).
+    `[[ -z $${failed} && $${seen} == "$${BUILTINS0}" && "$SHELLOPTS:$BASHOPTS" == "$${SHOPTS0}" ]] && ! \\builtin compgen -A function >/dev/null`
   );
 }
 

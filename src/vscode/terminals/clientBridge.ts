@@ -5,7 +5,7 @@
 // reaps those left unreleased after exit, and kills them all on dispose.
 import { randomUUID } from 'node:crypto';
 import type * as vscode from 'vscode';
-import type { BridgeCreateOptions, ClientBridge, CreateTerminalParams, TerminalHandle } from '../../core/contracts';
+import type { BridgeCreateOptions, ClientBridge, CreateTerminalParams, LocalExecutor, TerminalHandle } from '../../core/contracts';
 import type { SandboxRuntime } from '../../exec/sandbox/sandboxRuntime';
 import { CallerTerminals } from './callerTerminals';
 import { CommandTerminal } from './commandTerminal';
@@ -31,6 +31,11 @@ export interface ClientBridgeOptions {
   keep?: () => number;
   /** The OS sandbox every terminal's process runs in. */
   sandbox?: SandboxRuntime;
+  /**
+   * The persistent shells (one per caller session) that run the pipeline's lines: a command then
+   * needs no process, sandbox or shell of its own. Absent: every command starts its own process.
+   */
+  sessions?: LocalExecutor;
 }
 
 export class VsCodeClientBridge implements ClientBridge, vscode.Disposable {
@@ -69,6 +74,7 @@ export class VsCodeClientBridge implements ClientBridge, vscode.Disposable {
       ...(this.opts.sandbox ? { sandbox: this.opts.sandbox } : {}),
       ...(options.sandbox ? { sandboxMode: options.sandbox } : {}),
       ...(options.description ? { description: options.description } : {}),
+      ...(options.session && this.opts.sessions ? { session: { ...options.session, executor: this.opts.sessions } } : {}),
     };
     let term: CommandTerminal;
     try {

@@ -7,12 +7,15 @@ import type * as vscode from 'vscode';
 import { STOPPED } from '../../core/humanMessages';
 import { statusWithRefusal } from '../../core/terminalText';
 import { policyCommandLine } from '../../core/policy/terminalCommandLine';
-import { BridgeProcess } from '../../exec/bridgeProcess';
+import { BridgeProcess, type CommandProcess } from '../../exec/bridgeProcess';
+import { SessionCall } from '../../exec/sessionCall';
 import type { SandboxRuntime } from '../../exec/sandbox/sandboxRuntime';
 import { exitWords, type CallerTerminal, type Region, type RegionOwner } from './callerTerminal';
 import { TERMINAL_ENV } from './processMarks';
 import type {
   CreateTerminalParams,
+  LocalExecutor,
+  SessionLine,
   OutputSinkLike,
   TerminalExitStatus,
   TerminalHandle,
@@ -35,6 +38,8 @@ export interface CommandTerminalOptions {
   sandboxMode?: 'off';
   /** The caller's words on what the command does, under the header line. */
   description?: string;
+  /** Run the line in the caller's persistent shell (through `executor`) rather than a process of its own. */
+  session?: SessionLine & { executor: LocalExecutor };
 }
 
 /** The exit in brackets, as the ACP panel's cards show it. */
@@ -45,7 +50,7 @@ export function exitLine(status: TerminalExitStatus): string {
 export class CommandTerminal implements TerminalHandle {
   readonly terminalId: string;
   readonly host: CallerTerminal;
-  private readonly process: BridgeProcess;
+  private readonly process: CommandProcess;
   private readonly region: Region;
   private readonly owner: RegionOwner;
   private released = false;
@@ -64,7 +69,7 @@ export class CommandTerminal implements TerminalHandle {
     };
     this.region = opts.host.begin(policyCommandLine(params), cwd === opts.quietCwd ? undefined : cwd, this.owner, opts.description);
     try {
-      this.process = new BridgeProcess({
+      this.process = opts.session ? sessionCall(opts, opts.session, cwd, (chunk) => this.region.write(chunk)) : new BridgeProcess({
         params,
         shell: opts.shell,
         baseEnv: opts.baseEnv,
@@ -142,4 +147,23 @@ export class CommandTerminal implements TerminalHandle {
   private assertNotReleased(): void {
     if (this.released) throw new Error(`Terminal ${this.terminalId} was released`);
   }
+}
+
+/** The command as a call in its caller's persistent shell; the sandbox decides its level as for a process. */
+function sessionCall(opts: CommandTerminalOptions, session: SessionLine & { executor: LocalExecutor }, cwd: string, onBytes: (chunk: Buffer) => void): SessionCall {
+  const { params } = opts;
+  return new SessionCall({
+    executor: session.executor,
+    sessionKey: session.key,
+    line: session.line,
+    ...(session.unset ? { unset: session.unset } : {}),
+    cwd,
+    ...(params.env?.length ? { env: Object.fromEntries(params.env.map((v) => [v.name, v.value])) } : {}),
+    mark: { name: TERMINAL_ENV, value: opts.id },
+    // Throws SandboxUnavailableError (sandbox `on`, none here) before anything starts, as a process would.
+    level: opts.sandbox ? opts.sandbox.levelFor(opts.sandboxMode) : 'plain',
+    ...(opts.sandboxMode ? { sandboxMode: opts.sandboxMode } : {}),
+    ...(params.outputByteLimit !== undefined ? { outputByteLimit: params.outputByteLimit } : {}),
+    onBytes,
+  });
 }

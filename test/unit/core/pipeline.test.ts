@@ -475,14 +475,28 @@ describe('core/pipeline BashPipeline', () => {
       assert.ok(textOf(r).startsWith('from client'));
       assert.equal(r.details.terminalId, 'term-1');
       assert.equal(bridge.handle.releaseCount, 1);
-      assert.deepEqual(bridge.createdWith[0], {});
+      // The line (cd-stripped) may run in the caller's persistent shell; the session is the pipeline's.
+      assert.deepEqual(bridge.createdWith[0], { session: { key: 'sess-1', line: 'git status | head' } });
+    });
+
+    it('each caller session has a shell session of its own; an explicit session key wins', async () => {
+      const bridge = new FakeClientBridge();
+      bridge.handle.exit.resolve({ exitCode: 0, signal: null });
+      const p = make({ bridge, bridgePollIntervalMs: 5 });
+      await p.run({ command: 'true' }, { caller: { kind: 'lmTool', name: 'Copilot', sessionId: 'chat-1' } });
+      await p.run({ command: 'true' }, { caller: { kind: 'acp', name: 'Agent', sessionId: 'conn-2' } });
+      await p.run({ command: 'true' }, { sessionKey: 'mine', caller: { kind: 'acp', name: 'Agent', sessionId: 'conn-2' } });
+      assert.deepEqual(
+        bridge.createdWith.map((o) => o.session?.key),
+        ['sess-1:lmTool:chat-1', 'sess-1:acp:conn-2', 'mine'],
+      );
     });
 
     it("the caller's description reaches the terminal the bridge creates", async () => {
       const bridge = new FakeClientBridge();
       bridge.handle.exit.resolve({ exitCode: 0, signal: null });
       await make({ bridge, bridgePollIntervalMs: 5 }).run({ command: 'git status', description: 'Show the working tree' });
-      assert.deepEqual(bridge.createdWith[0], { description: 'Show the working tree' });
+      assert.deepEqual(bridge.createdWith[0], { description: 'Show the working tree', session: { key: 'sess-1', line: 'git status' } });
     });
 
     it('the environment stage (direnv) shapes every route: bridge, PTY, local and background jobs', async () => {
@@ -495,6 +509,8 @@ describe('core/pipeline BashPipeline', () => {
       bridge.handle.exit.resolve({ exitCode: 0, signal: null });
       await make({ bridge, bridgePollIntervalMs: 5, environment }).run({ command: 'make', env: { A: 'b' }, timeout: 7 });
       assert.deepEqual(bridge.created[0]!.args, ['-c', 'unset -v OLD; make']);
+      // In a persistent shell the same unsets go with the line (the executor applies them).
+      assert.deepEqual(bridge.createdWith[0]!.session, { key: 'sess-1', line: 'make', unset: ['OLD', 'bad-name'] });
       assert.deepEqual(bridge.created[0]!.env, [
         { name: 'A', value: 'b' },
         { name: 'FROM_ENVRC', value: '1' },

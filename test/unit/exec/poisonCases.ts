@@ -62,5 +62,18 @@ export const POISON_CASES: readonly PoisonCase[] = [
   { name: 'integer attribute', poison: 'declare -i n', probe: 'n=\'a[$(echo POISONED >&2)]\'; echo "$n"', expected: 'a[$(echo POISONED >&2)]\n' },
   { name: 'readonly PATH', poison: 'readonly PATH', probe: 'echo "clean[$X]"', expected: 'clean[]\n', notice: sessionReplacedNotice('reset') },
   { name: 'readonly function', poison: 'ls() { echo POISONED; }; readonly -f ls', probe: 'ls -d .; echo "[$X]"', expected: '.\n[]\n', notice: sessionReplacedNotice('reset') },
-  { name: 'readonly IFS', poison: 'readonly IFS', probe: 'echo "clean[$X]"', expected: 'clean[]\n', notice: sessionReplacedNotice('refused') },
+  { name: 'readonly IFS', poison: 'readonly IFS', probe: 'echo "clean[$X]"', expected: 'clean[]\n', notice: sessionReplacedNotice('reset') },
+  // The reset's scratch file (sessionReset.ts): closed, or swapped for a file that lists nothing.
+  {
+    name: 'scratch descriptor closed',
+    poison: 'ls() { echo POISONED; }; eval "exec ${__agent_bash_listfd0:-9}>&-"',
+    probe: 'ls -d .; echo "[$X]"',
+    expected: '.\n[kept]\n',
+  },
+  {
+    name: 'scratch descriptor swapped for /dev/null',
+    poison: 'ls() { echo POISONED; }; eval "exec ${__agent_bash_listfd0:-9}</dev/null"',
+    probe: 'ls -d .; echo "[$X]"',
+    expected: '.\n[kept]\n',
+  },
 ];

@@ -61,6 +61,11 @@ describe('exec: the persistent session is reset before each call (sessionReset.t
     });
   }
 
+  it('lists what to drop without a process of its own: through a scratch file already unlinked (nothing left in TMPDIR)', async () => {
+    const r = await run('readlink "/proc/$$/fd/$__agent_bash_listfd0"', 'reset-scratch');
+    assert.match(r.sink.text(), /^.*\/\.agent-bash-list-\d+-\d+ \(deleted\)\n$/);
+  });
+
   it('carries plain and exported ordinary variables and per-call cwd, and restores sensitive ones to their start values', async () => {
     const key = 'reset-carry';
     await run('A=plain; export B=exported; export GIT_DIR=/x; HOME=/nowhere; unset TMPDIR LANG; declare -x C=1', key);

@@ -1,0 +1,135 @@
+// The process half of a client-bridge command that runs in its caller's persistent shell (issue 23):
+// the same face as a BridgeProcess (output tail, pushed chunks, sinks, exit status, kill, release
+// sweep), but the line goes to a LocalExecutor session instead of a process of its own. The shell
+// is already up inside the sandbox and the PID namespace, so a command costs no fork of the editor's
+// process, no sandbox set-up and no shell start. What carries between calls is the session's rule
+// (sessionReset.ts): functions, aliases, traps, options and the sensitive variables never do.
+import type { LocalExecutor, OutputSinkLike, OutputSummary, TerminalExitStatus, TerminalOutput } from '../core/contracts';
+import { TailBuffer } from '../core/output/tailBuffer';
+import { DEFAULT_OUTPUT_BYTE_LIMIT, type CommandProcess } from './bridgeProcess';
+import { killByEnv } from './processTree';
+import type { SandboxLevel } from './sandbox/sandboxRuntime';
+
+export interface SessionCallOptions {
+  executor: LocalExecutor;
+  /** The persistent-shell session (one per caller session). */
+  sessionKey: string;
+  /** The command line as the shell reads it. */
+  line: string;
+  /** Inherited variables the environment stage unsets first. */
+  unset?: string[];
+  cwd: string;
+  /** The caller's variables, for this call only. */
+  env?: Record<string, string>;
+  /** Exported for this call only: every process it starts inherits it, so the release finds them. */
+  mark: { name: string; value: string };
+  /** How it runs (the sandbox runtime's answer for this call). */
+  level: SandboxLevel;
+  sandboxMode?: 'off';
+  outputByteLimit?: number;
+  onBytes?: (chunk: Buffer) => void;
+}
+
+export class SessionCall implements CommandProcess {
+  /** The command has no process of its own: the session's shell runs it. */
+  readonly pid: number | undefined = undefined;
+  readonly level: SandboxLevel;
+  readonly exited: Promise<TerminalExitStatus>;
+  exitStatus: TerminalExitStatus | null = null;
+  exitedAt: number | undefined;
+  private readonly tail: TailBuffer;
+  private readonly listeners = new Set<(chunk: string) => void>();
+  private readonly sinks: OutputSinkLike[] = [];
+  private readonly decoder = new TextDecoder('utf-8');
+  private readonly abort = new AbortController();
+
+  constructor(private readonly opts: SessionCallOptions) {
+    this.level = opts.level;
+    this.tail = new TailBuffer(opts.outputByteLimit ?? DEFAULT_OUTPUT_BYTE_LIMIT);
+    const sink: OutputSinkLike = {
+      push: (chunk) => this.onData(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)),
+      // A notice of the session (it was replaced) is part of what the command printed, last.
+      dump: (notice) => {
+        if (notice) this.onData(Buffer.from(`${notice}\n`));
+        return Promise.resolve(EMPTY_SUMMARY);
+      },
+      dispose: () => undefined,
+    };
+    this.exited = opts.executor
+      .run({
+        command: opts.line,
+        cwd: opts.cwd,
+        env: { ...opts.env, [opts.mark.name]: opts.mark.value },
+        // The bridge route owns the deadline: it kills through `kill()`.
+        timeoutMs: 0,
+        signal: this.abort.signal,
+        sessionKey: opts.sessionKey,
+        ...(opts.unset?.length ? { unset: opts.unset } : {}),
+        sink,
+        ...(opts.sandboxMode ? { sandbox: opts.sandboxMode } : {}),
+      })
+      .then(
+        (r): TerminalExitStatus => {
+          if (r.cancelled) return { exitCode: null, signal: 'SIGTERM' };
+          if (r.signal) return { exitCode: null, signal: r.signal };
+          return { exitCode: r.exitCode ?? null, signal: null };
+        },
+        (err: unknown): TerminalExitStatus => {
+          this.onData(Buffer.from(`${err instanceof Error ? err.message : String(err)}\n`));
+          return { exitCode: 126, signal: null };
+        },
+      )
+      .then((status) => this.finish(status));
+  }
+
+  get running(): boolean {
+    return this.exitStatus === null;
+  }
+
+  output(): TerminalOutput {
+    return { output: this.tail.text(), truncated: this.tail.truncated, exitStatus: this.exitStatus };
+  }
+
+  onOutput(listener: (chunk: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  pipeTo(sink: OutputSinkLike): void {
+    this.sinks.push(sink);
+  }
+
+  /** Stops the command: its session's shell is killed (the next call gets a fresh one). */
+  async kill(): Promise<void> {
+    if (this.exitStatus) return;
+    this.abort.abort();
+    await this.exited;
+  }
+
+  /** Nothing the command started outlives its release; the session's shell stays for the next call. */
+  async killAll(): Promise<void> {
+    this.listeners.clear();
+    if (this.exitStatus === null) await this.kill();
+    setImmediate(() => killByEnv(this.opts.mark.name, this.opts.mark.value));
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.exitStatus) return;
+    this.tail.push(chunk);
+    for (const sink of this.sinks) sink.push(chunk);
+    this.opts.onBytes?.(chunk);
+    if (this.listeners.size === 0) return;
+    const text = this.decoder.decode(chunk, { stream: true });
+    if (text) for (const l of this.listeners) l(text);
+  }
+
+  private finish(status: TerminalExitStatus): TerminalExitStatus {
+    const rest = this.decoder.decode();
+    if (rest) for (const l of this.listeners) l(rest);
+    this.exitStatus = status;
+    this.exitedAt = Date.now();
+    return status;
+  }
+}
+
+const EMPTY_SUMMARY: OutputSummary = { output: '', truncated: false, totalLines: 0, totalBytes: 0, outputLines: 0, outputBytes: 0 };
