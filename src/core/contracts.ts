@@ -91,6 +91,8 @@ export interface ExecResult {
 
 export interface LocalExecutor {
   run(req: ExecRequest): Promise<ExecResult>;
+  /** Starts the persistent shell of a session ahead of its first call (optional; runs nothing). */
+  warm?(req: { sessionKey: string; cwd: string; sandbox?: 'off' }): void;
   /** Kills every shell and process this executor started. */
   dispose(): Promise<void>;
 }
@@ -155,6 +157,8 @@ export interface TerminalHandle {
 export interface ClientBridge {
   capabilities: { terminal: boolean };
   createTerminal?(params: CreateTerminalParams, options?: BridgeCreateOptions): Promise<TerminalHandle>;
+  /** A bridge with persistent shells starts the session's ahead of its first line (runs nothing). */
+  warm?(session: { key: string; cwd: string; sandbox?: 'off' }): void;
 }
 
 export interface BridgeCreateOptions {

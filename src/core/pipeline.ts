@@ -217,6 +217,7 @@ export class BashPipeline {
       const input = this.validate(rawInput, settings);
       const cd = this.cdPrefix(input);
       this.asyncGate(input);
+      this.warmSession(input, opts);
       const sandbox = await this.policyGate(input, opts, call);
       this.interceptor(input.command, cd.command, settings, opts);
       const urls = this.internalUrls(cd.command, input.env, cd.cwd);
@@ -536,6 +537,16 @@ export class BashPipeline {
       // Best effort: without an artifact the output is still bounded, only the spill is lost.
     }
     return this.deps.createSink ? this.deps.createSink(opts) : new OutputSink(opts);
+  }
+
+  /**
+   * A line bound for the client bridge: its caller's persistent shell starts now, while the policy
+   * decides (and the user answers), not after. It runs nothing; a refused line leaves an idle shell.
+   */
+  private warmSession(input: BashInput, opts: BashRunOptions): void {
+    const { bridge } = this.deps;
+    if (!bridge?.warm || !bridge.capabilities.terminal || input.pty || input.async) return;
+    bridge.warm({ key: this.callerSessionKey(opts), cwd: this.deps.sessionCwd(), ...(input.sandbox ? { sandbox: input.sandbox } : {}) });
   }
 
   /** The persistent shell a caller's bridge commands share: one per caller session. */

@@ -89,15 +89,7 @@ export class LocalShellExecutor implements LocalExecutor {
       return this.oneShot(req, config, command, commandEnv(config.env, callerEnv));
     }
     const start = (): PersistentShell => {
-      const fresh = new PersistentShell({
-        shell: config.shell,
-        args: config.args,
-        env: sessionEnv,
-        cwd: req.cwd,
-        killGraceMs: this.options.killGraceMs,
-        ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
-        ...(req.sandbox ? { sandboxMode: req.sandbox } : {}),
-      });
+      const fresh = this.newShell(config, sessionEnv, req.cwd, req.sandbox);
       this.sessions.set(key, fresh);
       return fresh;
     };
@@ -129,6 +121,39 @@ export class LocalShellExecutor implements LocalExecutor {
     const result = run.result;
     if (result.timedOut || result.cancelled || shell.dead) this.discard(key, shell);
     return result;
+  }
+
+  /**
+   * Starts the persistent shell a call of this session would use, when there is none yet, so that
+   * call finds it up (the editor does this while the policy decides and the user answers). Runs
+   * nothing in it; does nothing where a call would not use a persistent shell.
+   */
+  warm(req: { sessionKey: string; cwd: string; sandbox?: 'off' }): void {
+    if (this.disposed || this.options.persistent === false || req.sessionKey.includes(ASYNC_KEY_MARK)) return;
+    try {
+      this.options.sandbox?.levelFor(req.sandbox);
+      const config = getShellConfig({ shellPath: this.options.shellPath, shellArgs: this.options.shellArgs, env: this.options.baseEnv });
+      if (!PersistentShell.supports(config.shell)) return;
+      const sessionEnv = commandEnv(config.env);
+      const key = sessionKeyOf(req.sessionKey, config, sessionEnv) + (req.sandbox === 'off' ? '\nsandbox-off' : '');
+      const shell = this.sessions.get(key);
+      if ((shell && !shell.dead) || this.quarantined.has(key)) return;
+      this.sessions.set(key, this.newShell(config, sessionEnv, req.cwd, req.sandbox));
+    } catch {
+      // The call itself reports why it cannot start (sandbox `on` without a sandbox, a bad shell).
+    }
+  }
+
+  private newShell(config: ShellConfig, env: Record<string, string>, cwd: string, sandbox: 'off' | undefined): PersistentShell {
+    return new PersistentShell({
+      shell: config.shell,
+      args: config.args,
+      env,
+      cwd,
+      killGraceMs: this.options.killGraceMs,
+      ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
+      ...(sandbox ? { sandboxMode: sandbox } : {}),
+    });
   }
 
   /** Drops a session's shell: later calls start a new one; until its kill settles they go one-shot. */

@@ -51,6 +51,27 @@ describe('bridge: agent commands in VS Code terminals', () => {
     assert.match(text(result), /Command exited with code 137$/);
   });
 
+  it("a caller's commands share a persistent shell behind its terminal: an export carries, a function does not, another caller sees neither", async () => {
+    const api = await activateApi();
+    const t = await testing();
+    // A function definition asks: allowed once here.
+    await answerDialogs('Allow once');
+    const first = await api.runBash({ command: 'export CARRIED=yes; probe_fn() { echo POISONED; }; echo "$$"' }, { callerName: 'Keeper' }).finally(() => answerDialogs(undefined));
+    const shellPid = Number(text(first).split('\n')[0]);
+    const again = await api.runBash({ command: 'echo "[$CARRIED] $$"; probe_fn 2>/dev/null || echo "no function"' }, { callerName: 'Keeper' });
+    assert.match(text(again), new RegExp(`^\\[yes\\] ${shellPid}\\nno function\\n`));
+    const other = await api.runBash({ command: 'echo "[$CARRIED]"' }, { callerName: 'Stranger' });
+    assert.match(text(other), /^\[\]\n/);
+    // Both ran in their callers' terminals, as a command of their own each.
+    assert.equal(terminalsNamed('AB: Keeper').length, 1);
+    assert.ok(t.services.bridge.list().every((c) => c.terminalId !== first.details.terminalId), 'the first command was released');
+    // A timeout kills that shell; the caller's next command gets a fresh one (nothing carried).
+    const timedOut = await api.runBash({ command: 'sleep 30', timeout: 1 }, { callerName: 'Keeper' });
+    assert.equal(timedOut.details.timedOut, true);
+    const fresh = await api.runBash({ command: 'echo "[$CARRIED]"' }, { callerName: 'Keeper' });
+    assert.match(text(fresh), /^\[\]\n/);
+  });
+
   it('a 3 s timeout on sleep 30 kills the whole process group', async () => {
     const api = await activateApi();
     const dir = workspaceDir();

@@ -20,6 +20,7 @@ export class ExecutorHolder {
   /** A stable executor object that always delegates to the one matching the current settings. */
   readonly executor: LocalExecutor = {
     run: (req: ExecRequest): Promise<ExecResult> => this.get().run(req),
+    warm: (req) => this.get().warm(req),
     dispose: () => this.dispose(),
   };
 

@@ -110,8 +110,8 @@ export class CallerTerminal {
     this.running = owner;
     this.owners.add(owner);
     const where = cwd ? `  \x1b[2m(in ${cwd})\x1b[0m` : '';
-    this.view.writeLine(`${this.regions++ > 0 ? '\n' : ''}\x1b[1m$ ${oneLine(line)}\x1b[0m${where}`);
-    if (description) this.view.writeLine(`\x1b[2m# ${headerDescription(description)}\x1b[0m`);
+    this.view.writeLine(`${this.regions++ > 0 ? '\n' : ''}\x1b[1m$ ${oneLine(line)}\x1b[0m${where}`, true);
+    if (description) this.view.writeLine(`\x1b[2m# ${headerDescription(description)}\x1b[0m`, true);
     let ended = false;
     return {
       write: (chunk) => {

@@ -88,6 +88,10 @@ export class VsCodeClientBridge implements ClientBridge, vscode.Disposable {
     return term;
   }
 
+  warm(session: { key: string; cwd: string; sandbox?: 'off' }): void {
+    this.opts.sessions?.warm?.({ sessionKey: session.key, cwd: session.cwd, ...(session.sandbox ? { sandbox: session.sandbox } : {}) });
+  }
+
   get(terminalId: string): TerminalHandle {
     const term = this.terminals.get(terminalId);
     if (!term) throw new Error(unknownTerminalMessage(terminalId));

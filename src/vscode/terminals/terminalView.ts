@@ -6,7 +6,8 @@
 // stream (the newest; older bytes that did not fit are counted and replaced by one dim line
 // `[… 12.3 MB not drawn here; the full output is kept]`). That caps what reaches the workbench
 // renderer at 1 MiB/s, far more than anyone reads; the command's result (and its artifact) keeps
-// everything. Our own lines (a command's header and status) are drawn at once, not after the timer.
+// everything. A command's status line is drawn at once; its header goes with the next write (at most
+// FLUSH_MS later), so a quick command's header, output and status reach the renderer as one write.
 import type * as vscode from 'vscode';
 
 /**
@@ -53,12 +54,16 @@ export class TerminalView {
     this.schedule();
   }
 
-  /** A line of our own (a command's header or status) that starts on a fresh line; drawn at once. */
-  writeLine(line: string): void {
+  /**
+   * A line of our own (a command's header or status) that starts on a fresh line; drawn at once, or
+   * with `soon` within FLUSH_MS together with whatever follows it.
+   */
+  writeLine(line: string, soon = false): void {
     const last = this.pending.length ? this.pending[this.pending.length - 1].at(-1) : this.lastByte;
     const sep = last === undefined || last === 0x0a ? '' : '\n';
     this.append(Buffer.from(`${sep}${line}\n`));
-    this.flushNow();
+    if (soon) this.schedule();
+    else this.flushNow();
   }
 
   /** Draws what is pending now (once the terminal is open). */

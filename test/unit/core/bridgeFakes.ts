@@ -93,6 +93,8 @@ export class FakeClientBridge implements ClientBridge {
   createdWith: BridgeCreateOptions[] = [];
   /** When set, createTerminal waits for it (to test abort/timeout during create). */
   gate: Promise<void> | undefined;
+  /** Set by a test to see the pipeline warm a caller's shell session. */
+  warm: ClientBridge['warm'];
   constructor(readonly handle: FakeTerminalHandle = new FakeTerminalHandle()) {}
   createTerminal = async (params: CreateTerminalParams, options: BridgeCreateOptions = {}): Promise<TerminalHandle> => {
     this.created.push(params);

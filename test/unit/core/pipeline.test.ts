@@ -492,6 +492,25 @@ describe('core/pipeline BashPipeline', () => {
       );
     });
 
+    it('the caller\'s shell session is warmed before the policy decides, for bridge lines only', async () => {
+      const bridge = new FakeClientBridge();
+      const warmed: string[] = [];
+      let createdWhenWarmed = -1;
+      bridge.warm = (s) => {
+        warmed.push(`${s.key}@${s.cwd}${s.sandbox ? ':off' : ''}`);
+        createdWhenWarmed = bridge.created.length;
+      };
+      bridge.handle.exit.resolve({ exitCode: 0, signal: null });
+      const caller = { kind: 'lmTool' as const, name: 'Copilot', sessionId: 'chat-9' };
+      await make({ bridge, bridgePollIntervalMs: 5 }).run({ command: 'true', sandbox: 'off' }, { caller });
+      assert.deepEqual(warmed, [`sess-1:lmTool:chat-9@${ws}:off`]);
+      assert.equal(createdWhenWarmed, 0);
+      // A PTY line and a background job take other routes: no shell is warmed for them.
+      await make({ bridge, bridgePollIntervalMs: 5, pty: new FakePtyExecutor() }).run({ command: 'top', pty: true });
+      await make({ bridge, bridgePollIntervalMs: 5, jobs: new FakeJobManager() }).run({ command: 'make', async: true });
+      assert.equal(warmed.length, 1);
+    });
+
     it("the caller's description reaches the terminal the bridge creates", async () => {
       const bridge = new FakeClientBridge();
       bridge.handle.exit.resolve({ exitCode: 0, signal: null });

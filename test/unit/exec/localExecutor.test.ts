@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { ExecRequest, ExecResult } from '../../../src/core/contracts';
 import { OutputSink } from '../../../src/core/output/outputSink';
 import { LocalShellExecutor } from '../../../src/exec/localExecutor';
-import { alive, FakeSink, processBaseline, sleep, waitFor } from './helpers';
+import { alive, FakeSink, liveDescendants, processBaseline, sleep, waitFor } from './helpers';
 
 let tmp: string;
 let executor: LocalShellExecutor;
@@ -211,6 +211,23 @@ describe('exec: LocalShellExecutor', function () {
       assert.equal((await run('echo "${FOO:-unset} ${BAR:-unset}"', { sessionKey: a })).sink.text(), 'from-a plain\n');
       assert.equal((await run('echo "${FOO:-unset}"', { sessionKey: b })).sink.text(), 'unset\n');
       assert.equal((await run('echo "${FOO:-unset}"')).sink.text(), 'unset\n');
+    });
+
+    it('warm starts the session\'s shell ahead of its first call, which then runs in it; a second warm starts nothing', async () => {
+      const key = freshKey();
+      const before = new Set(liveDescendants().map((p) => p.pid));
+      const count = executor.sessionCount;
+      executor.warm({ sessionKey: key, cwd: tmp });
+      executor.warm({ sessionKey: key, cwd: tmp });
+      assert.equal(executor.sessionCount, count + 1);
+      const started = liveDescendants().filter((p) => !before.has(p.pid) && p.comm === 'bash' && p.ppid === process.pid);
+      assert.equal(started.length, 1, JSON.stringify(started));
+      const first = await run('echo $$', { sessionKey: key });
+      assert.equal(Number(first.sink.text()), started[0].pid);
+      assert.equal(executor.sessionCount, count + 1);
+      // An async job's key never gets a persistent shell, so nothing is warmed for it.
+      executor.warm({ sessionKey: `${key}:async:1`, cwd: tmp });
+      assert.equal(executor.sessionCount, count + 1);
     });
 
     it('drops functions and aliases between calls (sessionReset.ts), keeps plain variables', async () => {

@@ -48,6 +48,28 @@ describe('TerminalView', () => {
     view.dispose();
   });
 
+  it('a header written `soon` waits for what follows: a quick command is one write', () => {
+    const { view, screen } = opened();
+    view.writeLine('$ cmd', true);
+    view.write(Buffer.from('out'));
+    assert.deepEqual(screen.writes, []);
+    view.writeLine('done');
+    assert.deepEqual(screen.writes, ['$ cmd\r\nout\r\ndone\r\n']);
+    view.dispose();
+  });
+
+  it('a header written `soon` is drawn by the flush timer when nothing follows', async () => {
+    const { view, screen } = opened();
+    view.writeLine('$ sleep 9', true);
+    // The condition, not a guess: the timer's write arrives (FLUSH_MS later).
+    await new Promise<void>((resolve) => {
+      const check = (): void => (screen.writes.length > 0 ? resolve() : void setTimeout(check, 5));
+      check();
+    });
+    assert.deepEqual(screen.writes, ['$ sleep 9\r\n']);
+    view.dispose();
+  });
+
   it('keeps only the newest bytes of a flood, never writes more than the cap, and says how much it skipped', () => {
     const { view, screen } = opened();
     const line = Buffer.from(`${'x'.repeat(99)}\n`);
