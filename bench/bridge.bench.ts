@@ -69,8 +69,9 @@ export async function run(): Promise<BenchRow[]> {
   /* eslint-enable @typescript-eslint/no-require-imports */
 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-bench-bridge-'));
-  const bridge = new VsCodeClientBridge({ shell: () => ({ path: '/bin/bash', args: ['-c'] }), baseEnv: () => process.env, defaultCwd: () => dir });
   const executor = new LocalShellExecutor({ shellArgs: ['-c'] });
+  // As in the editor: the pipeline's lines run in the caller's persistent shell behind the terminal.
+  const bridge = new VsCodeClientBridge({ shell: () => ({ path: '/bin/bash', args: ['-c'] }), baseEnv: () => process.env, defaultCwd: () => dir, sessions: executor });
   const analyzer = await createShellAnalyzer();
   const common = {
     settings: () => SETTINGS,

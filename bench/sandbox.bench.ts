@@ -135,6 +135,28 @@ export async function run(): Promise<BenchRow[]> {
       rows.push({ name: `timeout of escape shape ${i + 1}: survivors after 2 s (${STRESS_RUNS} runs)`, value: survivors, unit: 'procs', target: '0', met: survivors === 0 ? 'yes' : 'no' });
     }
 
+    // ---- a persistent sandboxed shell (the editor's caller session) killed mid-command, 50 runs ----
+    const persistent = new LocalShellExecutor({ shellArgs: ['-c'], sandbox: sandboxed.runtime ?? contained.runtime, killGraceMs: 300 });
+    try {
+      const left: string[] = [];
+      for (let b = 0; b < STRESS_RUNS / BATCH; b++) {
+        const batch = Array.from({ length: BATCH }, marker);
+        left.push(...batch);
+        await Promise.all(
+          batch.map(async (m, j) => {
+            const sessionKey = `killed-${b}-${j}`;
+            await persistent.run({ command: 'export WARM=1', cwd: ws, timeoutMs: 0, sessionKey, sink: new CountingSink() });
+            await persistent.run({ command: ESCAPES[(b * BATCH + j) % ESCAPES.length].replace('@M@', m), cwd: ws, timeoutMs: 1000, sessionKey, sink: new CountingSink() });
+          }),
+        );
+      }
+      await delay(2000);
+      const survivorsP = left.filter((m) => alive(`sleep ${m}`) > 0).length;
+      rows.push({ name: `persistent shell killed mid-command (timeout): survivors after 2 s (${STRESS_RUNS} runs)`, value: survivorsP, unit: 'procs', target: '0', met: survivorsP === 0 ? 'yes' : 'no' });
+    } finally {
+      await persistent.dispose();
+    }
+
     // ---- SIGKILL of the host mid-run, 50 runs (the shapes in turn) ----
     const killed: string[] = [];
     for (let b = 0; b < STRESS_RUNS / BATCH; b++) {
