@@ -63,7 +63,9 @@ async function runAgentBash(context: vscode.ExtensionContext, deps: CommandDeps,
   const command = typeof input.command === 'string' ? input.command : '';
   if (command.trim()) {
     const history = (context.globalState.get<string[]>(HISTORY_KEY) ?? []).filter((c) => c !== command);
-    await context.globalState.update(HISTORY_KEY, [command, ...history].slice(0, HISTORY_MAX));
+    // Stored alongside the run, not before it: the write goes through the workbench's storage and
+    // its round trip is no part of the command's latency (get() sees the new value at once).
+    void Promise.resolve(context.globalState.update(HISTORY_KEY, [command, ...history].slice(0, HISTORY_MAX))).catch(() => undefined);
   }
   const controller = new AbortController();
   const running = deps.tracked.runFrom('palette', input, { signal: controller.signal, caller: PALETTE_CALLER });
