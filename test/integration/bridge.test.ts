@@ -60,6 +60,10 @@ describe('bridge: agent commands in VS Code terminals', () => {
     const shellPid = Number(text(first).split('\n')[0]);
     const again = await api.runBash({ command: 'echo "[$CARRIED] $$"; probe_fn 2>/dev/null || echo "no function"' }, { callerName: 'Keeper' });
     assert.match(text(again), new RegExp(`^\\[yes\\] ${shellPid}\\nno function\\n`));
+    // What a call leaves running in the background ends with the call (its terminal is released).
+    const bg = `sleep 300.${process.pid}9`;
+    await api.runBash({ command: `${bg} & echo started` }, { callerName: 'Keeper' });
+    await waitUntil(() => processesWithCommandLine(bg).length === 0, 5000, `${bg} to end with its call`);
     const other = await api.runBash({ command: 'echo "[$CARRIED]"' }, { callerName: 'Stranger' });
     assert.match(text(other), /^\[\]\n/);
     // Both ran in their callers' terminals, as a command of their own each.
