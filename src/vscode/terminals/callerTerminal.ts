@@ -120,7 +120,9 @@ export class CallerTerminal {
       end: (status, ok) => {
         if (ended) return;
         ended = true;
-        this.view.writeLine(`${ok ? '\x1b[32m✓' : '\x1b[31m✗'}\x1b[0m \x1b[2m${status}\x1b[0m`);
+        // Drawn with the next flush (≤ FLUSH_MS): the result goes back to the caller before the
+        // workbench spends its frame on this command's lines.
+        this.view.writeLine(`${ok ? '\x1b[32m✓' : '\x1b[31m✗'}\x1b[0m \x1b[2m${status}\x1b[0m`, true);
         if (this.running === owner) this.running = undefined;
       },
     };

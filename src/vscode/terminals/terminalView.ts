@@ -6,8 +6,8 @@
 // stream (the newest; older bytes that did not fit are counted and replaced by one dim line
 // `[… 12.3 MB not drawn here; the full output is kept]`). That caps what reaches the workbench
 // renderer at 1 MiB/s, far more than anyone reads; the command's result (and its artifact) keeps
-// everything. A command's status line is drawn at once; its header goes with the next write (at most
-// FLUSH_MS later), so a quick command's header, output and status reach the renderer as one write.
+// everything. A command's header and status lines go with the next write (at most FLUSH_MS later), so
+// a quick command's header, output and status reach the renderer as one write, after its result.
 import type * as vscode from 'vscode';
 
 /**
