@@ -3,13 +3,11 @@
 // notification appearing (a MutationObserver sees the toast the moment it is added). Issue 23's bar:
 // median ≤ 150 ms. Prints one table; exits 0 whatever it measures, 1 only if it could not run.
 /* global window, document, MutationObserver -- the page.evaluate callbacks run in the browser */
-import { chromium } from 'playwright-core';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setup } from '../test/harness/setup.mjs';
-import { CHROMIUM_ARGS, remoteUri, startCodeServer } from '../test/harness/codeServer.mjs';
-import { CHROMIUM_PATH } from '../test/harness/versions.mjs';
+import { openWorkbench, startCodeServer } from '../test/harness/codeServer.mjs';
 import { runFromPalette } from '../test/ui/tests.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -42,11 +40,9 @@ async function measure() {
   const server = await startCodeServer({ workspace, smokeTestDriver: true, runDir: path.join(runDir, 'server') });
   let browser;
   try {
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    const payload = JSON.stringify([['extensionDevelopmentPath', remoteUri(server.port, root)]]);
-    await page.goto(`${server.url}?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(payload)}`, { timeout: 120000 });
-    await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+    const opened = await openWorkbench(server, workspace, root);
+    browser = opened.browser;
+    const { page } = opened;
     await page.evaluate(installTimer);
     const input = page.locator('.quick-input-widget input');
     const times = [];

@@ -6,7 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type { CreateTerminalParams, OutputSinkLike, TerminalExitStatus, TerminalOutput } from '../core/contracts';
 import { commandEnv } from '../core/nonInteractiveEnv';
-import { TailBuffer } from '../core/output/tailBuffer';
+import { CommandOutput } from './commandOutput';
 import { killByEnv, killProcessTree, signalGroup, spawnInGroup } from './processTree';
 import { drainStreams } from './runControl';
 import { wrapSpawn, type SandboxLevel, type SandboxRuntime } from './sandbox/sandboxRuntime';
@@ -67,16 +67,12 @@ export class BridgeProcess implements CommandProcess {
   exitStatus: TerminalExitStatus | null = null;
   exitedAt: number | undefined;
   private readonly child: ChildProcess;
-  private readonly tail: TailBuffer;
-  private readonly listeners = new Set<(chunk: string) => void>();
-  private readonly sinks: OutputSinkLike[] = [];
-  /** Only for pushed-output listeners; the view and the tail keep bytes. */
-  private readonly decoder = new TextDecoder('utf-8');
+  private readonly out: CommandOutput;
   private killing: Promise<void> | undefined;
 
   constructor(private readonly opts: BridgeProcessOptions) {
     const { params } = opts;
-    this.tail = new TailBuffer(params.outputByteLimit ?? DEFAULT_OUTPUT_BYTE_LIMIT);
+    this.out = new CommandOutput(params.outputByteLimit ?? DEFAULT_OUTPUT_BYTE_LIMIT, opts.onBytes);
     const viaShell = needsShell(params);
     const file = viaShell ? opts.shell.path : params.command;
     const args = viaShell ? [...opts.shell.args, params.command] : (params.args ?? []);
@@ -119,16 +115,15 @@ export class BridgeProcess implements CommandProcess {
   }
 
   output(): TerminalOutput {
-    return { output: this.tail.text(), truncated: this.tail.truncated, exitStatus: this.exitStatus };
+    return this.out.snapshot(this.exitStatus);
   }
 
   onOutput(listener: (chunk: string) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.out.onOutput(listener);
   }
 
   pipeTo(sink: OutputSinkLike): void {
-    this.sinks.push(sink);
+    this.out.pipeTo(sink);
   }
 
   /** SIGTERM to the group, SIGKILL after a grace; resolves once the leader is gone. */
@@ -143,7 +138,7 @@ export class BridgeProcess implements CommandProcess {
    * in its group, then anything that left the group (setsid, double fork) but still carries the mark.
    */
   async killAll(): Promise<void> {
-    this.listeners.clear();
+    this.out.forgetListeners();
     if (this.child.pid === undefined) return;
     if (this.exitStatus === null) await this.kill();
     signalGroup(this.child.pid, 'SIGKILL');
@@ -152,18 +147,12 @@ export class BridgeProcess implements CommandProcess {
   }
 
   private onData(chunk: Buffer): void {
-    this.tail.push(chunk);
-    for (const sink of this.sinks) sink.push(chunk);
-    this.opts.onBytes?.(chunk);
-    if (this.listeners.size === 0) return;
-    const text = this.decoder.decode(chunk, { stream: true });
-    if (text) for (const l of this.listeners) l(text);
+    this.out.push(chunk);
   }
 
   private finish(status: TerminalExitStatus, resolve: (s: TerminalExitStatus) => void): void {
     if (this.exitStatus) return;
-    const rest = this.decoder.decode();
-    if (rest) for (const l of this.listeners) l(rest);
+    this.out.end();
     this.exitStatus = status;
     this.exitedAt = Date.now();
     resolve(status);

@@ -5,7 +5,7 @@
 // process, no sandbox set-up and no shell start. What carries between calls is the session's rule
 // (sessionReset.ts): functions, aliases, traps, options and the sensitive variables never do.
 import type { LocalExecutor, OutputSinkLike, OutputSummary, TerminalExitStatus, TerminalOutput } from '../core/contracts';
-import { TailBuffer } from '../core/output/tailBuffer';
+import { CommandOutput } from './commandOutput';
 import { DEFAULT_OUTPUT_BYTE_LIMIT, type CommandProcess } from './bridgeProcess';
 import { killByEnv } from './processTree';
 import type { SandboxLevel } from './sandbox/sandboxRuntime';
@@ -37,15 +37,12 @@ export class SessionCall implements CommandProcess {
   readonly exited: Promise<TerminalExitStatus>;
   exitStatus: TerminalExitStatus | null = null;
   exitedAt: number | undefined;
-  private readonly tail: TailBuffer;
-  private readonly listeners = new Set<(chunk: string) => void>();
-  private readonly sinks: OutputSinkLike[] = [];
-  private readonly decoder = new TextDecoder('utf-8');
+  private readonly out: CommandOutput;
   private readonly abort = new AbortController();
 
   constructor(private readonly opts: SessionCallOptions) {
     this.level = opts.level;
-    this.tail = new TailBuffer(opts.outputByteLimit ?? DEFAULT_OUTPUT_BYTE_LIMIT);
+    this.out = new CommandOutput(opts.outputByteLimit ?? DEFAULT_OUTPUT_BYTE_LIMIT, opts.onBytes);
     const sink: OutputSinkLike = {
       push: (chunk) => this.onData(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)),
       // A notice of the session (it was replaced) is part of what the command printed, last.
@@ -87,16 +84,15 @@ export class SessionCall implements CommandProcess {
   }
 
   output(): TerminalOutput {
-    return { output: this.tail.text(), truncated: this.tail.truncated, exitStatus: this.exitStatus };
+    return this.out.snapshot(this.exitStatus);
   }
 
   onOutput(listener: (chunk: string) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.out.onOutput(listener);
   }
 
   pipeTo(sink: OutputSinkLike): void {
-    this.sinks.push(sink);
+    this.out.pipeTo(sink);
   }
 
   /** Stops the command: its session's shell is killed (the next call gets a fresh one). */
@@ -108,24 +104,17 @@ export class SessionCall implements CommandProcess {
 
   /** Nothing the command started outlives its release; the session's shell stays for the next call. */
   async killAll(): Promise<void> {
-    this.listeners.clear();
+    this.out.forgetListeners();
     if (this.exitStatus === null) await this.kill();
     setImmediate(() => killByEnv(this.opts.mark.name, this.opts.mark.value));
   }
 
   private onData(chunk: Buffer): void {
-    if (this.exitStatus) return;
-    this.tail.push(chunk);
-    for (const sink of this.sinks) sink.push(chunk);
-    this.opts.onBytes?.(chunk);
-    if (this.listeners.size === 0) return;
-    const text = this.decoder.decode(chunk, { stream: true });
-    if (text) for (const l of this.listeners) l(text);
+    if (!this.exitStatus) this.out.push(chunk);
   }
 
   private finish(status: TerminalExitStatus): TerminalExitStatus {
-    const rest = this.decoder.decode();
-    if (rest) for (const l of this.listeners) l(rest);
+    this.out.end();
     this.exitStatus = status;
     this.exitedAt = Date.now();
     return status;

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, openSync, writeFileSync, rmSync } f
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { CODE_SERVER_ENTRY, NODE24_BIN } from './versions.mjs';
+import { CHROMIUM_PATH, CODE_SERVER_ENTRY, NODE24_BIN } from './versions.mjs';
 
 export const TEST_SETTINGS = {
   'workbench.startupEditor': 'none',
@@ -136,6 +136,27 @@ function startReaper(pgid) {
 
 export function remoteUri(port, absPath) {
   return `vscode-remote://127.0.0.1:${port}${absPath}`;
+}
+
+/**
+ * Headless Chromium on the workbench of `server`, with the extension at `extensionRoot` loaded as a
+ * development extension in normal mode (as a person has it: real modal dialogs). Resolves once the
+ * workbench is drawn; closes the browser again when it cannot get there.
+ */
+export async function openWorkbench(server, workspace, extensionRoot) {
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const payload = JSON.stringify([['extensionDevelopmentPath', remoteUri(server.port, extensionRoot)]]);
+    // A loaded machine can take longer than the default 30 s to serve the workbench.
+    await page.goto(`${server.url}?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(payload)}`, { timeout: 120000 });
+    await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+    return { browser, page };
+  } catch (err) {
+    await browser.close().catch(() => undefined);
+    throw err;
+  }
 }
 
 export const CHROMIUM_ARGS = [

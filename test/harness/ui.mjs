@@ -1,13 +1,11 @@
 // The UI tier: Playwright drives the real workbench in normal mode (extension loaded as a development
 // extension, no test entry, so VS Code shows modal dialogs) and clicks through what a user does.
 // Each test is a function; the tier prints `ui: N passed, N failed, N skipped` and records the counts.
-import { chromium } from 'playwright-core';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setup } from './setup.mjs';
-import { CHROMIUM_ARGS, remoteUri, startCodeServer } from './codeServer.mjs';
-import { CHROMIUM_PATH } from './versions.mjs';
+import { openWorkbench, startCodeServer } from './codeServer.mjs';
 import { uiTests } from '../ui/tests.mjs';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
@@ -67,12 +65,9 @@ async function main() {
   let failed = 0;
   let skipped = 0;
   try {
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    const payload = JSON.stringify([['extensionDevelopmentPath', remoteUri(server.port, root)]]);
-    // A loaded machine can take longer than the default 30 s to serve the workbench.
-    await page.goto(`${server.url}?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(payload)}`, { timeout: 120000 });
-    await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+    const opened = await openWorkbench(server, workspace, root);
+    browser = opened.browser;
+    const { page } = opened;
     const grep = process.env.AGENT_BASH_UI_GREP;
     // `a|b` runs the tests whose names contain a or b.
     for (const test of uiTests.filter((t) => !grep || grep.split('|').some((g) => t.name.includes(g)))) {
