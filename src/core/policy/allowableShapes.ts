@@ -9,6 +9,7 @@
 // a clear "too deep" answer instead of overflowing the JavaScript stack in the recursive analysis.
 import type TreeSitter = require('web-tree-sitter');
 import { cpuNow } from './cpuClock';
+import { isSensitiveVariable } from './sensitiveVariables';
 import { globs } from './wordExpansion';
 
 type SyntaxNode = TreeSitter.Node;
@@ -31,18 +32,108 @@ export const CONSTRUCT = {
   testVariable: (op: string) => `\`[[ ${op} … ]]\` (evaluates an array subscript)`,
   declaration: (keyword: string) => `\`${keyword}\` with attributes or subscripts`,
   loopPattern: (word: string) => `a pathname pattern \`${word.slice(0, 40)}\` in a \`for\`/\`select\` word list (bash reads the directories it names; the words are not judged as paths)`,
+  patternFromExpansion: (word: string) =>
+    `a pathname pattern \`${word.slice(0, 40)}\` built from an expansion (bash matches it against directories nobody can name before it runs)`,
+  unquotedExpansion: (what: string) =>
+    `an unquoted \`${what.slice(0, 40)}\` in a word (bash splits its value and matches any pattern in it against the filesystem, reading directories anywhere)`,
 } as const;
 
 /** Kinds that are certain wherever they appear (their children are checked on their own). */
 const CERTAIN: ReadonlySet<string> = new Set([
-  'program', 'list', 'pipeline', 'command', 'command_name', 'word', 'string', 'string_content', 'raw_string',
+  'program', 'list', 'pipeline', 'command_name', 'word', 'string', 'string_content', 'raw_string',
   'ansi_c_string', 'translated_string', 'concatenation', 'number', 'comment', 'subshell', 'if_statement',
   'elif_clause', 'else_clause', 'while_statement', 'do_group', 'negated_command',
   'command_substitution', 'process_substitution', 'file_redirect', 'file_descriptor', 'herestring_redirect',
   'heredoc_redirect', 'heredoc_start', 'heredoc_body', 'heredoc_content', 'heredoc_end', 'variable_assignments',
-  'special_variable_name', 'brace_expression', 'test_command', 'test_operator', 'regex', 'extglob_pattern',
+  'special_variable_name', 'brace_expression', 'test_operator', 'regex', 'extglob_pattern',
   'parenthesized_expression',
 ]);
+
+/** Special parameters whose values never hold a pattern character: `$?`, `$#`, `$$`, `$!`, `$-`. */
+const PATTERN_FREE_SPECIAL = /^\$(?:[?#$!-]|\{[?#$!-]\})$/;
+const EXPANSION_TYPES: ReadonlySet<string> = new Set(['simple_expansion', 'expansion', 'command_substitution']);
+
+/** The expansions that make up `word` (not those inside a command substitution's commands), each with whether it stands in double quotes. */
+function expansionsIn(word: SyntaxNode): Array<{ node: SyntaxNode; quoted: boolean }> {
+  const found: Array<{ node: SyntaxNode; quoted: boolean }> = [];
+  const stack: Array<{ node: SyntaxNode; quoted: boolean }> = [{ node: word, quoted: false }];
+  while (stack.length > 0) {
+    const { node, quoted } = stack.pop() as { node: SyntaxNode; quoted: boolean };
+    if (EXPANSION_TYPES.has(node.type)) {
+      found.push({ node, quoted });
+      continue;
+    }
+    for (const child of node.namedChildren) {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- web-tree-sitter's namedChildren may hold null
+      if (child) stack.push({ node: child, quoted: quoted || node.type === 'string' });
+    }
+  }
+  return found;
+}
+
+/**
+ * Why a word bash will split and match against the filesystem keeps the command from being allowable:
+ * a pattern with an expansion in it (`keys/${x}*`, `$HOME/*`, `"$d"/*`) names directories no one can
+ * know before it runs; an unquoted expansion (`$x`, `$(cmd)`) may hold a pattern itself, whatever an
+ * earlier call of a persistent shell left in it. Quoted expansions and `$?`-like specials are certain.
+ */
+function wordProblem(word: SyntaxNode, src: string): string | undefined {
+  const found = expansionsIn(word);
+  if (found.length === 0) return undefined;
+  const raw = text(word, src);
+  // The pattern characters of the word itself: each expansion's own text (`$?`, `${x}`, `$(ls *)`)
+  // stands as one plain letter for this look.
+  let own = raw;
+  for (const e of [...found].sort((a, b) => b.node.startIndex - a.node.startIndex)) {
+    own = `${own.slice(0, e.node.startIndex - word.startIndex)}x${own.slice(e.node.endIndex - word.startIndex)}`;
+  }
+  if (globs(own)) return CONSTRUCT.patternFromExpansion(raw);
+  const bare = found.find((e) => !e.quoted && !PATTERN_FREE_SPECIAL.test(text(e.node, src)) && !patternFree(e.node, src));
+  return bare ? CONSTRUCT.unquotedExpansion(text(bare.node, src)) : undefined;
+}
+
+/** `$NAME` / `${NAME}` → NAME (undefined for any other expansion). */
+function plainName(expansion: string): string | undefined {
+  return /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(expansion)?.[1];
+}
+
+/**
+ * A variable whose value cannot hold a pattern an earlier call planted: a sensitive one (restored to
+ * its start value before every call, and any change to it in this line asks; not OLDPWD or bash's own
+ * BASH_*, which carry), or the variable of an enclosing `for` over words that are plain text, which
+ * its body never names otherwise (no assignment, `read`, `printf -v`…) and whose words could only
+ * match in the working directory (no `/` beside a pattern character).
+ */
+function patternFree(expansion: SyntaxNode, src: string): boolean {
+  const name = plainName(text(expansion, src));
+  if (name === undefined) return false;
+  if (isSensitiveVariable(name) && name !== 'OLDPWD' && !name.startsWith('BASH')) return true;
+  for (let p = expansion.parent; p; p = p.parent) {
+    if (p.type !== 'for_statement') continue;
+    const variable = p.childForFieldName('variable');
+    if (!variable || text(variable, src) !== name) continue;
+    const values = p.childrenForFieldName('value');
+    const staticWords = values.every((v) => {
+      if (expansionsIn(v).length > 0) return false;
+      const plain = text(v, src).replace(/['"\\]/g, '');
+      return !/[*?[]/.test(plain) || !plain.includes('/');
+    });
+    const body = p.childForFieldName('body');
+    const bodyText = body ? text(body, src).replace(new RegExp(`\\$\\{?${name}\\}?(?![A-Za-z0-9_])`, 'g'), '') : '';
+    const named = new RegExp(`(?:^|[^A-Za-z0-9_])${name}(?![A-Za-z0-9_])`).test(bodyText);
+    return values.length > 0 && staticWords && !named;
+  }
+  return false;
+}
+
+/** The first problem of these words. */
+function wordsProblem(words: readonly SyntaxNode[], src: string): string | undefined {
+  for (const w of words) {
+    const problem = wordProblem(w, src);
+    if (problem) return problem;
+  }
+  return undefined;
+}
 
 /** Where a bare variable name is only a name (not arithmetic). */
 const NAME_PARENTS: ReadonlySet<string> = new Set([
@@ -167,9 +258,16 @@ function checkNode(node: SyntaxNode, src: string, parent: string): string | unde
       return checkDeclaration(node, src);
     case 'for_statement':
       for (const value of node.childrenForFieldName('value')) {
-        if (globs(text(value, src))) return CONSTRUCT.loopPattern(text(value, src));
+        if (globs(text(value, src)) && expansionsIn(value).length === 0) return CONSTRUCT.loopPattern(text(value, src));
       }
-      return undefined;
+      return wordsProblem(node.childrenForFieldName('value'), src);
+    case 'command':
+      // The arguments (the name is judged as the program); an assignment prefix is not split or matched.
+      return wordsProblem(node.childrenForFieldName('argument'), src);
+    case 'test_command':
+      // `[ … ]` is the test builtin: its words are split and matched; `[[ … ]]` matches nothing.
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- web-tree-sitter's namedChildren may hold null
+      return src.startsWith('[[', node.startIndex) ? undefined : wordsProblem(node.namedChildren.filter((c) => c && c.type !== 'test_operator'), src);
     case 'ERROR':
       return undefined; // a syntax error makes the whole analysis uncertain, with its offset
     default:

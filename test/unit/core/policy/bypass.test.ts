@@ -135,7 +135,7 @@ describe('core/policy bypass table', () => {
 
   it('the same lines without rm are allowed under * (the table is not trivially prompting)', () => {
     // (A function definition is not in the allowable whitelist any more: it prompts even under `*`.)
-    for (const cmd of ['echo $(ls)', "bash -c 'ls'", 'env LC_ALL=C ls', '/bin/ls', '\\ls', 'command ls', 'sh <<EOF\nls\nEOF']) {
+    for (const cmd of ['echo "$(ls)"', "bash -c 'ls'", 'env LC_ALL=C ls', '/bin/ls', '\\ls', 'command ls', 'sh <<EOF\nls\nEOF']) {
       assert.equal(decide(analyzer.analyze(cmd), DENY_THEN_ALLOW, CTX).decision, 'allow', cmd);
     }
   });

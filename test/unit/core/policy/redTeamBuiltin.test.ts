@@ -286,7 +286,26 @@ describe('core/policy red team: built-in list', () => {
     it('quoted expansions stay one word and stay allowed', () => {
       expectAll(["f=','; sort -t \"$f\" README.md", 'sort -k "1$n" README.md', "git log --author=\"$USER\"", "find . -name \"$n\"", "jq --arg k \"$v\" . README.md", "sort -t $',' README.md"], 'allow');
       // Programs that read no paths and whose options only shape output: the pieces are inert.
-      expectAll(["printf '%s\\n' $HOME", 'dirname $PWD', "tr -d $'\\r'", 'type -t $f'], 'allow');
+      expectAll(["printf '%s\\n' $HOME", 'dirname $PWD', "tr -d $'\\r'"], 'allow');
+    });
+  });
+
+  describe('a pattern made with an expansion, or an unquoted expansion nobody can know, reads directories anywhere', () => {
+    // The fuzzer's find (seed 1132478019): `$x` unset, bash matched `keys/*` and listed the folder the
+    // link leads to. A value a persistent shell kept from an earlier call does the same for `echo $x`.
+    it('asks when a pattern holds an expansion, quoted or not, in any word', () => {
+      expectAll(
+        ["echo `ls` & echo $(printf '%s\\n' keys/${x}*) || echo $(echo a\"b\"c)", 'echo keys/${x}*', 'echo keys/$x*', 'echo "$x"keys/*', 'echo ${x}keys/*', 'echo $HOME/*', 'echo $(echo keys)/*', 'echo `echo keys`/*', 'echo {$x,keys}/*', '[ -e keys/$x* ]'],
+        'prompt',
+      );
+    });
+
+    it('asks for an unquoted expansion whose value an earlier call could have set', () => {
+      expectAll(["x='keys/*'; echo $x", 'echo $x', 'type -t $f', 'echo $(printf keys/*)', 'for f in $x; do echo "$f"; done', "for f in 'keys/*'; do echo $f; done", 'for f in a; do f=keys/x; echo $f; done', 'echo $OLDPWD'], 'prompt');
+    });
+
+    it('keeps quoted expansions, `$?`-like specials, restored variables and plain loop words allowed', () => {
+      expectAll(['echo "$x"', 'echo "a $x b"', 'echo $? $# $$', "printf '%s\\n' $HOME $PATH", 'for f in a "b" c; do echo $f; done', 'echo "$(ls)"', '[[ -f $x ]] && echo y', 'echo $((1+2))'], 'allow');
     });
   });
 
