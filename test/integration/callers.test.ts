@@ -125,8 +125,8 @@ describe('callers: LM tool, API, PTY, jobs, bang', () => {
 
   it('pty: true runs in a terminal whose input reaches the program', async () => {
     const api = await activateApi();
-    const running = api.runBash({ command: 'read x; echo got $x', pty: true, timeout: 20 });
-    const term = await waitForTerminal('AB (pty): read x; echo got $x');
+    const running = api.runBash({ command: 'read x; echo "got $x"', pty: true, timeout: 20 });
+    const term = await waitForTerminal('AB (pty): read x; echo "got $x"');
     await new Promise((r) => setTimeout(r, 300));
     term.sendText('hello', true);
     const result = await running;
