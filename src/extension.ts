@@ -11,6 +11,7 @@ import { direnvStage } from './exec/direnv';
 import { programsDeniedByRules } from './exec/sandbox/mounts/denyMasks';
 import { BashJobManager } from './exec/jobManager';
 import { killByEnv } from './exec/processTree';
+import { markSweeper } from './exec/markSweeper';
 import { NodePtyExecutor } from './exec/ptyExecutor';
 import { killOrphans, ownerMark, OWNER_ENV } from './exec/sandbox/cleanup/orphanSweep';
 import { sweepStaleTempDirs } from './exec/sandbox/cleanup/tempSweep';
@@ -196,7 +197,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
 
   shutdown = async () => {
     await Promise.allSettled([mcp.stop(), bridge.disposeAsync(), jobs.dispose(), executors.dispose()]);
-    // Whatever escaped its group (setsid, double fork) still carries the session mark.
+    // Whatever escaped its group (setsid, double fork) still carries the session mark; the sweep of
+    // released commands still pending is part of that pass.
+    markSweeper.cancel();
     killByEnv(SESSION_ENV, sessionId);
     sandbox.dispose();
     expander.dispose();

@@ -7,7 +7,8 @@ import type { Readable } from 'node:stream';
 import type { CreateTerminalParams, OutputSinkLike, TerminalExitStatus, TerminalOutput } from '../core/contracts';
 import { commandEnv } from '../core/nonInteractiveEnv';
 import { CommandOutput } from './commandOutput';
-import { killByEnv, killProcessTree, signalGroup, spawnInGroup } from './processTree';
+import { markSweeper } from './markSweeper';
+import { killProcessTree, signalGroup, spawnInGroup } from './processTree';
 import { drainStreams } from './runControl';
 import { wrapSpawn, type SandboxLevel, type SandboxRuntime } from './sandbox/sandboxRuntime';
 import { refusalLine } from '../core/sandboxRefusals';
@@ -142,8 +143,8 @@ export class BridgeProcess implements CommandProcess {
     if (this.child.pid === undefined) return;
     if (this.exitStatus === null) await this.kill();
     signalGroup(this.child.pid, 'SIGKILL');
-    // The /proc sweep costs a few ms on a busy machine: done right after, off the result's path.
-    setImmediate(() => killByEnv(this.opts.mark.name, this.opts.mark.value));
+    // The /proc sweep (a few ms on a busy machine) is shared with the commands released beside it.
+    markSweeper.sweep(this.opts.mark);
   }
 
   private onData(chunk: Buffer): void {

@@ -34,7 +34,11 @@ import { wrapSpawn, type SandboxRuntime, type WrappedSpawn } from './sandbox/san
 import { refusalLine } from '../core/sandboxRefusals';
 import { interactiveFreeArgs, shellKind, shellQuote } from './shellConfig';
 import { resetFirstLine, resetScript, resetStartupScript } from './sessionReset';
+import { markSweeper } from './markSweeper';
 import { shellState, stdinIdentity } from './shellLiveness';
+
+/** How long leftovers of earlier calls get to die (SIGKILL every 5 ms) before the shell is given up. */
+const LEFTOVER_KILL_MS = 1000;
 
 export interface PersistentShellOptions {
   shell: string;
@@ -200,6 +204,10 @@ export class PersistentShell {
   private readonly exitWaiters: Array<() => void> = [];
   private killing: Promise<void> | undefined;
   private running = false;
+  /** The processes of the shell's cgroup once it was ready (launcher, sandbox, shell): never leftovers. */
+  private own: ReadonlySet<number> | undefined;
+  private readonly ready: Promise<void>;
+  private onReady: () => void = () => undefined;
   private readonly graceMs: number | undefined;
   private readonly wrapped: WrappedSpawn;
   /** Where a refused network request is reported: the running call's output. */
@@ -240,7 +248,13 @@ export class PersistentShell {
 
     // Startup output (profile banners) ends at this token and belongs to no call.
     const ready = randomToken();
-    this.splitter.expect({ start: undefined, end: Buffer.from(TOKEN_LEAD + ready), consumer: undefined, onEnd: () => undefined });
+    this.ready = new Promise<void>((resolve) => (this.onReady = resolve));
+    const onReady = (): void => {
+      // The shell waits for input now: its cgroup holds just what runs it.
+      this.own = new Set(this.wrapped.members?.() ?? []);
+      this.onReady();
+    };
+    this.splitter.expect({ start: undefined, end: Buffer.from(TOKEN_LEAD + ready), consumer: undefined, onEnd: onReady });
     this.write(
       [
         'exec 2>&1',
@@ -290,6 +304,11 @@ export class PersistentShell {
   }
 
   private async runInner(req: ExecRequest, commandLine: string, env: Record<string, string>, notice: string | undefined): Promise<PersistentRun> {
+    if (req.killLeftovers && !(await this.killLeftovers())) {
+      // Something of an earlier call would not die: this shell is not used again.
+      await this.kill();
+      return { kind: 'refused', why: 'reset' };
+    }
     const nonce = randomToken();
     const startToken = randomToken();
     const endToken = randomToken();
@@ -483,6 +502,36 @@ export class PersistentShell {
     );
   }
 
+  /**
+   * Kills what earlier calls left running, before the next one starts: everything in the shell's
+   * cgroup that was not there when it became ready (one read of `cgroup.procs` when nothing is left).
+   * Without a cgroup, the releases' mark sweep still pending is done now. False when a leftover
+   * outlived a second of SIGKILLs.
+   */
+  private async killLeftovers(): Promise<boolean> {
+    await this.ready;
+    const own = this.own;
+    const members = (): number[] | undefined => this.wrapped.members?.()?.filter((pid) => !own?.has(pid));
+    if (own === undefined || members() === undefined) {
+      markSweeper.flush();
+      return true;
+    }
+    const deadline = Date.now() + LEFTOVER_KILL_MS;
+    for (;;) {
+      const left = members() ?? [];
+      if (left.length === 0) return true;
+      if (Date.now() > deadline) return false;
+      for (const pid of left) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // Gone already.
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+
   /** Kills the shell's process group (and escaped descendants); resolves once it has exited. */
   kill(): Promise<void> {
     if (!this.killing) {
@@ -513,6 +562,7 @@ export class PersistentShell {
   private onExit(code: number | null, signal: NodeJS.Signals | null): void {
     if (this.exitInfo) return;
     this.exitInfo = { code, signal };
+    this.onReady();
     this.wrapped.dispose();
     for (const waiter of this.exitWaiters.splice(0)) waiter();
   }

@@ -227,6 +227,12 @@ function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** A mark a process tree carries in its environment: `name=value`. */
+export interface EnvMark {
+  name: string;
+  value: string;
+}
+
 /**
  * Live processes whose environment carries `name=value`, read from /proc/<pid>/environ. A process
  * that escaped its group and was re-parented to init (`setsid cmd &` in a shell that then exits) is no
@@ -234,9 +240,14 @@ function delay(ms: number): Promise<void> {
  * a marked run finds everything it started. Empty where /proc is absent.
  */
 export function processesWithEnv(name: string, value: string): number[] {
-  if (process.platform !== 'linux') return [];
-  const needle = Buffer.from(`${name}=${value}\0`);
-  const inner = Buffer.concat([Buffer.from([0]), needle]);
+  return processesWithAnyEnv([{ name, value }]);
+}
+
+/** Live processes carrying any of `marks`: one pass over /proc, each environment read once. */
+export function processesWithAnyEnv(marks: readonly EnvMark[]): number[] {
+  if (process.platform !== 'linux' || marks.length === 0) return [];
+  const needles = marks.map(({ name, value }) => Buffer.from(`${name}=${value}\0`));
+  const inner = needles.map((needle) => Buffer.concat([Buffer.from([0]), needle]));
   const out: number[] = [];
   for (const entry of procPids()) {
     if (Number(entry) === process.pid) continue;
@@ -247,7 +258,7 @@ export function processesWithEnv(name: string, value: string): number[] {
       continue;
     }
     // environ is NUL-separated: the entry starts the file or follows a NUL.
-    const marked = environ.subarray(0, needle.length).equals(needle) || environ.includes(inner);
+    const marked = needles.some((needle, i) => environ.subarray(0, needle.length).equals(needle) || environ.includes(inner[i]));
     if (!marked) continue;
     if (readStat(Number(entry))?.state === 'Z') continue;
     out.push(Number(entry));
@@ -257,10 +268,15 @@ export function processesWithEnv(name: string, value: string): number[] {
 
 /** SIGKILL to every live process carrying `name=value` (see processesWithEnv); returns their pids. */
 export function killByEnv(name: string, value: string): number[] {
-  const pids = processesWithEnv(name, value);
+  return killByMarks([{ name, value }]);
+}
+
+/** SIGKILL to every live process carrying any of `marks`; returns their pids. */
+export function killByMarks(marks: readonly EnvMark[]): number[] {
+  const pids = processesWithAnyEnv(marks);
   for (const pid of pids) signalPid(pid, 'SIGKILL');
   // A process caught mid-exec shows no environment; one more pass finds it once exec is done.
-  const late = processesWithEnv(name, value).filter((pid) => !pids.includes(pid));
+  const late = processesWithAnyEnv(marks).filter((pid) => !pids.includes(pid));
   for (const pid of late) signalPid(pid, 'SIGKILL');
   return [...pids, ...late];
 }

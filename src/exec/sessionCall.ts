@@ -7,7 +7,7 @@
 import type { LocalExecutor, OutputSinkLike, OutputSummary, TerminalExitStatus, TerminalOutput } from '../core/contracts';
 import { CommandOutput } from './commandOutput';
 import { DEFAULT_OUTPUT_BYTE_LIMIT, type CommandProcess } from './bridgeProcess';
-import { killByEnv } from './processTree';
+import { markSweeper } from './markSweeper';
 import type { SandboxLevel } from './sandbox/sandboxRuntime';
 
 export interface SessionCallOptions {
@@ -61,6 +61,8 @@ export class SessionCall implements CommandProcess {
         timeoutMs: 0,
         signal: this.abort.signal,
         sessionKey: opts.sessionKey,
+        // What an earlier call left (its release kills it, in a shared sweep) never meets this one.
+        killLeftovers: true,
         ...(opts.unset?.length ? { unset: opts.unset } : {}),
         sink,
         ...(opts.sandboxMode ? { sandbox: opts.sandboxMode } : {}),
@@ -106,7 +108,8 @@ export class SessionCall implements CommandProcess {
   async killAll(): Promise<void> {
     this.out.forgetListeners();
     if (this.exitStatus === null) await this.kill();
-    setImmediate(() => killByEnv(this.opts.mark.name, this.opts.mark.value));
+    // The /proc sweep (a few ms on a busy machine) is shared with the commands released beside it.
+    markSweeper.sweep(this.opts.mark);
   }
 
   private onData(chunk: Buffer): void {

@@ -45,6 +45,11 @@ const LEAVE0 = '__agent_bash_leave0';
  * of a call's ~10 here). Empty when the file could not be made: the listing then forks as before.
  */
 const LISTFD0 = '__agent_bash_listfd0';
+/**
+ * `enable -a`'s exact text at the start (`-` if a builtin was disabled then): when the listing's
+ * builtins part is this text, no builtin was disabled or added, and their loop is skipped.
+ */
+const BTEXT0 = '__agent_bash_btext0';
 
 /**
  * Sensitive names bash manages itself (read-only, dynamic, or restored by another step: options,
@@ -84,6 +89,7 @@ export function resetStartupScript(n: string): string {
       `case \${!${name}@a} in *r*) ${READONLY0}+="$${name} ";; *) ${VARIABLES0}+="\\builtin $(\\builtin declare -p "$${name}")"$'\\n';; esac;; esac; done`,
     `${ATTRIBUTED0}=' '; for ${name} in $(\\builtin declare -i; \\builtin declare -n); do ${ATTRIBUTED0}+="\${${name}%%=*} "; done`,
     `${BUILTINS0}=; for ${name} in $(\\builtin enable -a); do case $${name} in enable|-n) ;; *) ${BUILTINS0}+="$${name} ";; esac; done`,
+    `${BTEXT0}="$(\\builtin enable -a; \\builtin printf x)"; ${BTEXT0}=\${${BTEXT0}%x}; case $${BTEXT0} in *"enable -n "*) ${BTEXT0}=-;; esac`,
     `\\builtin unset ${name}`,
     `${OPTIONS0}="$(\\builtin set +o; \\builtin shopt -p)"; ${OPTIONS0}="\\builtin \${${OPTIONS0}//$'\\n'/$'\\n'\\\\builtin }"`,
     `${SHOPTS0}="$SHELLOPTS:$BASHOPTS"`,
@@ -91,7 +97,7 @@ export function resetStartupScript(n: string): string {
     `${name}="\${TMPDIR:-/tmp}/.agent-bash-list-$$-$RANDOM$RANDOM"; ` +
       `if \\builtin exec {${LISTFD0}}>"$${name}" 2>/dev/null; then \\command rm -f -- "$${name}" 2>/dev/null; else ${LISTFD0}=; fi; \\builtin unset ${name}`,
     `${RESET0}=${singleQuoted(resetBody())}`,
-    `\\builtin readonly ${OPTIONS0} ${SHOPTS0} ${BUILTINS0} ${VARIABLES0} ${READONLY0} ${ATTRIBUTED0} ${RESTORE0} ${LEAVE0} ${RESET0} ${LISTFD0}`,
+    `\\builtin readonly ${OPTIONS0} ${SHOPTS0} ${BUILTINS0} ${BTEXT0} ${VARIABLES0} ${READONLY0} ${ATTRIBUTED0} ${RESTORE0} ${LEAVE0} ${RESET0} ${LISTFD0}`,
   ].join('\n');
 }
 
@@ -113,55 +119,96 @@ export function resetFirstLine(): string {
  * memory: `${RESET0//__V__/suffix}`), so no command can make them readonly in advance.
  */
 const SUFFIX_MARK = '__V__';
-const RESET_VARIABLES = ['__agent_bash_rn', '__agent_bash_rf', '__agent_bash_rsec', '__agent_bash_rdis', '__agent_bash_rseen', '__agent_bash_rlist'] as const;
+const PROBE = '__agent_bash_rprobe';
+const RESET_VARIABLES = [
+  '__agent_bash_rn',
+  '__agent_bash_rf',
+  '__agent_bash_rsec',
+  '__agent_bash_rdis',
+  '__agent_bash_rseen',
+  '__agent_bash_rlist',
+  '__agent_bash_rbtext',
+  PROBE,
+] as const;
+/**
+ * Appended to the probe variable's name: a name every sensitive-name filter must let through (it
+ * matches `*_PATH`). The listing's filter runs in bash's C code; should it ever let nothing through
+ * (extended globs not in effect), the probe is missing and the reset fails: never a silent pass.
+ */
+const PROBE_TAIL = '_PATH';
 /** The reset's code, kept in a readonly variable from the start (see RESTORE0 for why not sent each call). */
 const RESET0 = '__agent_bash_reset0';
 
 /**
  * The reset steps (bash), as one command whose status is 0 only when the session is back to its start
- * state. One fork: the listing below; the check reads bash's own option lists.
+ * state. No process of its own (the listing goes through the scratch file); the check reads bash's
+ * own option lists.
  */
 function resetBody(): string {
-  const [n, failed, section, disabled, seen, list] = RESET_VARIABLES.map((name) => `${name}${SUFFIX_MARK}`);
+  const [n, failed, section, disabled, seen, list, btext, probe] = RESET_VARIABLES.map((name) => `${name}${SUFFIX_MARK}${name === PROBE ? PROBE_TAIL : ''}`);
   const fail = `|| ${failed}=1`;
-  // One listing: every builtin (`enable NAME` / `enable -n NAME`), then after `@F` the functions,
-  // after `@A` the integer and nameref variables (set or only declared), after `@V` every set
-  // variable. Function names may hold glob characters: no globbing while the words are read.
-  const listing =
-    "\\builtin enable -a; \\builtin printf '%s\\n' @F; \\builtin compgen -A function; \\builtin printf '%s\\n' @A; " +
-    "\\builtin declare -i; \\builtin declare -n; \\builtin printf '%s\\n' @V; \\builtin compgen -v";
-  // Written to the scratch file through a fresh open of its descriptor (truncating it) and read back
-  // whole (a regular file: bash reads it in blocks); without the file, or when that fails, `$(…)`.
+  // One listing: every builtin (`enable NAME` / `enable -n NAME`) as a part of its own, then after `@F` the functions,
+  // after `@A` the integer and nameref variables (set or only declared), after `@V` the set variables
+  // whose names are sensitive: bash's own filter (`compgen -X`, extended globs on for it) picks them
+  // out of all variables in C, where a loop of `[[ … == @(…) ]]` took ~15 µs a variable (4-5 ms a
+  // call with a large environment). The probe variable must come through it. Function names may
+  // hold glob characters: no globbing while the words are read.
+  const rest =
+    "\\builtin printf '%s\\n' @F; \\builtin compgen -A function; \\builtin printf '%s\\n' @A; " +
+    `\\builtin declare -i; \\builtin declare -n; \\builtin printf '%s\\n' @V; \\builtin shopt -s extglob; \\builtin compgen -v -X "!$${RESTORE0}"`;
+  // Written to the scratch file from its start through a fresh open of its descriptor, the builtins
+  // part and the rest each ended by a NUL (no truncation: on a disk it cost ~200 µs; what an earlier,
+  // longer listing left after the last NUL is never read), and read back part by part (a regular file:
+  // bash reads it in blocks). Without the file, or when that fails, `$(…)` without the NULs: the
+  // builtins then lead the list as its first part.
   const scratch = `/proc/self/fd/$${LISTFD0}`;
   const fill =
-    `${list}=; if ! { [[ -n $${LISTFD0} ]] && { ${listing}; } >${scratch} && { \\builtin read -r -d '' ${list} <${scratch}; [[ -n $${list} ]]; }; }; ` +
-    `then ${list}=$(${listing}); fi; `;
+    `${list}=; ${btext}=; if ! { [[ -n $${LISTFD0} ]] && { \\builtin enable -a; \\builtin printf '\\0'; ${rest}; \\builtin printf '\\0'; } 1<>${scratch} && ` +
+    `{ IFS= \\builtin read -r -d '' ${btext}; \\builtin read -r -d '' ${list}; } <${scratch} && [[ -n $${btext} && -n $${list} ]]; }; ` +
+    `then ${btext}=; ${list}=$(\\builtin enable -a; ${rest}); fi; ` +
+    // The builtins exactly as at the start: their names are the start's and none is disabled.
+    `if [[ $${btext} == "$${BTEXT0}" ]]; then ${btext}=; ${seen}=$${BUILTINS0}; fi; `;
   return (
     `${failed}=; ${section}=; ${disabled}=; ${seen}=; IFS=$' \\t\\n'; ` +
     // The builtins the reset itself uses, then the options as the shell started (`set -k`, `noglob`,
-    // `nocasematch` would change how the rest reads); this leaves the first line's POSIX mode.
+    // `nocasematch` would change how the rest reads); this leaves the first line's POSIX mode. When
+    // the option lists are the start's already, there is nothing to put back (`eval` of ~80 commands
+    // costs ~0.3 ms).
     `\\builtin enable builtin cd compgen declare enable eval export hash printf read readonly set shopt trap unalias unset ${fail}; ` +
-    `\\builtin eval "$${OPTIONS0}"; ` +
+    // Leaving POSIX mode turns `inherit_errexit` and `shift_verbose` on: off again unless they were on.
+    `${offUnlessAtStart('inherit_errexit')} ${offUnlessAtStart('shift_verbose')} ` +
+    `[[ "$SHELLOPTS:$BASHOPTS" == "$${SHOPTS0}" ]] || \\builtin eval "$${OPTIONS0}"; ${probe}=1; ` +
     fill +
-    `\\builtin set -f; for ${n} in $${list}; do case $${n} in @F|@A|@V) ${section}=$${n};; *) case $${section} in ` +
-    // Builtins: the disabled ones are enabled again; the names must be the start's (no `enable -f` one).
+    `\\builtin set -f; for ${n} in $${btext} $${list}; do case $${n} in @F|@A|@V) ${section}=$${n};; *) case $${section} in ` +
+    // Builtins (when not as at the start): the disabled ones are enabled again; the names must be the
+    // start's (no `enable -f` one).
     `'') case $${n} in enable) ;; -n) ${disabled}=1;; *) ${seen}+="$${n} "; ` +
     `if [[ -n $${disabled} ]]; then \\builtin enable "$${n}" ${fail}; ${disabled}=; fi;; esac;; ` +
     `@F) \\builtin unset -f -- "$${n}" ${fail};; ` +
     // Namerefs go, integer attributes go (`declare -i x="5"` lines; bash's own are left alone).
     `@A) ${n}=\${${n}%%=*}; case $${n} in declare|-*) ;; *) case $${ATTRIBUTED0} in *" $${n} "*) ;; *) ` +
     `if [[ -R $${n} ]]; then \\builtin unset -n "$${n}" ${fail}; else \\builtin declare +i "$${n}" ${fail}; fi;; esac;; esac;; ` +
-    // Sensitive variables are unset (and restored below); the readonly ones of the start stay.
-    `@V) if [[ $${n} != $${LEAVE0} && $${n} == $${RESTORE0} ]]; then ` +
+    // Sensitive variables (the filter's) are unset (and restored below); the readonly ones of the start stay.
+    `@V) if [[ $${n} == "${probe}" ]]; then ${probe}=; elif [[ $${n} != $${LEAVE0} ]]; then ` +
     `case $${READONLY0} in *" $${n} "*) ;; *) \\builtin unset -v "$${n}" ${fail};; esac; fi;; ` +
     `esac;; esac; done; ` +
+    // The probe was listed (and emptied above): the filter let sensitive names through.
+    `[[ -z $${probe} ]] ${fail}; \\builtin unset -v ${probe}; ` +
     `\\builtin unalias -a; \\builtin hash -r; ` +
     `\\builtin unset -v POSIXLY_CORRECT ${fail}; \\builtin eval "$${VARIABLES0}" ${fail}; ` +
-    `\\builtin eval "$${OPTIONS0}"; ` +
+    // The options as the shell started: the two the reset set itself go back, then every option when
+    // the lists still differ from the start's.
+    `case :$${SHOPTS0}: in *:noglob:*) ;; *) \\builtin set +f;; esac; ${offUnlessAtStart('extglob')} ` +
+    `[[ "$SHELLOPTS:$BASHOPTS" == "$${SHOPTS0}" ]] || \\builtin eval "$${OPTIONS0}"; ` +
     // The check, without another process: the same builtins, options as at the start, nothing failed.
     // No function is left, whatever the listing said (`compgen` fails when it finds none).
     `[[ -z $${failed} && $${seen} == "$${BUILTINS0}" && "$SHELLOPTS:$BASHOPTS" == "$${SHOPTS0}" ]] && ! \\builtin compgen -A function >/dev/null`
   );
+}
+
+/** bash: turns shopt option `name` off unless the shell started with it on. */
+function offUnlessAtStart(name: string): string {
+  return `case :$${SHOPTS0}: in *:${name}:*) ;; *) \\builtin shopt -u ${name};; esac;`;
 }
 
 /** `text` as one single-quoted shell word. */
@@ -175,6 +222,6 @@ function singleQuoted(text: string): string {
  * variables are added to `own` (unset after the call).
  */
 export function resetScript(v: string, own: string[]): string {
-  own.push(...RESET_VARIABLES.map((name) => `${name}_${v}`));
+  own.push(...RESET_VARIABLES.map((name) => `${name}_${v}${name === PROBE ? PROBE_TAIL : ''}`));
   return `\\builtin eval "\${${RESET0}//${SUFFIX_MARK}/_${v}}"`;
 }

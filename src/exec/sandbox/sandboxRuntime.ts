@@ -107,6 +107,11 @@ export interface WrappedSpawn {
   mountKey?: string;
   /** Network requests refused so far. */
   refusals: readonly Refusal[];
+  /**
+   * The processes of its cgroup now (host pids: the launcher's, the sandbox's, and what they started,
+   * escaped or not); absent or undefined where it has none.
+   */
+  members?(): number[] | undefined;
   /** Call once the process has exited: closes its proxy. */
   dispose(): void;
 }
@@ -247,6 +252,7 @@ export class SandboxRuntime {
       level,
       mountKey: fsKey(fs),
       refusals: listener.refusals,
+      ...(cgroups ? { members: () => cgroups.members() } : {}),
       dispose: once(() => {
         if (token !== undefined) shared?.listeners.delete(token);
         this.releaseCgroups(cgroups);

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { LocalShellExecutor } from '../../../src/exec/localExecutor';
 import { processesWithEnv } from '../../../src/exec/processTree';
 import { SessionCall } from '../../../src/exec/sessionCall';
-import { FakeSink, processBaseline, waitFor } from './helpers';
+import { FakeSink, processBaseline, processesWithArg, waitFor } from './helpers';
 
 const MARK = 'AGENT_BASH_TEST_SESSION_CALL';
 let seq = 0;
@@ -102,6 +102,18 @@ describe('exec: SessionCall (a bridge command in its caller\'s persistent shell)
     const next = call('echo "[$BG_KEPT]"', { key: 'bg' }).call;
     await next.exited;
     assert.equal(next.output().output, '[1]\n');
+  });
+
+  it('the next call of a caller never starts beside what its released call left: the pending sweep is done first', async () => {
+    const arg = `301.${process.pid}${seq}`;
+    const { call: c } = call(`setsid -f sleep ${arg}; echo started`, { key: 'leftover' });
+    await c.exited;
+    assert.ok(await waitFor(() => processesWithArg(`sleep ${arg}`).length === 1, 5000), 'the escaped sleep should run');
+    // Released: its sweep is shared with other releases and may come later, but never after the next call began.
+    await c.killAll();
+    const next = call(`echo next`, { key: 'leftover' }).call;
+    assert.deepEqual(await next.exited, { exitCode: 0, signal: null });
+    assert.deepEqual(processesWithArg(`sleep ${arg}`), []);
   });
 
   it('output past the byte limit keeps the newest bytes and says it cut', async () => {

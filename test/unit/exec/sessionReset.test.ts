@@ -72,4 +72,27 @@ describe('exec: the persistent session is reset before each call (sessionReset.t
     const r = await run('echo "$A $B $C [${GIT_DIR-}] $HOME"; env | grep -c "^B=exported$"', key);
     assert.equal(r.sink.text(), `plain exported 1 [] ${process.env.HOME ?? ''}\n1\n`);
   });
+
+  it('with hundreds of variables in the environment, a sensitive one set by a call is gone and the probe of the filter is gone before the command', async () => {
+    // The sensitive names are picked out by bash's own filter; its probe variable must never show.
+    const baseEnv: NodeJS.ProcessEnv = { ...process.env };
+    for (let i = 0; i < 300; i++) baseEnv[`AB_TEST_FILLER_${i}`] = `value ${i}`;
+    const big = new LocalShellExecutor({ shellArgs: ['-c'], baseEnv });
+    const call = async (command: string): Promise<string> => {
+      const sink = new FakeSink();
+      const r = await big.run({ command, cwd: tmp, timeoutMs: 30_000, sessionKey: 'reset-big-env', sink });
+      assert.equal(r.exitCode, 0, sink.text());
+      assert.equal(sink.notice, undefined, sink.text());
+      return sink.text();
+    };
+    try {
+      await call('export MY_TOOL_PATH=/evil LD_PRELOAD=/evil.so NPM_CONFIG_PREFIX=/evil AB_TEST_FILLER_7=changed; PS4=evil; kept=1');
+      assert.equal(
+        await call('echo "[${MY_TOOL_PATH-}] [${LD_PRELOAD-}] [${NPM_CONFIG_PREFIX-}] [${PS4}] $AB_TEST_FILLER_7 $AB_TEST_FILLER_299 $kept"; compgen -v | grep -c "^__agent_bash_rprobe" || true'),
+        '[] [] [] [+ ] changed value 299 1\n0\n',
+      );
+    } finally {
+      await big.dispose();
+    }
+  });
 });

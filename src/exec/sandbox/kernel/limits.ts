@@ -182,6 +182,19 @@ export class CommandCgroups {
     }
   }
 
+  /** The processes in the command's cgroups now (host pids); undefined when there is none or it cannot be read. */
+  members(): number[] | undefined {
+    if (this.procsFiles.length === 0) return undefined;
+    try {
+      return readFileSync(this.procsFiles[0], 'utf8')
+        .split('\n')
+        .filter((line) => line !== '')
+        .map(Number);
+    } catch {
+      return undefined;
+    }
+  }
+
   /** True when a cgroup of this kind was made. */
   has(kind: 'pids' | 'memory'): boolean {
     return this.dirs.some((d) => d.c.kind === kind);
