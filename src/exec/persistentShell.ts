@@ -304,7 +304,7 @@ export class PersistentShell {
   }
 
   private async runInner(req: ExecRequest, commandLine: string, env: Record<string, string>, notice: string | undefined): Promise<PersistentRun> {
-    if (req.killLeftovers && !(await this.killLeftovers())) {
+    if (req.killLeftovers && !(await this.killLeftovers(req.signal))) {
       // Something of an earlier call would not die: this shell is not used again.
       await this.kill();
       return { kind: 'refused', why: 'reset' };
@@ -508,8 +508,18 @@ export class PersistentShell {
    * Without a cgroup, the releases' mark sweep still pending is done now. False when a leftover
    * outlived a second of SIGKILLs.
    */
-  private async killLeftovers(): Promise<boolean> {
-    await this.ready;
+  private async killLeftovers(signal: AbortSignal | undefined): Promise<boolean> {
+    // A shell still starting has run no call: nothing of one can be left. Waited for (its snapshot
+    // must come first), but never past the caller's abort, which the call's own guard then handles.
+    if (this.own === undefined && signal?.aborted !== true) {
+      let onAbort = (): void => undefined;
+      const aborted = new Promise<void>((resolve) => {
+        onAbort = () => resolve();
+        signal?.addEventListener('abort', onAbort, { once: true });
+      });
+      await Promise.race([this.ready, aborted]);
+      signal?.removeEventListener('abort', onAbort);
+    }
     const own = this.own;
     const members = (): number[] | undefined => this.wrapped.members?.()?.filter((pid) => !own?.has(pid));
     if (own === undefined || members() === undefined) {
