@@ -204,8 +204,11 @@ export class PersistentShell {
   private readonly exitWaiters: Array<() => void> = [];
   private killing: Promise<void> | undefined;
   private running = false;
-  /** The processes of the shell's cgroup once it was ready (launcher, sandbox, shell): never leftovers. */
-  private own: ReadonlySet<number> | undefined;
+  /**
+   * The processes of the shell's cgroup once it was ready (launcher, sandbox, shell): never leftovers.
+   * Undefined until then; null when it has no cgroup (or it could not be read then).
+   */
+  private own: ReadonlySet<number> | null | undefined;
   private readonly ready: Promise<void>;
   private onReady: () => void = () => undefined;
   private readonly graceMs: number | undefined;
@@ -251,7 +254,8 @@ export class PersistentShell {
     this.ready = new Promise<void>((resolve) => (this.onReady = resolve));
     const onReady = (): void => {
       // The shell waits for input now: its cgroup holds just what runs it.
-      this.own = new Set(this.wrapped.members?.() ?? []);
+      const members = this.wrapped.members?.();
+      this.own = members === undefined ? null : new Set(members);
       this.onReady();
     };
     this.splitter.expect({ start: undefined, end: Buffer.from(TOKEN_LEAD + ready), consumer: undefined, onEnd: onReady });
@@ -521,14 +525,14 @@ export class PersistentShell {
       signal?.removeEventListener('abort', onAbort);
     }
     const own = this.own;
-    const members = (): number[] | undefined => this.wrapped.members?.()?.filter((pid) => !own?.has(pid));
-    if (own === undefined || members() === undefined) {
+    const leftovers = (): number[] | undefined => (own ? this.wrapped.members?.()?.filter((pid) => !own.has(pid)) : undefined);
+    let left = leftovers();
+    if (left === undefined) {
       markSweeper.flush();
       return true;
     }
     const deadline = Date.now() + LEFTOVER_KILL_MS;
     for (;;) {
-      const left = members() ?? [];
       if (left.length === 0) return true;
       if (Date.now() > deadline) return false;
       for (const pid of left) {
@@ -539,6 +543,7 @@ export class PersistentShell {
         }
       }
       await new Promise((resolve) => setTimeout(resolve, 5));
+      left = leftovers() ?? [];
     }
   }
 
