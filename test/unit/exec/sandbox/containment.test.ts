@@ -41,34 +41,32 @@ describe('exec/sandbox: kernel containment', function () {
   });
   afterEach(() => rmSync(ws, { recursive: true, force: true }));
 
-  for (const mode of ['on'] as SandboxMode[]) {
-    // Sandboxed shells get a cgroup of their own where one can be made; without it (and outside the
-    // sandbox) the bridge's mark sweep is what runs first (sessionCall.test.ts).
-    it(`sandbox ${mode}: a persistent shell's call that kills leftovers starts after everything earlier calls left is gone (its cgroup)`, async function () {
-      if (cgroupControllers().length === 0) this.skip();
-      const runtime = new SandboxRuntime({ settings: () => ({ ...DEFAULT_SANDBOX_SETTINGS, enabled: mode }), workspaceRoots: () => [ws] });
-      const executor = new LocalShellExecutor({ shellArgs: ['-c'], sandbox: runtime });
-      const m = uniqueArg();
-      const run = async (command: string, killLeftovers: boolean): Promise<string> => {
-        const sink = new FakeSink();
-        const r = await executor.run({ command, cwd: ws, timeoutMs: 30_000, sessionKey: 'leftovers', sink, ...(killLeftovers ? { killLeftovers } : {}) });
-        assert.equal(r.exitCode, 0, sink.text());
-        return sink.text();
-      };
-      try {
-        assert.equal(await run(`setsid -f sleep ${m}; ( ( exec sleep ${m} ) & ); echo started`, true), 'started\n');
-        assert.ok(await waitFor(() => processesWithArg(`sleep ${m}`).length === 2, 5000), 'both escapees should run');
-        // A route that keeps background processes between calls keeps them.
-        assert.equal(await run('echo kept', false), 'kept\n');
-        assert.equal(processesWithArg(`sleep ${m}`).length, 2);
-        assert.equal(await run('echo clean', true), 'clean\n');
-        assert.deepEqual(processesWithArg(`sleep ${m}`), [], 'no leftover may live once the next call ran');
-      } finally {
-        await executor.dispose();
-        runtime.dispose();
-      }
-    });
-  }
+  // Sandboxed shells get a cgroup of their own where one can be made; without it (and outside the
+  // sandbox) the bridge's mark sweep is what runs first (sessionCall.test.ts).
+  it("sandbox on: a persistent shell's call that kills leftovers starts after everything earlier calls left is gone (its cgroup)", async function () {
+    if (cgroupControllers().length === 0) this.skip();
+    const runtime = new SandboxRuntime({ settings: () => ({ ...DEFAULT_SANDBOX_SETTINGS, enabled: 'on' }), workspaceRoots: () => [ws] });
+    const executor = new LocalShellExecutor({ shellArgs: ['-c'], sandbox: runtime });
+    const m = uniqueArg();
+    const run = async (command: string, killLeftovers: boolean): Promise<string> => {
+      const sink = new FakeSink();
+      const r = await executor.run({ command, cwd: ws, timeoutMs: 30_000, sessionKey: 'leftovers', sink, ...(killLeftovers ? { killLeftovers } : {}) });
+      assert.equal(r.exitCode, 0, sink.text());
+      return sink.text();
+    };
+    try {
+      assert.equal(await run(`setsid -f sleep ${m}; ( ( exec sleep ${m} ) & ); echo started`, true), 'started\n');
+      assert.ok(await waitFor(() => processesWithArg(`sleep ${m}`).length === 2, 5000), 'both escapees should run');
+      // A route that keeps background processes between calls keeps them.
+      assert.equal(await run('echo kept', false), 'kept\n');
+      assert.equal(processesWithArg(`sleep ${m}`).length, 2);
+      assert.equal(await run('echo clean', true), 'clean\n');
+      assert.deepEqual(processesWithArg(`sleep ${m}`), [], 'no leftover may live once the next call ran');
+    } finally {
+      await executor.dispose();
+      runtime.dispose();
+    }
+  });
 
   for (const mode of ['off', 'on'] as SandboxMode[]) {
     for (const [name, shape] of Object.entries(ESCAPES)) {
