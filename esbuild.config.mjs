@@ -22,30 +22,36 @@ function copyWasm() {
 
 // The sandbox's compiled launcher (native/sandbox-launch.c; src/exec/sandbox/kernel/nativeLaunch.ts).
 // Without a C compiler the build goes on: sandboxed commands then start through the script route.
-const NATIVE_SOURCE = 'native/sandbox-launch.c';
-const NATIVE_OUT = path.join('dist', 'agent-bash-launch');
+// The read-only fence as a bash builtin (native/readonly-builtin.c; src/exec/sandbox/readOnly/):
+// without it a persistent shell's auto-approved reads run one-shot through the launcher's fence.
+const NATIVE = [
+  { source: 'native/sandbox-launch.c', out: path.join('dist', 'agent-bash-launch'), flags: [], what: 'sandboxed commands start through the script launcher (slower)' },
+  { source: 'native/readonly-builtin.c', out: path.join('dist', 'agent-bash-readonly.so'), flags: ['-shared', '-fPIC'], what: "auto-approved reads in a persistent shell run one-shot (slower)" },
+];
+const NATIVE_HEADER = 'native/readonly-fence.h';
 
-function buildNative() {
+function buildNative({ source, out, flags: extra, what }) {
   if (process.platform !== 'linux') return;
-  if (existsSync(NATIVE_OUT) && statSync(NATIVE_OUT).mtimeMs >= statSync(NATIVE_SOURCE).mtimeMs) return;
+  const newest = Math.max(statSync(source).mtimeMs, statSync(NATIVE_HEADER).mtimeMs);
+  if (existsSync(out) && statSync(out).mtimeMs >= newest) return;
   mkdirSync('dist', { recursive: true });
-  const tmp = `${NATIVE_OUT}.${process.pid}.tmp`;
-  const flags = ['-O2', '-Wall', '-Wextra', '-Werror', '-o', tmp];
+  const tmp = `${out}.${process.pid}.tmp`;
+  const flags = ['-O2', '-Wall', '-Wextra', '-Werror', ...extra, '-o', tmp];
   for (const [cc, lang] of [['cc', []], ['gcc', []], ['clang', []], ['g++', ['-x', 'c']]]) {
-    const r = spawnSync(cc, [...lang, ...flags, NATIVE_SOURCE], { encoding: 'utf8' });
+    const r = spawnSync(cc, [...lang, ...flags, source], { encoding: 'utf8' });
     if (r.error) continue;
     if (r.status !== 0) {
       rmSync(tmp, { force: true });
-      throw new Error(`${cc} could not build ${NATIVE_SOURCE}:\n${r.stderr}`);
+      throw new Error(`${cc} could not build ${source}:\n${r.stderr}`);
     }
-    renameSync(tmp, NATIVE_OUT);
+    renameSync(tmp, out);
     return;
   }
-  rmSync(NATIVE_OUT, { force: true });
-  console.warn(`agent-bash: no C compiler (cc, gcc, clang or g++): ${NATIVE_OUT} not built; sandboxed commands start through the script launcher (slower)`);
+  rmSync(out, { force: true });
+  console.warn(`agent-bash: no C compiler (cc, gcc, clang or g++): ${out} not built; ${what}`);
 }
 
-buildNative();
+for (const n of NATIVE) buildNative(n);
 
 const options = {
   entryPoints: { extension: 'src/extension.ts', cli: 'src/cli.ts' },

@@ -13,6 +13,8 @@
 //   agent-bash-launch inner NPROC ACCESS N FOLDER... -- COMMAND ARGS...
 //       first inside the sandbox: RLIMIT_NPROC (NPROC > 0), then a Landlock ruleset (ACCESS > 0) that
 //       allows the changes in ACCESS beneath the N folders only, then runs the command.
+//   agent-bash-launch readonly SPEC... -- COMMAND ARGS...
+//       the read-only fence (readonly-fence.h) on an auto-approved read, then runs the command.
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -27,6 +29,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "readonly-fence.h"
 
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
@@ -254,6 +258,19 @@ static int inner(int argc, char **argv) {
   return 126;
 }
 
+static int readonly_stage(int argc, char **argv) {
+  // SPEC... -- COMMAND ARGS...
+  int rest = 0;
+  while (rest < argc && strcmp(argv[rest], "--") != 0) rest++;
+  if (rest + 1 >= argc) fail(126, "readonly: no command to run%s%s", "", "");
+  char err[4200];
+  if (ro_apply(rest, argv, err, sizeof err) != 0) fail(126, "the read-only fence could not be set: %s; nothing was run%s", err, "");
+  char **cmd = argv + rest + 1;
+  execvp(cmd[0], cmd);
+  fail(126, "cannot run %s: %s", cmd[0], strerror(errno));
+  return 126;
+}
+
 int main(int argc, char **argv) {
   if (argc >= 2 && strcmp(argv[1], "abi") == 0) {
     printf("%d\n", landlock_abi());
@@ -261,6 +278,7 @@ int main(int argc, char **argv) {
   }
   if (argc >= 2 && strcmp(argv[1], "outer") == 0) return outer(argc - 2, argv + 2);
   if (argc >= 2 && strcmp(argv[1], "inner") == 0) return inner(argc - 2, argv + 2);
-  fprintf(stderr, "usage: agent-bash-launch abi | outer ... | inner ...\n");
+  if (argc >= 2 && strcmp(argv[1], "readonly") == 0) return readonly_stage(argc - 2, argv + 2);
+  fprintf(stderr, "usage: agent-bash-launch abi | outer ... | inner ... | readonly ...\n");
   return 2;
 }

@@ -134,7 +134,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     },
     bridgePollIntervalMs: 250,
     environment: direnvStage(() => settings.current().direnv, processEnv, sandbox),
-    sandbox: { levelFor: (off) => sandbox.levelFor(off), autoApprove: () => settings.sandbox().autoApprove, watch: () => sandbox.watch() },
+    sandbox: { levelFor: (off) => sandbox.levelFor(off), autoApprove: () => settings.sandbox().autoApprove, watch: () => sandbox.watch(), readOnly: (off) => sandbox.readOnly(off) },
   });
   const commandLog = new CommandLog(log);
   const tracked = commandLog.wrap(pipeline);
@@ -151,7 +151,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     workspaceCwd: () => cwd.get(),
     workspaceRoots,
     processEnv,
-    sandbox: { levelFor: (off) => sandbox.levelFor(off), autoApprove: () => settings.sandbox().autoApprove, watch: () => sandbox.watch() },
+    sandbox: { levelFor: (off) => sandbox.levelFor(off), autoApprove: () => settings.sandbox().autoApprove, watch: () => sandbox.watch(), readOnly: (off) => sandbox.readOnly(off) },
   };
 
   const jobsStatus = new JobsStatusItem(jobs);

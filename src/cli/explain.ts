@@ -9,6 +9,9 @@ import { decisionSentence } from '../core/explainText';
 import type { RuleLayer } from '../core/contracts';
 import { createShellAnalyzer } from '../core/policy/shellAnalysis';
 import { probeSandbox } from '../exec/sandbox/sandboxProbe';
+import { fenceSupport } from '../exec/sandbox/readOnly/readOnlySupport';
+import { readOnlyLine } from '../core/policy/readerClass';
+import type { ReadOnlyCapability } from '../core/pipeline';
 import { CLI_MESSAGES, parseCliArgs, readCliRuleLayers, resolveCwdOption, RULE_LAYER_FLAGS, RULE_LAYER_USAGE, RULE_LAYER_VALUES, UsageError, type ParsedArgs } from './cliArgs';
 
 export const EXPLAIN_USAGE = `usage: agent-bash explain ${RULE_LAYER_USAGE} [--cwd DIR] [--workspace DIR]... [--sandbox auto|on|off] -- COMMAND`;
@@ -42,7 +45,7 @@ function parseArgs(args: string[]): ExplainArgs {
 }
 
 /** The JSON printed by `explain`. */
-export function explainJson(d: PolicyDecision, sandboxed = false, command = ''): object {
+export function explainJson(d: PolicyDecision, sandboxed = false, command = '', readOnly?: ReadOnlyCapability): object {
   return {
     decision: d.decision,
     rule: d.rule,
@@ -61,6 +64,9 @@ export function explainJson(d: PolicyDecision, sandboxed = false, command = ''):
     })),
     uncertain: d.uncertain,
     sandboxed,
+    // A line that would run without asking because every program reads: `enforced` (the kernel
+    // holds it read-only, offline, exec-limited) or `not enforced: why`; null for any other line.
+    readOnly: readOnly === undefined || !readOnlyLine(d) ? null : readOnly.enforced ? 'enforced' : `not enforced: ${readOnly.why ?? 'unknown reason'}`,
   };
 }
 
@@ -86,6 +92,7 @@ export async function explainMain(args: string[]): Promise<number> {
   expander.dispose();
   // `run` with the same --sandbox would sandbox it (`on` where it cannot start refuses instead).
   const sandboxed = parsed.sandbox !== 'off' && probeSandbox().sandbox;
-  process.stdout.write(`${JSON.stringify(explainJson(decision, sandboxed, parsed.command), null, 2)}\n`);
+  const readOnly: ReadOnlyCapability = sandboxed ? fenceSupport('sandboxed') : { enforced: false, why: 'read-only not enforced: no OS sandbox here' };
+  process.stdout.write(`${JSON.stringify(explainJson(decision, sandboxed, parsed.command, { enforced: readOnly.enforced, ...(readOnly.why ? { why: readOnly.why } : {}) }), null, 2)}\n`);
   return 0;
 }

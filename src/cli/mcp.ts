@@ -117,7 +117,7 @@ export async function mcpMain(args: string[]): Promise<number> {
           workspaceRoots: () => [cwd],
           sessionId,
           environment: direnvStage(() => settings.direnv, undefined, sandbox),
-          sandbox: { levelFor: (off) => sandbox.levelFor(off), autoApprove: () => false, watch: () => sandbox.watch() },
+          sandbox: { levelFor: (off) => sandbox.levelFor(off), autoApprove: () => false, watch: () => sandbox.watch(), readOnly: (off) => sandbox.readOnly(off) },
         });
       })().then(resolve, reject);
     });

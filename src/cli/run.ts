@@ -181,7 +181,7 @@ export async function runMain(args: string[]): Promise<number> {
       workspaceRoots: () => [cwd],
       sessionId,
       environment: direnvStage(() => settings.direnv, undefined, sandbox),
-      sandbox: { levelFor: (off) => sandbox.levelFor(off), autoApprove: () => false, watch: () => sandbox.watch() },
+      sandbox: { levelFor: (off) => sandbox.levelFor(off), autoApprove: () => false, watch: () => sandbox.watch(), readOnly: (off) => sandbox.readOnly(off) },
     });
     const input: Record<string, unknown> = { command: parsed.command };
     if (parsed.timeout !== undefined) input.timeout = parsed.timeout;

@@ -5,6 +5,7 @@ export type * from './policy/policyContracts';
 export type * from './output/outputContracts';
 import type { OutputSinkLike, OutputSummary } from './output/outputContracts';
 import type { DecidedBy, DecisionKind, PolicyDecision, PolicyRule, RuleLayer, RuleLayerName, Verdict } from './policy/policyContracts';
+import type { ReadOnlyLine } from './policy/readerClass';
 
 // ---- Results ----
 
@@ -49,6 +50,11 @@ export interface BashToolDetails {
     protectedChanged?: string[];
     /** The limits the command hit (processes, memory, TMPDIR size). */
     limits?: string[];
+    /**
+     * An auto-approved read: `enforced` when it ran under the read-only fence, else why the kernel
+     * could not hold it here (`not enforced: …`); `refused` when the fence refused something it tried.
+     */
+    readOnly?: { enforced: boolean; why?: string; refused?: boolean };
   };
 }
 
@@ -82,6 +88,11 @@ export interface ExecRequest {
    * starts (the bridge's calls, whose releases kill it anyway): nothing of theirs outlives into it.
    */
   killLeftovers?: boolean;
+  /**
+   * An auto-approved read (core/policy/readerClass.ts): run it under the read-only fence
+   * (exec/sandbox/readOnly/), with only these programs allowed to start. Absent: as today.
+   */
+  readOnly?: ReadOnlyLine;
 }
 
 export interface ExecResult {
@@ -190,6 +201,8 @@ export interface SessionLine {
   /** The line, without the environment stage's unsets (`unset` carries them). */
   line: string;
   unset?: string[];
+  /** An auto-approved read: the session runs it under the read-only fence (ExecRequest.readOnly). */
+  readOnly?: ReadOnlyLine;
 }
 
 // ---- Callers ----

@@ -7,6 +7,8 @@ import type { PolicyDecision, PolicyRule, RuleLayerName, SegmentDecision, Verdic
 import { code } from './humanMessages';
 import { runsWithoutAsking, SANDBOX_OFF_REASON } from './policy/policyGate';
 import { layerLabel } from './policy/ruleLayerLabel';
+import { readOnlyLine } from './policy/readerClass';
+import type { ReadOnlyCapability } from './pipeline';
 
 /** How a person names a rule's approval: `allow rule`, `ask rule`, `deny rule`. */
 const RULE_NAME: Readonly<Record<Verdict, string>> = { allow: 'allow rule', prompt: 'ask rule', deny: 'deny rule' };
@@ -25,6 +27,18 @@ export interface ExplainSandbox {
   gitAllowWrite?: boolean;
   /** `agentBash.sandbox.caches.shareWithHost`. */
   sharedCaches?: boolean;
+  /** Whether the kernel holds an auto-approved read to reading here (readOnlyFenceLine). */
+  readOnly?: ReadOnlyCapability;
+}
+
+/**
+ * What Explain says of a line that would run without asking because every program in it reads
+ * (readerClass.ts): it runs read-only, offline and exec-limited, or where and why that is not enforced.
+ */
+export function readOnlyFenceLine(capability: ReadOnlyCapability): string {
+  return capability.enforced
+    ? 'Read-only: it would run without asking because every program in it only reads, so the kernel holds it to that: no file changed outside a scratch folder of its own, no network, no program the line does not name, nothing read outside the workspace and the system.'
+    : `Read-only not enforced here (${capability.why ?? 'unknown reason'}): it would run without asking on the policy's reading of the line alone.`;
 }
 
 /** "in user settings", "in the built-in list", "in managed rules (/etc/agent-bash/rules.json)". */
@@ -154,6 +168,7 @@ export function explainMarkdown(command: string, d: PolicyDecision, opts: { cwd?
   }
   if (opts.sandbox) {
     out.push('## What the sandbox would confine', '');
+    if (opts.sandbox.readOnly && readOnlyLine(d)) out.push(`- ${readOnlyFenceLine(opts.sandbox.readOnly)}`);
     for (const line of sandboxLines(opts.sandbox)) out.push(`- ${line}`);
     out.push('');
   }

@@ -40,9 +40,9 @@ export const bashInputSchema = z.strictObject({
   pty: z.boolean().default(false).describe('run in pty mode'),
   async: z.boolean().default(false).describe('run in background'),
   sandbox: z
-    .enum(['off'])
+    .enum(['off', 'write'])
     .optional()
-    .describe('"off" runs the command outside the OS sandbox (the user is asked to approve); use it only to retry a command the sandbox refused'),
+    .describe('"write" asks the user to run it with write access inside the sandbox (an auto-approved read runs read-only): use it only to retry a command the read-only fence refused. "off" runs the command outside the OS sandbox (the user is asked to approve); use it only to retry a command the sandbox refused'),
 });
 
 /** The validated input (defaults applied; an empty `env` is removed). */

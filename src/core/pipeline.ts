@@ -50,6 +50,8 @@ import { streamTailUpdates, TailBuffer } from './output/tailBuffer';
 import { clampTimeout } from './timeout';
 import { withUnsets, type EnvPreflight } from './envPreflight';
 import { findViolations, violationNotice } from './sandboxRefusals';
+import { fenceRefusals, READ_ONLY_NO_SANDBOX, readOnlyRefusalNotice } from './readOnlyRefusals';
+import { readOnlyLine, type ReadOnlyLine } from './policy/readerClass';
 
 export const ASYNC_JOBS_UNAVAILABLE = 'Async job manager unavailable for this session.';
 export const COMMAND_ABORTED = 'Command aborted';
@@ -77,6 +79,18 @@ export interface PipelineSandbox {
    * the sandbox skipped, what changed anyway and which limit the output shows hit, with the notices.
    */
   watch?(): SandboxWatch;
+  /**
+   * Optional: whether an auto-approved read would run under the read-only fence here, and why not
+   * (exec/sandbox/readOnly/readOnlySupport.ts). Absent: the fence is not enforced anywhere.
+   */
+  readOnly?(sandbox?: 'off'): ReadOnlyCapability;
+}
+
+/** Whether the kernel holds an auto-approved read to reading here, and why not. */
+export interface ReadOnlyCapability {
+  enforced: boolean;
+  /** Why not, in a person's words (`the sandbox is off`, `the kernel's Landlock ABI is 3 …`). */
+  why?: string;
 }
 
 export interface SandboxWatch {
@@ -177,6 +191,8 @@ interface Prepared {
   sandbox?: 'off';
   /** The caller's words on what the command does, for its terminal header. */
   description?: string;
+  /** An auto-approved read, run under the read-only fence (readerClass.ts). */
+  readOnly?: ReadOnlyLine;
 }
 
 type SandboxLevel = 'sandboxed' | 'contained' | 'plain';
@@ -184,6 +200,8 @@ type SandboxLevel = 'sandboxed' | 'contained' | 'plain';
 /** What `run` keeps across its stages for the result, whichever stage ends the call. */
 interface CallRecord {
   verdict?: NonNullable<ToolResult['details']['decision']>;
+  /** An auto-approved read: its programs, and whether the fence holds it here. */
+  readOnly?: { line: ReadOnlyLine; capability: ReadOnlyCapability };
 }
 
 export class BashPipeline {
@@ -223,10 +241,12 @@ export class BashPipeline {
       const urls = this.internalUrls(cd.command, input.env, cd.cwd);
       const cwd = await this.cwd(urls.cwd);
       const prepared = this.timeout(input, settings, urls.command, urls.env, cwd);
+      if (call.readOnly?.capability.enforced) prepared.readOnly = call.readOnly.line;
       if (opts.signal?.aborted) throw new ToolAbortError(COMMAND_ABORTED);
       const result = await this.route(prepared, input.pty, input.async, input.command, opts);
       result.details.decision = call.verdict;
       if (sandbox.level) withSandboxDetails(result, sandbox.level, sandbox.watch);
+      if (call.readOnly) withReadOnlyDetails(result, call.readOnly.capability);
       return result;
     } catch (err) {
       const result = errorResult(err);
@@ -270,10 +290,14 @@ export class BashPipeline {
         ...(input.description ? { description: input.description } : {}),
         ...(box.gate ? { sandbox: box.gate } : {}),
         sandboxOff,
+        ...(input.sandbox === 'write' ? { writeAsked: true } : {}),
       },
       opts.signal,
     );
     call.verdict = verdictDetails(gate);
+    // A line a rule let run without asking anyone, whose every program reads: the kernel keeps it a read.
+    const line = gate.kind === 'run' && gate.decidedBy === 'rule' ? readOnlyLine(gate.decision) : undefined;
+    if (line) call.readOnly = { line, capability: readOnlyCapabilityOf(deps.sandbox, box.level, sandboxOff) };
     if (gate.kind === 'refuse') throw new ToolError(gate.message);
     if (gate.kind === 'aborted') throw new ToolAbortError(COMMAND_ABORTED);
     // The sandbox is on but cannot start: nothing runs (a denial above still said why first).
@@ -322,7 +346,7 @@ export class BashPipeline {
     const timeout = clampTimeout(input.timeout, settings.maxTimeout);
     const prepared: Prepared = { command, cwd, timeout, notices: timeout.notice ? [timeout.notice] : [] };
     if (env) prepared.env = env;
-    if (input.sandbox) prepared.sandbox = input.sandbox;
+    if (input.sandbox === 'off') prepared.sandbox = input.sandbox;
     if (input.description) prepared.description = input.description;
     return prepared;
   }
@@ -361,7 +385,7 @@ export class BashPipeline {
         ...(deps.bridgePollIntervalMs !== undefined ? { pollIntervalMs: deps.bridgePollIntervalMs } : {}),
         ...(p.sandbox ? { sandbox: p.sandbox } : {}),
         ...(p.description ? { description: p.description } : {}),
-        session: { key: this.callerSessionKey(opts), line: p.command, ...(p.unset?.length ? { unset: p.unset } : {}) },
+        session: { key: this.callerSessionKey(opts), line: p.command, ...(p.unset?.length ? { unset: p.unset } : {}), ...(p.readOnly ? { readOnly: p.readOnly } : {}) },
       });
     }
     if (pty) {
@@ -407,6 +431,7 @@ export class BashPipeline {
         sessionKey,
         sink,
         ...(p.sandbox ? { sandbox: p.sandbox } : {}),
+        ...(p.readOnly ? { readOnly: p.readOnly } : {}),
       });
       return await this.completed(res, p, Date.now() - started, signal);
     } finally {
@@ -427,6 +452,7 @@ export class BashPipeline {
         ...(opts.signal ? { signal: opts.signal } : {}),
         sink,
         ...(p.sandbox ? { sandbox: p.sandbox } : {}),
+        ...(p.readOnly ? { readOnly: p.readOnly } : {}),
       });
       return await this.completed(await session.result, p, Date.now() - started, opts.signal);
     } finally {
@@ -546,7 +572,7 @@ export class BashPipeline {
   private warmSession(input: BashInput, opts: BashRunOptions): void {
     const { bridge } = this.deps;
     if (!bridge?.warm || !bridge.capabilities.terminal || input.pty || input.async) return;
-    bridge.warm({ key: this.callerSessionKey(opts), cwd: this.deps.sessionCwd(), ...(input.sandbox ? { sandbox: input.sandbox } : {}) });
+    bridge.warm({ key: this.callerSessionKey(opts), cwd: this.deps.sessionCwd(), ...(input.sandbox === 'off' ? { sandbox: input.sandbox } : {}) });
   }
 
   /** The persistent shell a caller's bridge commands share: one per caller session. */
@@ -619,5 +645,30 @@ export function withSandboxDetails(result: ToolResult, level: 'sandboxed' | 'con
     if (last) last.text = `${last.text}\n\n${text}`;
     else result.content.push({ type: 'text', text });
   }
+  return result;
+}
+
+/** Where the pipeline has no sandbox, or the sandbox cannot say, the fence is not there. */
+function readOnlyCapabilityOf(sandbox: PipelineSandbox | undefined, level: SandboxLevel | undefined, off: boolean): ReadOnlyCapability {
+  if (!sandbox?.readOnly || level === undefined) return { enforced: false, why: READ_ONLY_NO_SANDBOX };
+  return sandbox.readOnly(off ? 'off' : undefined);
+}
+
+/**
+ * Records that an auto-approved read ran read-only, or that the kernel could not hold it here; when
+ * the fence refused something the command tried, one line says so and what to do.
+ */
+export function withReadOnlyDetails(result: ToolResult, capability: ReadOnlyCapability): ToolResult {
+  const box = (result.details.sandbox ??= { level: 'plain' });
+  box.readOnly = capability.enforced ? { enforced: true } : { enforced: false, ...(capability.why ? { why: capability.why } : {}) };
+  if (!capability.enforced) return result;
+  const output = result.content.map((c) => c.text).join('\n');
+  const refused = fenceRefusals(output);
+  if (refused.length === 0) return result;
+  box.readOnly.refused = true;
+  const text = readOnlyRefusalNotice(refused);
+  const last = result.content.at(-1);
+  if (last) last.text = `${last.text}\n\n${text}`;
+  else result.content.push({ type: 'text', text });
   return result;
 }

@@ -2,6 +2,7 @@
 // stdout+stderr merged into a bounded tail (ACP `outputByteLimit`), pushed to listeners and sinks,
 // its exit status from the process's own exit event, kill, and the sweep that ends whatever escaped
 // the group. No VS Code here: whoever draws the output subscribes through `onBytes`.
+import type { ReadOnlyLine } from '../core/policy/readerClass';
 import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type { CreateTerminalParams, OutputSinkLike, TerminalExitStatus, TerminalOutput } from '../core/contracts';
@@ -38,6 +39,8 @@ export interface BridgeProcessOptions {
   sandbox?: SandboxRuntime;
   /** `off`: outside the OS sandbox (still contained). */
   sandboxMode?: 'off';
+  /** An auto-approved read: run under the read-only fence (sandboxRuntime.ts WrapOptions.readOnly). */
+  readOnly?: ReadOnlyLine;
 }
 
 /** What a client-bridge command runs as: a process of its own (BridgeProcess) or a call in a session's shell (SessionCall). */
@@ -87,6 +90,7 @@ export class BridgeProcess implements CommandProcess {
       env,
       ...(params.env?.length ? { given: Object.fromEntries(params.env.map((v) => [v.name, v.value])) } : {}),
       ...(opts.sandboxMode ? { sandbox: opts.sandboxMode } : {}),
+      ...(opts.readOnly ? { readOnly: opts.readOnly } : {}),
       onRefused: (r) => this.onData(Buffer.from(refusalLine(r))),
     });
     this.level = wrapped.level;

@@ -102,6 +102,9 @@ export class LocalShellExecutor implements LocalExecutor {
       notice = SANDBOX_MOUNTS_CHANGED_NOTICE;
     }
     shell ??= start();
+    // An auto-approved read runs in a fenced subshell of the session's shell; a shell that could not
+    // load the fence's builtin leaves it to a one-shot run fenced by the launcher.
+    if (req.readOnly && !(await shell.canFence())) return this.oneShot(req, config, command, commandEnv(config.env, callerEnv));
 
     // What this call exports on top of the session: the caller's variables, and the git settings
     // renumbered after any of theirs (commandEnv), so a caller's GIT_CONFIG_* cannot displace them.

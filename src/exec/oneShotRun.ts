@@ -61,6 +61,7 @@ export async function runOneShot(req: ExecRequest, options: OneShotOptions): Pro
       env: options.env,
       ...(req.env ? { given: req.env } : {}),
       ...(req.sandbox ? { sandbox: req.sandbox } : {}),
+      ...(req.readOnly ? { readOnly: req.readOnly } : {}),
       onRefused: (r) => {
         if (accepting) req.sink.push(refusalLine(r));
       },

@@ -30,7 +30,8 @@ import type { Readable, Writable } from 'node:stream';
 import type { ExecRequest, ExecResult } from '../core/contracts';
 import { exitStatusOf, killProcessTree, signalOfShellStatus, spawnInGroup } from './processTree';
 import { cancelledBeforeStart, drainStreams, effectiveDeadlineMs, RunGuard } from './runControl';
-import { wrapSpawn, type SandboxRuntime, type WrappedSpawn } from './sandbox/sandboxRuntime';
+import { wrapSpawn, type CallFence, type SandboxRuntime, type WrappedSpawn } from './sandbox/sandboxRuntime';
+import { FENCE_BUILTIN_NAME } from './sandbox/readOnly/readOnlySupport';
 import { refusalLine } from '../core/sandboxRefusals';
 import { interactiveFreeArgs, shellKind, shellQuote } from './shellConfig';
 import { resetFirstLine, resetScript, resetStartupScript } from './sessionReset';
@@ -167,6 +168,8 @@ function randomToken(): string {
  */
 const TOKEN_LEAD = '\x1e';
 const TOKEN_LEAD_PRINTF = '\\036';
+/** The status line (fd 3) a shell writes at its start when it loaded the read-only fence's builtin. */
+const FENCE_STATUS = 'agent-bash-fence';
 
 /** What fd 3 says at the end of a call: its status, and whether the command started at all. */
 interface StatusLine {
@@ -215,10 +218,20 @@ export class PersistentShell {
   private readonly wrapped: WrappedSpawn;
   /** Where a refused network request is reported: the running call's output. */
   private report: ((text: string) => void) | undefined;
+  /** The read-only fence's builtin this shell tries to load (sandboxed bash only), and whether it did. */
+  private readonly fenceBuiltin: string | undefined;
+  private fenceLoaded = false;
+  private readonly sandbox: SandboxRuntime | undefined;
+  private readonly pathVar: string;
+  private readonly shellPath: string;
 
   constructor(options: PersistentShellOptions) {
     this.graceMs = options.killGraceMs;
     this.kind = shellKind(options.shell);
+    this.sandbox = options.sandbox;
+    this.pathVar = (options.env as Partial<Record<string, string>>).PATH ?? '';
+    this.shellPath = options.shell;
+    this.fenceBuiltin = this.kind === 'bash' && options.sandboxMode !== 'off' ? options.sandbox?.fenceBuiltin() : undefined;
     this.builtin = this.kind === 'sh' ? '\\' : '\\builtin ';
     const cwd = options.cwd && existsSync(options.cwd) ? options.cwd : undefined;
     // Throws SandboxUnavailableError for `on` without a sandbox: the executor reports it.
@@ -262,6 +275,8 @@ export class PersistentShell {
     this.write(
       [
         'exec 2>&1',
+        // The read-only fence's builtin, loaded before the start state is taken (so the reset keeps it).
+        ...(this.fenceBuiltin ? [`\\builtin enable -f ${shellQuote(this.fenceBuiltin)} ${FENCE_BUILTIN_NAME} 2>/dev/null && \\builtin printf '${FENCE_STATUS} 1\\n' >&3`] : []),
         // The start state every call is reset to (functions, aliases, options, sensitive variables).
         ...(this.kind === 'bash' ? [resetStartupScript(randomToken().slice(0, 12))] : []),
         `${this.builtin}printf '${TOKEN_LEAD_PRINTF}%s' '${ready}'`,
@@ -277,6 +292,13 @@ export class PersistentShell {
   /** The sandbox's mounts this shell started with (undefined: not sandboxed). */
   get mountKey(): string | undefined {
     return this.wrapped.mountKey;
+  }
+
+  /** Whether this shell can fence an auto-approved read itself (its builtin loaded), once it is ready. */
+  async canFence(): Promise<boolean> {
+    if (this.fenceBuiltin === undefined) return false;
+    await this.ready;
+    return this.fenceLoaded && !this.dead;
   }
 
   /** A command is running. */
@@ -353,7 +375,8 @@ export class PersistentShell {
       broken = why;
       progressed();
     });
-    this.write(this.framed(this.callScript(req.cwd, commandLine, env, nonce, startToken, endToken), nonce.slice(0, 12)));
+    const fence = req.readOnly ? this.callFence(req.readOnly.programs) : undefined;
+    this.write(this.framed(this.callScript(req.cwd, commandLine, env, nonce, startToken, endToken, fence), nonce.slice(0, 12)));
 
     // Done when the status and the end of output arrived (a command that never started prints no
     // end), or the shell died (`exit 3`, a kill), or stopped answering.
@@ -436,7 +459,28 @@ export class PersistentShell {
    * What follows the command runs with stderr to /dev/null: under the user's `set -x` its trace
    * lines would otherwise end up in the command's output.
    */
-  private callScript(cwd: string, command: string, env: Record<string, string>, nonce: string, start: string, end: string): string {
+  /** The fence of one auto-approved read; refused (throws) where this shell cannot set it. */
+  private callFence(programs: readonly string[]): CallFence {
+    if (!this.fenceLoaded || !this.sandbox) throw new Error('PersistentShell.run: this shell cannot fence a read-only call');
+    return this.sandbox.callFence(programs, this.shellPath, this.pathVar);
+  }
+
+  /**
+   * The command as bash runs it: `eval` at top level, or for an auto-approved read, in a subshell
+   * that sets the read-only fence first (nothing runs when it cannot) and ends with it.
+   */
+  private evalText(command: string, fence: CallFence | undefined): string {
+    const b = this.builtin;
+    const run = `${b}eval ${shellQuote(` ${command}`)}\n`;
+    if (!fence) return run;
+    const env = Object.entries(fence.env).map(([k, v]) => `${k}=${shellQuote(v)}`).join(' ');
+    return (
+      `( ${b}${FENCE_BUILTIN_NAME} ${fence.specs.map(shellQuote).join(' ')} || ${b}exit 126; ` +
+      `${b}unset -v ${fence.unset.join(' ')}; ${b}export ${env}; ${run})`
+    );
+  }
+
+  private callScript(cwd: string, command: string, env: Record<string, string>, nonce: string, start: string, end: string, fence?: CallFence): string {
     const b = this.builtin;
     const v = nonce.slice(0, 12);
     const go = `__agent_bash_go_${v}`;
@@ -462,8 +506,10 @@ export class PersistentShell {
     return (
       (this.kind === 'bash' ? resetFirstLine() : '') +
       `${save.join(' ')} { if ${reset}; then ${go}=1; ${b}printf '${TOKEN_LEAD_PRINTF}%s' '${start}'; ` +
-      `${b}cd -- ${shellQuote(cwd)} && { ${set.join(' ')} ${b}eval ${shellQuote(` ${command}`)}\n` +
-      `}; else ${rs}=1; fi; { ${st}=$?; ${this.healScript(opts)} ${restore.join(' ')} ${b}printf '${TOKEN_LEAD_PRINTF}%s' '${end}'; } 2>/dev/null; ` +
+      `${b}cd -- ${shellQuote(cwd)} && { ${set.join(' ')} ${this.evalText(command, fence)}` +
+      `}; else ${rs}=1; fi; { ${st}=$?; ${this.healScript(opts)} ${restore.join(' ')} ` +
+      (fence ? `${b}${FENCE_BUILTIN_NAME} -r ${shellQuote(fence.scratch)}; ` : '') +
+      `${b}printf '${TOKEN_LEAD_PRINTF}%s' '${end}'; } 2>/dev/null; ` +
       `} </dev/null 1>&2 2>&1 3>&-; ${b}printf '%s %s %s %s\\n' '${nonce}' "\${${st}:-x}" "\${${go}:-0}" "\${${rs}:-0}" >&3; ` +
       `${b}unset ${own.join(' ')}\n`
     );
@@ -567,6 +613,7 @@ export class PersistentShell {
       const raw = this.statusText.slice(0, newline);
       this.statusText = this.statusText.slice(newline + 1);
       const [nonce, value, started, reset] = raw.split(' ');
+      if (nonce === FENCE_STATUS) this.fenceLoaded = value === '1';
       const waiter = this.statusWaiters.get(nonce);
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a status line from the shell process may have fewer fields than split() is typed with
       if (waiter) waiter({ status: /^\d+$/.test(value ?? '') ? Number(value) : undefined, started: started === '1', resetFailed: reset === '1' });

@@ -227,6 +227,7 @@ class PtyRun implements PtySession {
         fdSlot: 'none',
         ...(req.env ? { given: req.env } : {}),
         ...(req.sandbox ? { sandbox: req.sandbox } : {}),
+        ...(req.readOnly ? { readOnly: req.readOnly } : {}),
         onRefused: (r) => {
           if (accepting) sink.push(refusalLine(r));
         },

@@ -4,6 +4,7 @@
 // is already up inside the sandbox and the PID namespace, so a command costs no fork of the editor's
 // process, no sandbox set-up and no shell start. What carries between calls is the session's rule
 // (sessionReset.ts): functions, aliases, traps, options and the sensitive variables never do.
+import type { ReadOnlyLine } from '../core/policy/readerClass';
 import type { LocalExecutor, OutputSinkLike, OutputSummary, TerminalExitStatus, TerminalOutput } from '../core/contracts';
 import { CommandOutput } from './commandOutput';
 import { DEFAULT_OUTPUT_BYTE_LIMIT, type CommandProcess } from './bridgeProcess';
@@ -26,6 +27,8 @@ export interface SessionCallOptions {
   /** How it runs (the sandbox runtime's answer for this call). */
   level: SandboxLevel;
   sandboxMode?: 'off';
+  /** An auto-approved read: the session runs it under the read-only fence. */
+  readOnly?: ReadOnlyLine;
   outputByteLimit?: number;
   onBytes?: (chunk: Buffer) => void;
 }
@@ -66,6 +69,7 @@ export class SessionCall implements CommandProcess {
         ...(opts.unset?.length ? { unset: opts.unset } : {}),
         sink,
         ...(opts.sandboxMode ? { sandbox: opts.sandboxMode } : {}),
+        ...(opts.readOnly ? { readOnly: opts.readOnly } : {}),
       })
       .then(
         (r): TerminalExitStatus => {

@@ -46,6 +46,16 @@ export const SANDBOX_OFF_REASON = 'it runs outside the OS sandbox (`sandbox: "of
  * A call that asks to run outside the OS sandbox (`sandbox: "off"`) is at least prompt and says
  * so; deny stays deny. Nothing leaves the sandbox without a person saying yes.
  */
+/** Why a `sandbox: "write"` call asks: the caller wants it to write, which an auto-approved read may not. */
+export const WRITE_ASKED_REASON = 'the caller asked to run it with write access (`sandbox: "write"`)';
+
+/** A caller that asked for write access: never auto-approved (so never read-only), at least a prompt. */
+export function withWriteAsked(decision: PolicyDecision, asked: boolean | undefined): PolicyDecision {
+  if (!asked || decision.decision === 'deny') return decision;
+  const reason = decision.decision === 'prompt' ? `${decision.reason}; ${WRITE_ASKED_REASON}` : WRITE_ASKED_REASON;
+  return { ...decision, decision: 'prompt', reason, ...(decision.decision === 'allow' ? { rule: null } : {}) };
+}
+
 export function withSandboxOff(decision: PolicyDecision, off: boolean | undefined): PolicyDecision {
   if (!off || decision.decision === 'deny') return decision;
   const reason = decision.decision === 'prompt' ? `${decision.reason}; ${SANDBOX_OFF_REASON}` : SANDBOX_OFF_REASON;
@@ -76,6 +86,8 @@ export interface GateRequest {
   sandbox?: { active: boolean; autoApprove: boolean };
   /** The caller asked to run outside the OS sandbox: at least prompt, never auto-approved. */
   sandboxOff?: boolean;
+  /** The caller asked for write access (`sandbox: "write"`): at least prompt, never auto-approved. */
+  writeAsked?: boolean;
 }
 
 export interface GateDeps {
@@ -85,19 +97,19 @@ export interface GateDeps {
 }
 
 /** The gate's decide step: what `explain` shows and what the gate acts on. */
-export function gateDecision(decide: GateDeps['decide'], req: Pick<GateRequest, 'command' | 'cwd' | 'env' | 'sandboxOff'>): PolicyDecision {
-  return withSandboxOff(withEnvRisk(decide(req.command, req.cwd), req.env), req.sandboxOff);
+export function gateDecision(decide: GateDeps['decide'], req: Pick<GateRequest, 'command' | 'cwd' | 'env' | 'sandboxOff' | 'writeAsked'>): PolicyDecision {
+  return withWriteAsked(withSandboxOff(withEnvRisk(decide(req.command, req.cwd), req.env), req.sandboxOff), req.writeAsked);
 }
 
 /** Whether a decision runs without asking anyone: allowed, or a prompt the active sandbox may approve. */
-export function runsWithoutAsking(decision: PolicyDecision, req: Pick<GateRequest, 'sandbox' | 'sandboxOff'>): boolean {
+export function runsWithoutAsking(decision: PolicyDecision, req: Pick<GateRequest, 'sandbox' | 'sandboxOff' | 'writeAsked'>): boolean {
   if (decision.decision === 'allow') return true;
   // A critical command always asks: inside the sandbox `rm -rf /` still empties the workspace, and a
   // write to the editor's settings would still be tried.
   if (decision.kind === 'critical') return false;
   // The managed rules could not be read: nothing is known about what an administrator forbade.
   if (decision.kind === 'unreadable_rules') return false;
-  return decision.decision === 'prompt' && !req.sandboxOff && req.sandbox?.active === true && req.sandbox.autoApprove;
+  return decision.decision === 'prompt' && !req.sandboxOff && !req.writeAsked && req.sandbox?.active === true && req.sandbox.autoApprove;
 }
 
 export async function passPolicyGate(deps: GateDeps, req: GateRequest, signal?: AbortSignal): Promise<GateVerdict> {

@@ -31,7 +31,9 @@ import { compareSnapshots, moveAsideCreated, protectedChangeNotice, skippedNotic
 import { bwrapHasSize, CGROUP_ENTER_SCRIPT, CommandCgroups, DEFAULT_SANDBOX_LIMITS, limitHitsInOutput, limitNotice, nprocPrefix, type LimitCounts, type SandboxLimits } from './kernel/limits';
 import { planMasks, type MaskedProgram } from './mounts/denyMasks';
 import { confinedMover, quarantineCreated } from './mounts/newRepoQuarantine';
-import type { SandboxWatch } from '../../core/pipeline';
+import type { ReadOnlyCapability, SandboxWatch } from '../../core/pipeline';
+import { fenceSupport } from './readOnly/readOnlySupport';
+import { FENCE_UNSET, fencedEnv, fenceSpecs } from './readOnly/readOnlyFence';
 
 export type SandboxLevel = 'sandboxed' | 'contained' | 'plain';
 
@@ -89,8 +91,31 @@ export interface WrapOptions {
   given?: Readonly<Record<string, string>>;
   /** `off`: this call runs outside the sandbox (still contained). */
   sandbox?: 'off';
+  /**
+   * The read-only fence's run (wrapFenced): no network at all (a namespace of its own with nothing
+   * in it, no proxy), and this scratch folder as its TMPDIR and HOME.
+   */
+  fencedScratch?: string;
   /** Hears each refused network request of this process. */
   onRefused?: (refusal: Refusal) => void;
+  /**
+   * An auto-approved read (core/policy/readerClass.ts): the command runs under the read-only fence
+   * (readOnly/readOnlyFence.ts) with no network at all, and may start only these programs (names,
+   * found on the command's PATH). Where the fence cannot hold, the spawn is refused: never run unfenced.
+   */
+  readOnly?: { programs: readonly string[] };
+}
+
+/** What a persistent shell's subshell needs to fence one call (readOnly/readOnlyFence.ts). */
+export interface CallFence {
+  /** The builtin's spec words. */
+  specs: string[];
+  /** The call's scratch folder (made by the fence; removed by the shell after the call). */
+  scratch: string;
+  /** Variables the fenced call sets (its TMPDIR and HOME are the scratch folder). */
+  env: Record<string, string>;
+  /** Variables it drops (the proxy: there is no network). */
+  unset: readonly string[];
 }
 
 export interface WrappedSpawn {
@@ -163,8 +188,37 @@ export class SandboxRuntime {
     return path.join(this.baseDir(), 'tmp');
   }
 
+  /** Whether an auto-approved read would run fenced now (the pipeline asks before it runs one). */
+  readOnly(sandbox?: 'off'): ReadOnlyCapability {
+    let level: SandboxLevel;
+    try {
+      level = this.levelFor(sandbox);
+    } catch (err) {
+      return { enforced: false, why: err instanceof Error ? err.message : String(err) };
+    }
+    const support = fenceSupport(level);
+    return support.enforced ? { enforced: true } : { enforced: false, ...(support.why ? { why: support.why } : {}) };
+  }
+
+  /** The builtin a persistent shell loads to fence its calls, where the fence holds and it was built. */
+  fenceBuiltin(sandbox?: 'off'): string | undefined {
+    try {
+      return fenceSupport(this.levelFor(sandbox)).builtin;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** One call's fence in a persistent shell started with `shell` on `pathVar`. */
+  callFence(programs: readonly string[], shell: string, pathVar: string): CallFence {
+    const scratch = path.join(this.tmpDir(), `ro-${process.pid}-${++fenceCount}-${Date.now().toString(36)}`);
+    const specs = fenceSpecs({ scratch, workspaceRoots: this.options.workspaceRoots(), programs, shell: absoluteShell(shell, pathVar), pathVar });
+    return { specs, scratch, env: fencedEnv(scratch), unset: FENCE_UNSET };
+  }
+
   wrap(argv: readonly string[], opts: WrapOptions): WrappedSpawn {
     const level = this.levelFor(opts.sandbox);
+    if (opts.readOnly) return this.wrapFenced(argv, opts, level, opts.readOnly.programs);
     const support = this.support();
     const plain = { refusals: [] as Refusal[], dispose: () => undefined };
     if (level === 'plain') return { file: argv[0], args: argv.slice(1), env: opts.env, level, ...plain };
@@ -216,7 +270,8 @@ export class SandboxRuntime {
     // Every route runs under the filter (launcher.ts): none gets a network bridge of its own, so a
     // command that starts before the shared namespace serves waits for it, and one where it cannot
     // serve runs with loopback only.
-    const shared = this.sharedNetwork();
+    if (opts.fencedScratch !== undefined) Object.assign(env, fencedEnv(opts.fencedScratch));
+    const shared = opts.fencedScratch !== undefined ? undefined : this.sharedNetwork();
     let network: LauncherNetwork = { kind: 'none' };
     let token: string | undefined;
     const listener: SharedListener = { refusals: [], onRefused: opts.onRefused };
@@ -256,6 +311,31 @@ export class SandboxRuntime {
       dispose: once(() => {
         if (token !== undefined) shared?.listeners.delete(token);
         this.releaseCgroups(cgroups);
+      }),
+    };
+  }
+
+  /**
+   * A one-shot auto-approved read: the sandbox as for any command, without its network (a namespace
+   * of its own with nothing in it, no proxy), and the launcher's `readonly` stage fencing the shell
+   * first thing inside. Refused (nothing runs) where the fence cannot hold.
+   */
+  private wrapFenced(argv: readonly string[], opts: WrapOptions, level: SandboxLevel, programs: readonly string[]): WrappedSpawn {
+    const support = fenceSupport(level);
+    if (!support.enforced || !support.launch) throw new SandboxUnavailableError(`The read-only fence cannot hold this auto-approved read here (${support.why ?? 'unknown reason'}). Nothing was run.`);
+    const pathVar = (opts.env as Partial<Record<string, string>>).PATH ?? process.env.PATH ?? '';
+    const tmpfs = this.limits().tmpMiB > 0 && bwrapHasSize(this.support().bwrap as string);
+    // With a TMPDIR tmpfs each run's is new: the scratch folder dies with it. Else it is removed at dispose.
+    const scratch = path.join(this.tmpDir(), tmpfs ? 'ro' : `ro-${process.pid}-${++fenceCount}-${Date.now().toString(36)}`);
+    const specs = fenceSpecs({ scratch, workspaceRoots: this.options.workspaceRoots(), programs, shell: absoluteShell(argv[0], pathVar), pathVar });
+    const env: Record<string, string> = { ...opts.env };
+    for (const name of FENCE_UNSET) delete env[name];
+    const inner = this.wrap([support.launch.path, 'readonly', ...specs, '--', ...argv], { ...opts, env, readOnly: undefined, fencedScratch: scratch });
+    return {
+      ...inner,
+      dispose: once(() => {
+        inner.dispose();
+        if (!tmpfs) rmSync(scratch, { recursive: true, force: true });
       }),
     };
   }
@@ -452,6 +532,14 @@ function fsKey(fs: FsPolicy): string {
   const sorted = (list: readonly string[] | undefined): string[] => [...new Set(list ?? [])].sort();
   const key = [sorted(fs.writable), sorted(fs.denyRead), sorted([...fs.denyWrite, ...(fs.denyCreate ?? [])]), sorted(fs.selfBinds), (fs.cacheBinds ?? []).map((b) => `${b.source}\0${b.dest}`).sort()];
   return createHash('sha256').update(JSON.stringify(key)).digest('hex');
+}
+
+/** Names each fenced call's scratch folder, unique in this process. */
+let fenceCount = 0;
+
+/** The shell as an absolute path (the fence allows running it by that file). */
+function absoluteShell(shell: string, pathVar: string): string {
+  return path.isAbsolute(shell) ? shell : (findOnPath(shell, pathVar) ?? findOnPath(shell, '/usr/bin:/bin') ?? shell);
 }
 
 /** `argv` started by the constant shell that first enters the command's cgroups (limits.ts). */

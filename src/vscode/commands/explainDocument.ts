@@ -48,7 +48,9 @@ export function explainSandbox(sandbox: PipelineSandbox | undefined): ExplainSan
   } catch (err) {
     level = { error: err instanceof Error ? err.message : String(err) };
   }
+  const readOnly = sandbox.readOnly?.();
   return {
+    ...(readOnly ? { readOnly } : {}),
     mode: s.enabled,
     level,
     autoApprove: s.autoApprove,

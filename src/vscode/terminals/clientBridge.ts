@@ -75,6 +75,8 @@ export class VsCodeClientBridge implements ClientBridge, vscode.Disposable {
       ...(options.sandbox ? { sandboxMode: options.sandbox } : {}),
       ...(options.description ? { description: options.description } : {}),
       ...(options.session && this.opts.sessions ? { session: { ...options.session, executor: this.opts.sessions } } : {}),
+      // An auto-approved read stays fenced whichever way it runs (a process of its own too).
+      ...(options.session?.readOnly ? { readOnly: options.session.readOnly } : {}),
     };
     let term: CommandTerminal;
     try {

@@ -3,6 +3,7 @@
 // tail and exit status are its own, whatever else the terminal shows. The process's own exit event is
 // the truth for the exit status: shell integration and `Terminal.exitStatus` lose signals and early
 // exits (docs/ARCHITECTURE.md, Process model).
+import type { ReadOnlyLine } from '../../core/policy/readerClass';
 import type * as vscode from 'vscode';
 import { STOPPED } from '../../core/humanMessages';
 import { statusWithRefusal } from '../../core/terminalText';
@@ -40,6 +41,8 @@ export interface CommandTerminalOptions {
   description?: string;
   /** Run the line in the caller's persistent shell (through `executor`) rather than a process of its own. */
   session?: SessionLine & { executor: LocalExecutor };
+  /** An auto-approved read: run under the read-only fence (ExecRequest.readOnly), in a session or not. */
+  readOnly?: ReadOnlyLine;
 }
 
 /** The exit in brackets, as the ACP panel's cards show it. */
@@ -78,6 +81,7 @@ export class CommandTerminal implements TerminalHandle {
         onBytes: (chunk) => this.region.write(chunk),
         ...(opts.sandbox ? { sandbox: opts.sandbox } : {}),
         ...(opts.sandboxMode ? { sandboxMode: opts.sandboxMode } : {}),
+        ...(opts.readOnly ? { readOnly: opts.readOnly } : {}),
       });
     } catch (err) {
       // Spawn errors normally arrive as an event (exit 126/127); a synchronous throw must still free the terminal.
@@ -157,6 +161,7 @@ function sessionCall(opts: CommandTerminalOptions, session: SessionLine & { exec
     sessionKey: session.key,
     line: session.line,
     ...(session.unset ? { unset: session.unset } : {}),
+    ...(session.readOnly ? { readOnly: session.readOnly } : {}),
     cwd,
     ...(params.env?.length ? { env: Object.fromEntries(params.env.map((v) => [v.name, v.value])) } : {}),
     mark: { name: TERMINAL_ENV, value: opts.id },
