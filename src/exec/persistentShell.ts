@@ -32,6 +32,7 @@ import { exitStatusOf, killProcessTree, signalOfShellStatus, spawnInGroup } from
 import { cancelledBeforeStart, drainStreams, effectiveDeadlineMs, RunGuard } from './runControl';
 import { wrapSpawn, type CallFence, type SandboxRuntime, type WrappedSpawn } from './sandbox/sandboxRuntime';
 import { FENCE_BUILTIN_NAME } from './sandbox/readOnly/readOnlySupport';
+import { carryFile, dumpScript, loadScript, mayAssign } from './readOnlyCarry';
 import { refusalLine } from '../core/sandboxRefusals';
 import { interactiveFreeArgs, shellKind, shellQuote } from './shellConfig';
 import { resetFirstLine, resetScript, resetStartupScript } from './sessionReset';
@@ -469,14 +470,16 @@ export class PersistentShell {
    * The command as bash runs it: `eval` at top level, or for an auto-approved read, in a subshell
    * that sets the read-only fence first (nothing runs when it cannot) and ends with it.
    */
-  private evalText(command: string, fence: CallFence | undefined): string {
+  private evalText(command: string, fence: CallFence | undefined, v: string): string {
     const b = this.builtin;
     const run = `${b}eval ${shellQuote(` ${command}`)}\n`;
     if (!fence) return run;
-    const env = Object.entries(fence.env).map(([k, v]) => `${k}=${shellQuote(v)}`).join(' ');
+    const env = Object.entries(fence.env).map(([k, val]) => `${k}=${shellQuote(val)}`).join(' ');
+    // What it assigns carries back to the session as any call's would (readOnlyCarry.ts).
+    const carry = mayAssign(command) ? `__agent_bash_rst_${v}=$?; ${dumpScript(carryFile(fence.scratch), v)} ${b}exit $__agent_bash_rst_${v}\n` : '';
     return (
       `( ${b}${FENCE_BUILTIN_NAME} ${fence.specs.map(shellQuote).join(' ')} || ${b}exit 126; ` +
-      `${b}unset -v ${fence.unset.join(' ')}; ${b}export ${env}; ${run})`
+      `${b}unset -v ${fence.unset.join(' ')}; ${b}export ${env}; ${run}${carry})`
     );
   }
 
@@ -506,8 +509,9 @@ export class PersistentShell {
     return (
       (this.kind === 'bash' ? resetFirstLine() : '') +
       `${save.join(' ')} { if ${reset}; then ${go}=1; ${b}printf '${TOKEN_LEAD_PRINTF}%s' '${start}'; ` +
-      `${b}cd -- ${shellQuote(cwd)} && { ${set.join(' ')} ${this.evalText(command, fence)}` +
+      `${b}cd -- ${shellQuote(cwd)} && { ${set.join(' ')} ${this.evalText(command, fence, v)}` +
       `}; else ${rs}=1; fi; { ${st}=$?; ${this.healScript(opts)} ${restore.join(' ')} ` +
+      (fence && mayAssign(command) ? loadScript(carryFile(fence.scratch), `${fence.scratch}.vars`, v) : '') +
       (fence ? `${b}${FENCE_BUILTIN_NAME} -r ${shellQuote(fence.scratch)}; ` : '') +
       `${b}printf '${TOKEN_LEAD_PRINTF}%s' '${end}'; } 2>/dev/null; ` +
       `} </dev/null 1>&2 2>&1 3>&-; ${b}printf '%s %s %s %s\\n' '${nonce}' "\${${st}:-x}" "\${${go}:-0}" "\${${rs}:-0}" >&3; ` +

@@ -37,7 +37,7 @@ const ATTRIBUTED0 = '__agent_bash_attributed0';
  * one byte at a time, so sending the 2 KB of patterns with every call cost milliseconds. `[[ x == $P ]]`
  * matches extended globs whatever `extglob` says.
  */
-const RESTORE0 = '__agent_bash_restore0';
+export const RESTORE0 = '__agent_bash_restore0';
 const LEAVE0 = '__agent_bash_leave0';
 /**
  * A descriptor on a scratch file of the shell's own (unlinked at the start): the reset's listing is

@@ -1,4 +1,5 @@
 import * as assert from 'node:assert/strict';
+import { fenceSupport } from '../../../src/exec/sandbox/readOnly/readOnlySupport';
 import { probeSandbox } from '../../../src/exec/sandbox/sandboxProbe';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -54,7 +55,19 @@ describe('cli/explain', () => {
       uncertain: false,
       // `run` would sandbox it exactly where bubblewrap works here.
       sandboxed: probeSandbox().sandbox,
+      // `git status*` in a rules file is not the built-in list's git read form: it keeps the writable sandbox.
+      readOnly: null,
     });
+  });
+
+  it('says when an auto-approved read runs read-only, and where it is not enforced', () => {
+    const on = JSON.parse(explain(['--cwd', dir, '--', 'ls -la && git log -3']).stdout) as { readOnly: string | null };
+    const fence = fenceSupport('sandboxed');
+    const expected = !probeSandbox().sandbox ? 'not enforced: read-only not enforced: no OS sandbox here' : fence.enforced ? 'enforced' : `not enforced: ${fence.why}`;
+    assert.equal(on.readOnly, expected);
+    assert.equal(JSON.parse(explain(['--cwd', dir, '--sandbox', 'off', '--', 'ls']).stdout).readOnly, 'not enforced: read-only not enforced: no OS sandbox here');
+    // A line that asks is no auto-approved read.
+    assert.equal(JSON.parse(explain(['--cwd', dir, '--', 'touch x']).stdout).readOnly, null);
   });
 
   it('judges words as its helper bash expands them', () => {
