@@ -88,6 +88,11 @@ export interface HistoryEntry {
   note?: string;
   /** What the OS sandbox refused the command, when it refused something. */
   sandboxRefused?: { paths: string[]; hosts: string[] };
+  /**
+   * An auto-approved read: `enforced` when it ran under the read-only fence, `refused` when the fence
+   * refused something it tried, `not-enforced` where the kernel could not hold it.
+   */
+  readOnly?: 'enforced' | 'refused' | 'not-enforced';
   /** The caller's words on what the command does (`description`). */
   description?: string;
 }
@@ -131,6 +136,8 @@ export function entryFromResult(input: RecordInput): HistoryEntry {
   if (d.terminalId !== undefined) entry.terminalId = d.terminalId;
   const refused = d.sandbox?.refused;
   if (refused && (refused.paths.length > 0 || refused.hosts.length > 0)) entry.sandboxRefused = refused;
+  const ro = d.sandbox?.readOnly;
+  if (ro) entry.readOnly = !ro.enforced ? 'not-enforced' : ro.refused ? 'refused' : 'enforced';
   const truncation = (d.meta as { truncation?: { totalBytes: number; outputBytes: number } } | undefined)?.truncation;
   if (decision.outcome !== 'allowed') {
     entry.end = 'not-run';
@@ -246,13 +253,21 @@ export function endLabel(e: HistoryEntry): string {
   }
 }
 
-/** The history row's sandbox mark: what the sandbox refused, in a few words. */
+/** The history row's sandbox mark: what the sandbox refused, in a few words; how a read ran. */
 export function sandboxMark(e: HistoryEntry): string | undefined {
+  const marks: string[] = [];
+  if (e.readOnly) marks.push(READ_ONLY_MARKS[e.readOnly]);
   const r = e.sandboxRefused;
-  if (!r) return undefined;
-  const what = [...r.paths.map((p) => `writing ${p}`), ...r.hosts.map((h) => `reaching ${h}`)];
-  return `sandbox refused ${what.join(', ')}`;
+  if (r) marks.push(`sandbox refused ${[...r.paths.map((p) => `writing ${p}`), ...r.hosts.map((h) => `reaching ${h}`)].join(', ')}`);
+  return marks.length > 0 ? marks.join(' · ') : undefined;
 }
+
+/** How an auto-approved read ran, in the History row's words. */
+export const READ_ONLY_MARKS = {
+  enforced: 'read-only',
+  refused: 'read-only: write refused',
+  'not-enforced': 'read-only not enforced here',
+} as const;
 
 /** The one-line description beside the command in the view. */
 export function entryDescription(e: HistoryEntry): string {
@@ -284,7 +299,7 @@ export function entryTooltip(e: HistoryEntry): string {
   ];
   // The row's sandbox mark is cut off at a usual panel width: the hover says it in full.
   const mark = sandboxMark(e);
-  if (mark) lines.push(`Sandbox: ${mark.replace(/^sandbox /, '')}`);
+  if (mark) lines.push(`Sandbox: ${mark.replace(/(^|· )sandbox /g, '$1')}`);
   if (e.durationMs !== undefined) lines.push(`Duration: ${human.duration(e.durationMs)}`);
   if (e.outputBytes !== undefined) lines.push(`Output: ${human.byteSize(e.outputBytes)}`);
   const cut = human.outputCut(e.shownBytes, e.outputBytes);

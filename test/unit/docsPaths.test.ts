@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(__dirname, '../../..');
-const DOCS = ['README.md', 'docs/ARCHITECTURE.md'];
+const DOCS = ['README.md', 'docs/ARCHITECTURE.md', 'docs/SANDBOX.md'];
 
 /** Folders a path may begin with; the ones under src/ are also written without `src/` (and `policy/…` without `core/`). */
 const FROM_ROOT = ['src', 'test', 'bench', 'scripts'];

@@ -143,6 +143,22 @@ describe('core/history', () => {
     assert.ok(entryTooltip(entry).includes('\nResult: Failed with exit 1\nSandbox: refused writing /etc/x, reaching example.org\n'), entryTooltip(entry));
   });
 
+  it('an auto-approved read is marked read-only in its row, "write refused" when the fence refused it, and where it was not enforced', () => {
+    const result = (readOnly: { enforced: boolean; refused?: boolean; why?: string }) => ({
+      content: [{ type: 'text' as const, text: 'x' }],
+      details: { exitCode: 1, wallTimeMs: 5, decision: { decision: 'allow' as const, reason: 'r', rule: 'cat *' }, sandbox: { level: 'sandboxed' as const, readOnly } },
+      isError: true,
+    });
+    const refused = entryFromResult({ id: 'r', at: 1, command: 'cat x', caller: CALLER, result: result({ enforced: true, refused: true }), cancelled: false });
+    assert.equal(refused.readOnly, 'refused');
+    assert.equal(entryDescription(refused), 'Demo agent · allowed by rule `cat *` · Failed with exit 1 · read-only: write refused · 5 ms · 1 B');
+    assert.ok(entryTooltip(refused).includes('\nSandbox: read-only: write refused\n'), entryTooltip(refused));
+    const quiet = entryFromResult({ id: 'q', at: 1, command: 'cat x', caller: CALLER, result: result({ enforced: true }), cancelled: false });
+    assert.equal(sandboxMark(quiet), 'read-only');
+    const off = entryFromResult({ id: 'o', at: 1, command: 'cat x', caller: CALLER, result: result({ enforced: false, why: 'w' }), cancelled: false });
+    assert.equal(sandboxMark(off), 'read-only not enforced here');
+  });
+
   it("the caller's description shows in the row (60 characters) and the hover (500)", () => {
     const result = { content: [{ type: 'text' as const, text: 'x' }], details: { exitCode: 0, wallTimeMs: 5, decision: { decision: 'allow' as const, reason: 'r', rule: 'ls *' } }, isError: false };
     const long = `List   the\nfiles ${'y'.repeat(80)}`;

@@ -142,11 +142,12 @@ describe('exec/sandbox: parts', () => {
     assert.deepEqual(support, { contain: false, sandbox: false, problem: `bubblewrap (bwrap) is not installed: ${INSTALL_HINT}` });
   });
 
-  it('accepts sandbox: "off" (and null as absent), refuses other values, and advertises it to the model', () => {
+  it('accepts sandbox: "off" and "write" (and null as absent), refuses other values, and advertises them to the model', () => {
     assert.equal(parseBashInput({ command: 'x', sandbox: 'off' }, { asyncEnabled: true }).sandbox, 'off');
+    assert.equal(parseBashInput({ command: 'x', sandbox: 'write' }, { asyncEnabled: true }).sandbox, 'write');
     assert.equal(parseBashInput({ command: 'x', sandbox: null }, { asyncEnabled: true }).sandbox, undefined);
-    assert.throws(() => parseBashInput({ command: 'x', sandbox: 'on' }, { asyncEnabled: true }), / {2}- sandbox: Invalid input: expected "off"\n/);
+    assert.throws(() => parseBashInput({ command: 'x', sandbox: 'on' }, { asyncEnabled: true }), / {2}- sandbox: Invalid option: expected one of "off"\|"write"\n/);
     const props = bashInputJsonSchema({ asyncEnabled: true }).properties as Partial<Record<string, { enum?: string[] }>>;
-    assert.deepEqual(props.sandbox?.enum, ['off']);
+    assert.deepEqual(props.sandbox?.enum, ['off', 'write']);
   });
 });
