@@ -2,6 +2,7 @@
 // lines (default 20000) from SEED (default: random, printed), runs every one the policy allows
 // under real bash in a bubblewrap sandbox with strace, and prints each violation. Exit 1 on any.
 import { createRequire } from 'node:module';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 
 const require = createRequire(import.meta.url);
@@ -22,7 +23,15 @@ if (!sandboxAvailable()) {
 }
 console.log(`fuzz: seed ${seed}, ${count} command lines`);
 const started = Date.now();
-const report = await runDifferential({ seed, count, analyzer: await createShellAnalyzer(), log: (l) => console.log(l) });
+// The kernel as a second judge: every allowed line runs again behind the read-only fence (the
+// compiled launcher's `readonly` stage), where it must do no harm whatever the policy made of it.
+const launcher = path.resolve('dist/agent-bash-launch');
+const { fenceSupport } = require(path.join(out, 'src/exec/sandbox/readOnly/readOnlySupport.js'));
+const fenceLauncher = fenceSupport('sandboxed').enforced && existsSync(launcher) ? launcher : undefined;
+if (!fenceLauncher) console.log('fuzz: the read-only fence cannot hold here: the kernel judges nothing');
+const report = await runDifferential({ seed, count, analyzer: await createShellAnalyzer(), log: (l) => console.log(l), ...(fenceLauncher ? { fenceLauncher } : {}) });
 for (const v of report.violations) console.log(`VIOLATION ${formatViolation(v)}`);
-console.log(`fuzz: ${report.generated} generated, ${report.allowed} allowed, ${report.ran} run under bash, ${report.violations.length} violations, ${((Date.now() - started) / 1000).toFixed(1)} s (seed ${seed})`);
-process.exit(report.violations.length > 0 ? 1 : 0);
+for (const v of report.fencedViolations ?? []) console.log(`FENCED VIOLATION ${formatViolation(v)}`);
+const fenced = report.fencedViolations === undefined ? 'not judged' : `${report.fencedViolations.length} behind the read-only fence`;
+console.log(`fuzz: ${report.generated} generated, ${report.allowed} allowed, ${report.ran} run under bash, ${report.violations.length} violations, ${fenced}, ${((Date.now() - started) / 1000).toFixed(1)} s (seed ${seed})`);
+process.exit(report.violations.length > 0 || (report.fencedViolations?.length ?? 0) > 0 ? 1 : 0);

@@ -1,8 +1,12 @@
 import * as assert from 'node:assert/strict';
 import type { ShellAnalyzer } from '../../../../src/core/contracts';
 import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
-import { formatViolation, problemsOf, runDifferential } from './differential/differentialRun';
-import { judgeBatch, prepareWorkspaces, sandboxAvailable } from './differential/sandboxJudge';
+import { fencedProblemsOf, formatViolation, problemsOf, runDifferential } from './differential/differentialRun';
+import { judgeBatch, prepareWorkspaces, sandboxAvailable, type FencedJudge } from './differential/sandboxJudge';
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { fenceSpecs } from '../../../../src/exec/sandbox/readOnly/readOnlyFence';
+import { fenceSupport } from '../../../../src/exec/sandbox/readOnly/readOnlySupport';
 import { decide } from '../../../../src/core/policy/policy';
 import { CORPUS_RULES } from './differential/hostileCorpus';
 
@@ -21,6 +25,26 @@ describe('core/policy differential (bash in a sandbox is the judge)', function (
       this.skip();
     }
     analyzer = await createShellAnalyzer();
+  });
+
+  it('the kernel judge (the fuzz\'s second): behind the fence a hostile line does no harm; with a fence that lets the workspace be written, the judge sees it', async function () {
+    const launcher = path.resolve('dist/agent-bash-launch');
+    if (!fenceSupport('sandboxed').enforced || !existsSync(launcher)) this.skip();
+    const { base, workspaces, dispose } = prepareWorkspaces(2);
+    try {
+      const command = 'cat <<EOF\n  $(echo pwned > canary; echo x > new; cat keys/*)\nEOF';
+      const fence = (writable: boolean): FencedJudge => ({
+        prefix: (c, k, dir) => [launcher, 'readonly', ...fenceSpecs({ scratch: writable ? c.workspace : path.join(dir, `s${k}`), workspaceRoots: [c.workspace], programs: ['cat'], shell: '/bin/bash', pathVar: process.env.PATH ?? '' }), '--'],
+      });
+      const [held] = await judgeBatch(base, [{ command, workspace: workspaces[0] }], 'fence-held', {}, fence(false));
+      assert.deepEqual(fencedProblemsOf(held, workspaces[0], path.join(base, 'batch-fence-held', 's0')), []);
+      const [open] = await judgeBatch(base, [{ command, workspace: workspaces[1] }], 'fence-open', {}, fence(true));
+      const problems = fencedProblemsOf(open, workspaces[1], path.join(base, 'batch-fence-open', 's0'));
+      assert.ok(problems.some((p) => p.includes('behind the read-only fence') && p.includes('/new')), JSON.stringify(problems));
+      assert.ok(problems.some((p) => /canary/.test(p)), JSON.stringify(problems));
+    } finally {
+      dispose();
+    }
   });
 
   it("the judge counts sort's own scratch file in $TMPDIR as its state, and nothing else sort writes outside", async () => {

@@ -8,7 +8,9 @@ import type { PolicyDecision, ShellAnalyzer } from '../../../../../src/core/cont
 import { decide } from '../../../../../src/core/policy/policy';
 import { generate, prng } from './commandGenerator';
 import { FUZZ_RULES, RUNS_ALSO } from './hostileCorpus';
-import { GUARDED_PATHS, judgeBatch, prepareWorkspaces, SECRET_DIR, type Observed } from './sandboxJudge';
+import { GUARDED_PATHS, judgeBatch, prepareWorkspaces, SECRET_DIR, type FencedJudge, type Observed } from './sandboxJudge';
+import { fenceSpecs } from '../../../../../src/exec/sandbox/readOnly/readOnlyFence';
+import { findOnPath } from '../../../../../src/exec/sandbox/sandboxProbe';
 import { TEST_EXPANDER } from '../testExpander';
 
 export interface Violation {
@@ -25,6 +27,8 @@ export interface DifferentialReport {
   /** How many of those ran under bash before the time budget ran out. */
   ran: number;
   violations: Violation[];
+  /** With `fenceLauncher`: what the same lines did behind the fence that they must not have. */
+  fencedViolations?: Violation[];
 }
 
 const HARMLESS_WRITES = /^(?:\/dev\/(?:null|tty|stdout|stderr|fd\/\d+|pts\/\d+)|\/proc\/self\/fd\/\d+)$/;
@@ -93,6 +97,11 @@ export interface RunOptions {
   batchSize?: number;
   /** No new batch starts after this long (the unit tier's bound); default: no limit. */
   budgetMs?: number;
+  /**
+   * The kernel as a second judge: every allowed line also runs behind the read-only fence (the
+   * compiled launcher at this path), with only its segments' programs, and must do no harm there either.
+   */
+  fenceLauncher?: string;
   log?: (line: string) => void;
 }
 
@@ -116,6 +125,8 @@ export async function runDifferential(opts: RunOptions): Promise<DifferentialRep
   opts.log?.(`differential: seed ${opts.seed}, ${opts.count} generated, ${allowed.length} allowed → run under bash`);
 
   const runs = prepareWorkspaces(allowed.length);
+  const fencedRuns = opts.fenceLauncher !== undefined ? prepareWorkspaces(allowed.length) : undefined;
+  const fencedViolations: Violation[] = [];
   const violations: Violation[] = [];
   const started = Date.now();
   let ran = 0;
@@ -135,13 +146,60 @@ export async function runDifferential(opts: RunOptions): Promise<DifferentialRep
           const problems = problemsOf(allowed[i].decision, observed[k], runs.workspaces[i]);
           if (problems.length > 0) violations.push({ command: allowed[i].command, reason: allowed[i].decision.reason, problems });
         });
+        if (fencedRuns && opts.fenceLauncher !== undefined) {
+          const fencedCases = batch.map((i) => ({ command: allowed[i].command, workspace: fencedRuns.workspaces[i] }));
+          const fence = fencedJudge(opts.fenceLauncher, batch.map((i) => allowed[i].decision));
+          const seen = await judgeBatch(fencedRuns.base, fencedCases, `f${batch[0]}`, STUBS, fence);
+          batch.forEach((i, k) => {
+            const problems = fencedProblemsOf(seen[k], fencedRuns.workspaces[i], path.join(fencedRuns.base, `batch-f${batch[0]}`, `s${k}`));
+            if (problems.length > 0) fencedViolations.push({ command: allowed[i].command, reason: allowed[i].decision.reason, problems });
+          });
+        }
       }
     };
     await Promise.all(Array.from({ length: opts.parallel ?? 2 }, worker));
   } finally {
     runs.dispose();
+    fencedRuns?.dispose();
   }
-  return { seed: opts.seed, generated: opts.count, allowed: allowed.length, ran, violations };
+  return { seed: opts.seed, generated: opts.count, allowed: allowed.length, ran, violations, ...(fencedRuns ? { fencedViolations } : {}) };
+}
+
+/** The launcher's `readonly` stage for each case, with the programs its decision's segments name. */
+function fencedJudge(launcher: string, decisions: readonly PolicyDecision[]): FencedJudge {
+  const bash = findOnPath('bash', process.env.PATH) ?? '/bin/bash';
+  return {
+    prefix: (c, k, dir) => {
+      const programs = [...new Set(decisions[k].segments.map((s) => s.segment.argv[0]))];
+      const specs = fenceSpecs({ scratch: path.join(dir, `s${k}`), workspaceRoots: [c.workspace], programs, shell: bash, pathVar: process.env.PATH ?? '' });
+      return [launcher, 'readonly', ...specs, '--'];
+    },
+  };
+}
+
+/**
+ * Harm behind the fence: a write that succeeded outside the case's scratch folder (and the terminal
+ * and null devices), a guarded file changed, a secret read, a workspace program run.
+ */
+export function fencedProblemsOf(observed: Observed, workspace: string, scratch: string): string[] {
+  const problems: string[] = [];
+  for (const p of observed.executedPaths) if (inside(p, workspace)) problems.push(`executed \`${path.relative(workspace, p)}\`, a program inside the workspace`);
+  for (const w of observed.written) {
+    if (HARMLESS_WRITES.test(w.path) || inside(w.path, scratch)) continue;
+    problems.push(`\`${w.program}\` wrote \`${w.path}\` behind the read-only fence`);
+  }
+  const secret = path.join(path.dirname(workspace), SECRET_DIR);
+  for (const r of observed.read) {
+    let real = r.path;
+    try {
+      real = fs.realpathSync(r.path);
+    } catch {
+      // gone or never there
+    }
+    if (inside(real, secret)) problems.push(`\`${r.program}\` read \`${real}\` behind the read-only fence`);
+  }
+  problems.push(...observed.tampered);
+  return [...new Set(problems)];
 }
 
 /** A failing case, printed so it can be replayed: the command, the reason it was allowed, what ran. */

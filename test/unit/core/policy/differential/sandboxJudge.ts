@@ -57,7 +57,7 @@ function argsOf(text: string): Arg[] {
  * the program before it (pids only grow in the sandbox's namespace): it inherits that program.
  * Returns the program the process ended up running.
  */
-function parseTrace(text: string, out: Observed, first: boolean, inherited: string): string {
+function parseTrace(text: string, out: Observed, first: boolean, inherited: string, successOnly = false): string {
   let cwd = '/';
   let program = inherited;
   let skipFirstExec = first;
@@ -96,6 +96,8 @@ function parseTrace(text: string, out: Observed, first: boolean, inherited: stri
       }
       continue;
     }
+    // Under the read-only fence an attempt the kernel refused changed nothing: only what succeeded counts.
+    if (successOnly && ret.startsWith('-')) continue;
     // Which string arguments name a place written: all but a link's source and a symlink's target.
     let strings = 0;
     let base = cwd;
@@ -174,7 +176,15 @@ function tamperedIn(ws: string): string[] {
 }
 
 /** Runs the cases (one sandbox for the batch, one bash per case) and reads what each did. */
-export async function judgeBatch(base: string, cases: readonly SandboxCase[], tag: string, stubs: Readonly<Record<string, string>> = {}): Promise<Observed[]> {
+/**
+ * The kernel as a second judge: each case runs behind `prefix(case, i)` (the launcher's read-only
+ * fence), and only the writes that succeeded count.
+ */
+export interface FencedJudge {
+  prefix(c: SandboxCase, i: number, dir: string): string[];
+}
+
+export async function judgeBatch(base: string, cases: readonly SandboxCase[], tag: string, stubs: Readonly<Record<string, string>> = {}, fence?: FencedJudge): Promise<Observed[]> {
   const dir = path.join(base, `batch-${tag}`);
   fs.mkdirSync(dir, { recursive: true });
   // Stubbed programs: the file at the real path is replaced (read-only) inside the sandbox only.
@@ -188,9 +198,10 @@ export async function judgeBatch(base: string, cases: readonly SandboxCase[], ta
   cases.forEach((c, i) => {
     fs.writeFileSync(path.join(dir, `${i}.cmd`), c.command);
     fs.mkdirSync(path.join(dir, `t${i}`));
+    const prefix = fence ? `${fence.prefix(c, i, dir).map((w) => JSON.stringify(w)).join(' ')} ` : '';
     lines.push(
       `cd ${JSON.stringify(c.workspace)} && timeout -s KILL ${CASE_TIMEOUT_S} strace -ff -qq -y -s 4096 -e trace=${TRACED} ` +
-        `-o ${JSON.stringify(path.join(dir, `t${i}`, 't'))} bash -c "$(cat ${JSON.stringify(path.join(dir, `${i}.cmd`))})" </dev/null >/dev/null 2>&1`,
+        `-o ${JSON.stringify(path.join(dir, `t${i}`, 't'))} ${prefix}bash -c "$(cat ${JSON.stringify(path.join(dir, `${i}.cmd`))})" </dev/null >/dev/null 2>&1`,
     );
   });
   lines.push('exit 0');
@@ -229,7 +240,7 @@ export async function judgeBatch(base: string, cases: readonly SandboxCase[], ta
       .sort((a, b) => a.pid - b.pid);
     let program = 'bash';
     files.forEach(({ f }, k) => {
-      program = parseTrace(fs.readFileSync(path.join(traceDir, f), 'utf8'), out, k === 0, program);
+      program = parseTrace(fs.readFileSync(path.join(traceDir, f), 'utf8'), out, k === 0, program, fence !== undefined);
     });
     return out;
   });
