@@ -31,6 +31,8 @@ export function readOnlyLine(decision: PolicyDecision): ReadOnlyLine | undefined
   const programs = new Set<string>();
   for (const s of decision.segments) {
     if (s.decision !== 'allow' || s.segment.argv.length === 0) return undefined;
+    // A rule that lets its commands redirect into files grants writing: the person asked for it.
+    if (s.rule?.allowRedirects === true) return undefined;
     const name = s.segment.argv[0];
     if (s.layer !== 'builtin' && !READER_PROGRAMS.has(name)) return undefined;
     programs.add(name);

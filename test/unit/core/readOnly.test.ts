@@ -33,6 +33,8 @@ describe('core: read-only lines and fence refusals', () => {
     assert.equal(plan('ls && make test', [{ match: 'make test*', approval: 'allow' }]), undefined);
     // `git status*` by a user rule is not the list's read form: git runs whatever its subcommand is.
     assert.equal(plan('git push', [{ match: 'git *', approval: 'allow' }]), undefined);
+    // A rule that allows redirects grants writing through them.
+    assert.equal(plan('echo ok > notes.txt', [{ match: 'echo *', approval: 'allow', allowRedirects: true }]), undefined);
   });
 
   it('a line that asks or is denied is no read-only line', () => {
