@@ -3,7 +3,7 @@
 // by the compiled launcher before a one-shot command or by the bash builtin in a persistent shell's
 // subshell (native/readonly-fence.h), inside the sandbox that already runs the line:
 //   - no change to any file or folder but beneath the call's own scratch folder (its TMPDIR and
-//     HOME), /dev and /proc (existing files only: the terminal, /dev/null, the pipes it was handed);
+//     HOME) and existing files of /dev (the terminal, /dev/null); the pipes it was handed stay usable;
 //   - reads only beneath the workspace folders, the system's folders and the scratch folder: the
 //     person's home and sibling projects are out of reach;
 //   - runs only the programs the policy resolved for the line (on the PATH the line runs with), the
@@ -16,9 +16,13 @@ import * as path from 'node:path';
 import { findOnPath } from '../sandboxProbe';
 
 /** Folders of the system a reader may read (those that exist). `/var`, `/run`, `/tmp`, `/home`, `/root`, `/srv`, `/mnt` stay out. */
-export const SYSTEM_READ_ROOTS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt', '/sys'];
-/** Read and write existing files only (see native/readonly-fence.h `D:`). */
-export const DEVICE_ROOTS = ['/dev', '/proc'];
+export const SYSTEM_READ_ROOTS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt', '/sys', '/proc'];
+/**
+ * Read and write existing files only (see native/readonly-fence.h `D:`): the terminal, `/dev/null`.
+ * `/proc` is read only: `/dev/stdout` of a pipe needs no right there, and no file of another process
+ * (the session's shell) can be written.
+ */
+export const DEVICE_ROOTS = ['/dev'];
 
 /** Programs that run helpers of their own, and where those live (asked of the program once). */
 const HELPER_DIRS: Partial<Record<string, (program: string) => string | undefined>> = {
