@@ -15,7 +15,7 @@ import type {
 import { passPolicyGate, type GateVerdict } from '../core/policy/policyGate';
 import { resolveCwd } from '../core/cwd';
 import { ToolError } from '../core/errors';
-import { sandboxForGate, type PipelineSandbox } from '../core/pipeline';
+import { fencedReadOf, sandboxForGate, type PipelineSandbox } from '../core/pipeline';
 import { policyCommandLine } from '../core/policy/terminalCommandLine';
 
 /** JSON-RPC server-error code for a command the policy or the user refused. */
@@ -121,10 +121,13 @@ export class AcpTerminalHost {
     if (req.env?.length) params.env = req.env;
     if (req.cwd) params.cwd = cwd;
     if (typeof req.outputByteLimit === 'number') params.outputByteLimit = req.outputByteLimit;
+    // An auto-approved read runs fenced here too (docs/SANDBOX.md).
+    const readOnly = fencedReadOf(verdict, this.deps.sandbox, off);
     const handle = await this.deps.bridge.createTerminal(params, {
       owner: this.deps.owner,
       ...(this.deps.caller ? { caller: this.deps.caller } : {}),
       ...(off ? { sandbox: 'off' as const } : {}),
+      ...(readOnly ? { readOnly } : {}),
     });
     if (signal.aborted) {
       // The agent gave up on this create and will never learn the id: nothing may keep running for it.

@@ -186,6 +186,8 @@ export interface BridgeCreateOptions {
   sandbox?: 'off';
   /** The caller's words on what the command does (`description`), shown under its header line. */
   description?: string;
+  /** An auto-approved read (ACP `terminal/create`, the API): its process runs under the read-only fence. */
+  readOnly?: ReadOnlyLine;
   /**
    * The command is a shell line the pipeline has judged: a bridge that keeps a persistent shell per
    * caller session may run `line` there instead of starting `params` (ACP `terminal/create` never

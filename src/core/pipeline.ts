@@ -648,6 +648,17 @@ export function withSandboxDetails(result: ToolResult, level: 'sandboxed' | 'con
   return result;
 }
 
+/**
+ * The read-only plan of a gate's verdict for hosts that start a terminal themselves (ACP
+ * `terminal/create`, the API's `createTerminal`): a line a rule let run without asking, every program
+ * a reader, where the fence holds. Undefined otherwise (it then runs as any command would).
+ */
+export function fencedReadOf(verdict: GateVerdict, sandbox: PipelineSandbox | undefined, off: boolean): ReadOnlyLine | undefined {
+  if (verdict.kind !== 'run' || verdict.decidedBy !== 'rule' || off) return undefined;
+  const line = readOnlyLine(verdict.decision);
+  return line && sandbox?.readOnly?.().enforced === true ? line : undefined;
+}
+
 /** Where the pipeline has no sandbox, or the sandbox cannot say, the fence is not there. */
 function readOnlyCapabilityOf(sandbox: PipelineSandbox | undefined, level: SandboxLevel | undefined, off: boolean): ReadOnlyCapability {
   if (!sandbox?.readOnly || level === undefined) return { enforced: false, why: READ_ONLY_NO_SANDBOX };

@@ -62,8 +62,8 @@ export function createApi(deps: ApiDeps): AgentBashApi {
       // The bash tool's cwd check and exact messages, before the policy asks anyone.
       const params = given.cwd ? { ...given, cwd: await resolveCwd(given.cwd, services.workspaceCwd()) } : given;
       const caller = apiCaller(options?.callerName);
-      await checkTerminalPolicy(services, params, { caller });
-      return services.bridge.createTerminal(params, { owner: 'api', caller });
+      const readOnly = await checkTerminalPolicy(services, params, { caller });
+      return services.bridge.createTerminal(params, { owner: 'api', caller, ...(readOnly ? { readOnly } : {}) });
     },
     runBang: (command) => Promise.resolve(vscode.commands.executeCommand<BangResult | undefined>('agentBash.runBang', command)),
     explain: (command, cwd) => {

@@ -76,7 +76,7 @@ export class VsCodeClientBridge implements ClientBridge, vscode.Disposable {
       ...(options.description ? { description: options.description } : {}),
       ...(options.session && this.opts.sessions ? { session: { ...options.session, executor: this.opts.sessions } } : {}),
       // An auto-approved read stays fenced whichever way it runs (a process of its own too).
-      ...(options.session?.readOnly ? { readOnly: options.session.readOnly } : {}),
+      ...(options.readOnly ?? options.session?.readOnly ? { readOnly: options.readOnly ?? options.session?.readOnly } : {}),
     };
     let term: CommandTerminal;
     try {

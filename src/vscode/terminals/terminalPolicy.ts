@@ -2,7 +2,8 @@
 // command line they would run is explained, a deny refuses, a prompt asks the user.
 import { policyCommandLine } from '../../core/policy/terminalCommandLine';
 import type { CallerInfo, CreateTerminalParams } from '../../core/contracts';
-import { COMMAND_ABORTED } from '../../core/pipeline';
+import { COMMAND_ABORTED, fencedReadOf } from '../../core/pipeline';
+import type { ReadOnlyLine } from '../../core/policy/readerClass';
 import { passPolicyGate } from '../../core/policy/policyGate';
 import type { AgentBashServices } from '../services';
 
@@ -10,12 +11,15 @@ export class TerminalPolicyError extends Error {
   override readonly name = 'TerminalPolicyError';
 }
 
-/** Throws TerminalPolicyError when the policy (or the user) refuses the terminal's command line. */
+/**
+ * Throws TerminalPolicyError when the policy (or the user) refuses the terminal's command line;
+ * returns the read-only plan when it is an auto-approved read the fence holds (docs/SANDBOX.md).
+ */
 export async function checkTerminalPolicy(
   services: AgentBashServices,
   params: CreateTerminalParams,
   options: { signal?: AbortSignal; caller?: CallerInfo } = {},
-): Promise<void> {
+): Promise<ReadOnlyLine | undefined> {
   const env = params.env?.length ? Object.fromEntries(params.env.map((v) => [v.name, v.value])) : undefined;
   const verdict = await passPolicyGate(
     { decide: (command, cwd) => services.pipeline.decide(command, cwd), approver: services.approver },
@@ -29,4 +33,5 @@ export async function checkTerminalPolicy(
   );
   if (verdict.kind === 'refuse') throw new TerminalPolicyError(verdict.message);
   if (verdict.kind === 'aborted') throw new TerminalPolicyError(COMMAND_ABORTED);
+  return fencedReadOf(verdict, services.sandbox, false);
 }

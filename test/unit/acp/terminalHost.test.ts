@@ -4,6 +4,7 @@ import path from 'node:path';
 import * as assert from 'node:assert/strict';
 import { rejection } from './acpRejection';
 import type {
+  BridgeCreateOptions,
   ApprovalAnswer,
   ApprovalRequest,
   CallerInfo,
@@ -30,9 +31,11 @@ const CALLER: CallerInfo = { kind: 'acp', name: 'Agent X', sessionId: 'acp:Agent
 
 class FakeBridge implements TerminalBridgeLike {
   created: CreateTerminalParams[] = [];
+  options: Array<BridgeCreateOptions | undefined> = [];
   handles: FakeTerminalHandle[] = [];
-  async createTerminal(params: CreateTerminalParams): Promise<FakeTerminalHandle> {
+  async createTerminal(params: CreateTerminalParams, options?: BridgeCreateOptions): Promise<FakeTerminalHandle> {
     this.created.push(params);
+    this.options.push(options);
     const handle = new FakeTerminalHandle(`term-${this.created.length}`);
     this.handles.push(handle);
     return handle;
@@ -83,6 +86,24 @@ describe('acp AcpTerminalHost (policy gate)', () => {
     assert.deepEqual(bridge.created, [{ command: 'echo', args: ['hi'] }]);
     assert.equal(requests.length, 0);
     assert.deepEqual(logs, [`terminal/create "echo hi" in ${WS}: allow (\`echo hi\` in segment 1 matched allow rule \`echo *\`) → runs (rule)`]);
+  });
+
+  it('an auto-approved read goes to the bridge with its read-only plan where the fence holds; asked or unfenced lines do not', async () => {
+    const fenced = (enforced: boolean) =>
+      new AcpTerminalHost({
+        bridge,
+        decide: (command, cwd) => decide(analyzer.analyze(command), [{ layer: 'builtin', source: 'built-in read-only list', rules: [{ match: 'ls *', approval: 'allow' }] }, { layer: 'user', source: 'user settings', rules: RULES }], { cwd, workspaceRoots: [WS] }),
+        approver: { approve: async () => ({ kind: 'allow' }) },
+        sandbox: { levelFor: () => 'sandboxed', autoApprove: () => false, readOnly: () => (enforced ? { enforced: true } : { enforced: false, why: 'no' }) },
+        caller: CALLER,
+        owner: 'acp:x',
+        defaultCwd: () => WS,
+        log: () => undefined,
+      });
+    await fenced(true).create({ command: 'ls', args: ['-la'] }, signal());
+    await fenced(true).create({ command: 'npm', args: ['ls'] }, signal());
+    await fenced(false).create({ command: 'ls' }, signal());
+    assert.deepEqual(bridge.options.map((o) => o?.readOnly), [{ programs: ['ls'] }, undefined, undefined]);
   });
 
   it('deny is JSON-RPC -32001 naming the rule; the user is not asked and no terminal is created', async () => {
