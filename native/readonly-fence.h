@@ -11,6 +11,7 @@
 //           /dev/null, /proc/self/fd/N of the pipes the command was handed).
 //   X:PATH  run (and read) this file, or files beneath this folder. For a file, its ELF interpreter
 //           and its `#!` interpreter (through `env NAME` on $PATH too) are added the same way.
+// Every descriptor above stderr is closed once the fence is set (ro_close_others).
 // Everything the kernel's ABI can refuse is refused elsewhere: every change to the filesystem, every
 // read and exec outside the specs, TCP bind/connect (ABI 4), abstract unix sockets and signals to
 // processes outside the fence (ABI 6). A kernel below ABI 4 is refused (the network could not be
@@ -189,6 +190,21 @@ static int ro_grant_exec(struct ro_fence *f, const char *path) {
   return rc;
 }
 
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+
+/**
+ * Closes every descriptor above stderr. A persistent shell's fenced subshell inherits the shell's own
+ * (its saved script pipe, its status pipe, its reset's scratch file: bash keeps them above 9): a read
+ * must not reach them, nor must anything it leaves running. Linux 5.9's close_range, else one by one.
+ */
+static void ro_close_others(void) {
+  if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0) return;
+  long max = sysconf(_SC_OPEN_MAX);
+  for (long fd = 3; fd < (max > 0 && max < 65536 ? max : 65536); fd++) (void)close((int)fd);
+}
+
 /** Fences the calling process (and what it starts) by the specs; 0, or -1 with `err` set. */
 static int ro_apply(int n, char *const *specs, char *err, size_t errlen) {
   struct ro_fence f = {ro_abi(), -1, err, errlen, 0};
@@ -225,6 +241,7 @@ static int ro_apply(int n, char *const *specs, char *err, size_t errlen) {
   if (rc == 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) rc = ro_error(&f, "no_new_privs", "(read-only fence)");
   if (rc == 0 && syscall(SYS_landlock_restrict_self, f.rs, 0) != 0) rc = ro_error(&f, "landlock_restrict_self", "(read-only fence)");
   close((int)f.rs);
+  if (rc == 0) ro_close_others();
   return rc;
 }
 

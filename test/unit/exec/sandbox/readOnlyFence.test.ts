@@ -169,6 +169,11 @@ describe('exec/sandbox: the read-only fence holds with the policy out of the way
         assert.equal(next.exitCode, 0);
       });
 
+      it('reaches no descriptor of the shell that runs it: only stdin, stdout and stderr are open', async () => {
+        const r = await run('for f in {0..1023}; do [ -e /proc/$BASHPID/fd/$f ] && echo "open $f"; done; echo done', ['echo'], extra);
+        assert.equal(r.text, 'open 0\nopen 1\nopen 2\ndone\n');
+      });
+
       it('exec in a read call replaces only its own subshell: the session goes on', async function () {
         if (!('sessionKey' in extra)) this.skip();
         const r = await run('exec cat keep', ['cat'], extra);
