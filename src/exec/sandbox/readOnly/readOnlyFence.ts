@@ -11,12 +11,26 @@
 //   - no TCP connect or bind, no abstract unix socket, no signal to a process outside the fence (one-
 //     shot runs also get a network namespace of their own with nothing in it).
 import { spawnSync } from 'node:child_process';
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { findOnPath } from '../sandboxProbe';
 
 /** Folders of the system a reader may read (those that exist). `/var`, `/run`, `/tmp`, `/home`, `/root`, `/srv`, `/mnt` stay out. */
-export const SYSTEM_READ_ROOTS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt', '/sys', '/proc'];
+export const SYSTEM_READ_ROOTS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/opt', '/sys', '/proc'];
+
+/**
+ * `/etc` is read entry by entry, leaving out the system's own secrets (a root-run sandbox can read
+ * them): password hashes, host keys, private TLS keys, keytabs, stored credentials and connections.
+ */
+export const ETC_SECRETS = [
+  'shadow', 'shadow-', 'gshadow', 'gshadow-', 'sudoers', 'sudoers.d', 'ssh/ssh_host_*', 'ssl/private', 'pki/tls/private',
+  'security/opasswd', 'krb5.keytab', 'credstore', 'credstore.encrypted', 'NetworkManager/system-connections', 'wireguard',
+  'ppp/chap-secrets', 'ppp/pap-secrets', 'docker/key.json', 'libvirt/secrets', 'letsencrypt', 'ipsec.secrets', 'ipsec.d/private',
+  'openvpn', 'cups/ssl', 'exim4/passwd.client', 'postfix/sasl_passwd*', 'mysql/debian.cnf', 'ldap.secret', 'rsyncd.secrets',
+];
+/** How long the listing of `/etc` is reused. */
+const ETC_FRESH_MS = 30_000;
+let etcCache: { at: number; paths: string[] } | undefined;
 /**
  * Read and write existing files only (see native/readonly-fence.h `D:`): the terminal, `/dev/null`.
  * `/proc` is read only: `/dev/stdout` of a pipe needs no right there, and no file of another process
@@ -71,7 +85,7 @@ export function resolvePrograms(programs: readonly string[], pathVar: string): s
 /** The fence's spec words (native/readonly-fence.h) for one call. */
 export function fenceSpecs(plan: FencePlan): string[] {
   const execs = [plan.shell, realOrSelf(plan.shell), ...resolvePrograms(plan.programs, plan.pathVar)];
-  const reads = [...SYSTEM_READ_ROOTS.filter((p) => existsSync(p)), ...plan.workspaceRoots.map(realOrSelf)];
+  const reads = [...SYSTEM_READ_ROOTS.filter((p) => existsSync(p)), ...etcReadable(), ...plan.workspaceRoots.map(realOrSelf)];
   return [
     `T:${plan.scratch}`,
     ...unique(reads).map((p) => `R:${p}`),
@@ -87,6 +101,31 @@ export function fencedEnv(scratch: string): Record<string, string> {
 
 /** Proxy variables a fenced call drops (it has no network to reach one). */
 export const FENCE_UNSET = ['http_proxy', 'https_proxy', 'HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'all_proxy', 'NO_PROXY', 'no_proxy'];
+
+/** What of `/etc` a reader may read: every entry but the secrets, folders holding one listed by entry. */
+export function etcReadable(root = '/etc', now = Date.now()): string[] {
+  if (root === '/etc' && etcCache && now - etcCache.at < ETC_FRESH_MS) return etcCache.paths;
+  const secret = ETC_SECRETS.map((g) => new RegExp(`^${g.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')}$`));
+  const holdsSecret = (rel: string): boolean => ETC_SECRETS.some((g) => g.startsWith(`${rel}/`));
+  const out: string[] = [];
+  const walk = (dir: string, rel: string): void => {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const r = rel ? `${rel}/${name}` : name;
+      if (secret.some((re) => re.test(r))) continue;
+      if (holdsSecret(r) && lstatSync(path.join(dir, name), { throwIfNoEntry: false })?.isDirectory()) walk(path.join(dir, name), r);
+      else out.push(path.join(dir, name));
+    }
+  };
+  walk(root, '');
+  if (root === '/etc') etcCache = { at: now, paths: out };
+  return out;
+}
 
 function absoluteEntries(pathVar: string): string {
   return pathVar.split(path.delimiter).filter((d) => path.isAbsolute(d)).join(path.delimiter);

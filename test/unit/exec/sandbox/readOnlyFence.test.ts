@@ -127,6 +127,14 @@ describe('exec/sandbox: the read-only fence holds with the policy out of the way
         assert.match(r.text, /\nend\n$/);
       });
 
+      it("reads /etc but not the system's secrets in it (password hashes, host keys)", async () => {
+        const r = await run('cat /etc/hostname; cat /etc/shadow; cat /etc/ssh/ssh_host_ed25519_key; echo end', ['cat', 'echo'], extra);
+        assert.ok(r.text.startsWith(readFileSync('/etc/hostname', 'utf8')), r.text);
+        assert.doesNotMatch(r.text, /root:|PRIVATE KEY/);
+        assert.match(r.text, /cat: \/etc\/shadow: Permission denied/);
+        assert.match(r.text, /\nend\n$/);
+      });
+
       it('connects to nothing: a listener on the host sees no connection', async () => {
         let connections = 0;
         const server = net.createServer((s) => {
