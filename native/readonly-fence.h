@@ -190,6 +190,83 @@ static int ro_grant_exec(struct ro_fence *f, const char *path) {
   return rc;
 }
 
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/fs.h>
+#include <linux/seccomp.h>
+
+#if defined(__x86_64__)
+#define RO_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define RO_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+/**
+ * What Landlock does not cover: changes to a file's metadata (mode, owner, times, extended
+ * attributes, inode flags). A reader has no business with them; a misread line (or code a reader was
+ * tricked into loading) could make the workspace unreadable with them. Refused with EPERM; a system
+ * call of another ABI (i386, x32) ends the process.
+ */
+static int ro_seccomp(char *err, size_t errlen) {
+#ifdef RO_AUDIT_ARCH
+  static const long denied[] = {
+#ifdef __NR_chmod
+      __NR_chmod,
+#endif
+#ifdef __NR_chown
+      __NR_chown,
+#endif
+#ifdef __NR_lchown
+      __NR_lchown,
+#endif
+#ifdef __NR_utime
+      __NR_utime,
+#endif
+#ifdef __NR_utimes
+      __NR_utimes,
+#endif
+#ifdef __NR_futimesat
+      __NR_futimesat,
+#endif
+      __NR_fchmod, __NR_fchmodat, 452 /* fchmodat2 */, __NR_fchown, __NR_fchownat, __NR_utimensat,
+      __NR_setxattr, __NR_lsetxattr, __NR_fsetxattr, __NR_removexattr, __NR_lremovexattr, __NR_fremovexattr,
+      463 /* setxattrat */, 466 /* removexattrat */,
+  };
+  enum { N = sizeof denied / sizeof denied[0] };
+  struct sock_filter f[8 + 2 * N + 8];
+  int n = 0;
+  f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+  f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, RO_AUDIT_ARCH, 1, 0);
+  f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+  f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+#if defined(__x86_64__)
+  f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1);
+  f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+#endif
+  for (int i = 0; i < (int)N; i++) {
+    f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)denied[i], 0, 1);
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA));
+  }
+  // ioctl(fd, FS_IOC_SETFLAGS / FS_IOC32_SETFLAGS / FS_IOC_FSSETXATTR, …): chattr.
+  f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 5);
+  f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1]));
+  f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)FS_IOC_SETFLAGS, 2, 0);
+  f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)FS_IOC32_SETFLAGS, 1, 0);
+  f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)FS_IOC_FSSETXATTR, 0, 1);
+  f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA));
+  f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  struct sock_fprog prog = {(unsigned short)n, f};
+  if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0) {
+    snprintf(err, errlen, "the metadata filter could not be set: %s", strerror(errno));
+    return -1;
+  }
+  return 0;
+#else
+  snprintf(err, errlen, "the read-only fence knows x86_64 and aarch64 only");
+  return -1;
+#endif
+}
+
 #ifndef SYS_close_range
 #define SYS_close_range 436
 #endif
@@ -241,6 +318,7 @@ static int ro_apply(int n, char *const *specs, char *err, size_t errlen) {
   if (rc == 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) rc = ro_error(&f, "no_new_privs", "(read-only fence)");
   if (rc == 0 && syscall(SYS_landlock_restrict_self, f.rs, 0) != 0) rc = ro_error(&f, "landlock_restrict_self", "(read-only fence)");
   close((int)f.rs);
+  if (rc == 0) rc = ro_seccomp(err, errlen);
   if (rc == 0) ro_close_others();
   return rc;
 }

@@ -6,7 +6,7 @@
 // hold (no compiled launcher, an old kernel), a read-only request runs nothing at all.
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, statSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -98,13 +98,18 @@ describe('exec/sandbox: the read-only fence holds with the policy out of the way
         ['sed -i', "sed -i 's/canary/pwned/' keep", ['sed']],
         ['mv, rm, ln, mkdir', 'mv keep new1; rm -f keep; ln keep new1; mkdir new1', ['mv', 'rm', 'ln', 'mkdir']],
         ['truncate by redirection', ': > keep', [':']],
+        ['metadata: mode, times, extended attributes', 'chmod 000 keep; touch -d 2001-01-01 keep; setfattr -n user.x -v 1 keep', ['chmod', 'touch', 'setfattr']],
       ];
       for (const [what, line, programs] of writes) {
         it(`refuses the write of ${what}: the canary is unchanged and no file appeared`, async () => {
+          chmodSync(path.join(ws, 'keep'), 0o644);
+          const keptAt = statSync(path.join(ws, 'keep')).mtimeMs;
           const r = await run(line, programs, extra);
           assert.equal(readFileSync(path.join(ws, 'keep'), 'utf8'), CANARY, r.text);
+          assert.equal(statSync(path.join(ws, 'keep')).mtimeMs, keptAt, r.text);
+          assert.equal(statSync(path.join(ws, 'keep')).mode & 0o777, 0o644, r.text);
           assert.deepEqual(leftIn(ws), [], r.text);
-          assert.match(r.text, /Permission denied|Operation not permitted/, r.text);
+          assert.match(r.text, /Permission denied|Operation not permitted|not found/, r.text);
         });
       }
 
