@@ -108,6 +108,11 @@ export const VARIABLE_REASON = {
   change: (name: string, form: string) => `${form} changes \`${name}\`, which decides what later commands run or read`,
   /** A form that sets a variable whose name is only known at run time. */
   dynamicName: (form: string) => `${form} sets a variable whose name is only known at run time`,
+  /** A value bash evaluates as arithmetic (`OPTIND`, `RANDOM`, …): a subscript in it runs a command. */
+  arithmeticValue: (name: string, form: string) =>
+    `${form} changes \`${name}\`, whose value bash evaluates as arithmetic (a subscript in it runs a command)`,
+  /** `declare -i`: later assignments to the name are evaluated as arithmetic. */
+  integerAttribute: (form: string) => `${form} makes later assignments evaluate their value as arithmetic, where a subscript runs a command`,
   /** A form that makes later assignments write another variable. */
   nameref: (form: string) => `${form} makes later assignments write the variable it names`,
   /** `mapfile -C`: a callback evaluated as shell code. */

@@ -165,14 +165,18 @@ export const SHELLS: ReadonlySet<string> = new Set([
 ]);
 
 /** Interpreters and the options that hand them program text on the command line. */
-const INTERPRETERS: ReadonlyArray<{ name: RegExp; codeFlags: readonly string[] }> = [
-  { name: /^python[0-9.]*$/, codeFlags: ['-c'] },
-  { name: /^pypy[0-9.]*$/, codeFlags: ['-c'] },
-  { name: /^perl[0-9.]*$/, codeFlags: ['-e', '-E'] },
-  { name: /^ruby[0-9.]*$/, codeFlags: ['-e'] },
-  { name: /^(node|nodejs)$/, codeFlags: ['-e', '--eval', '-p', '--print'] },
-  { name: /^bun$/, codeFlags: ['-e', '--eval', '-p', '--print'] },
-  { name: /^php[0-9.]*$/, codeFlags: ['-r'] },
+/**
+ * `infoFlags`: options that print a version or help text and exit, so the interpreter reads no
+ * program when they are its only words (`node --version`).
+ */
+const INTERPRETERS: ReadonlyArray<{ name: RegExp; codeFlags: readonly string[]; infoFlags?: readonly string[] }> = [
+  { name: /^python[0-9.]*$/, codeFlags: ['-c'], infoFlags: ['-V', '-VV', '--version', '-h', '--help'] },
+  { name: /^pypy[0-9.]*$/, codeFlags: ['-c'], infoFlags: ['-V', '--version', '-h', '--help'] },
+  { name: /^perl[0-9.]*$/, codeFlags: ['-e', '-E'], infoFlags: ['-v', '-V', '-h'] },
+  { name: /^ruby[0-9.]*$/, codeFlags: ['-e'], infoFlags: ['--version', '-h', '--help'] },
+  { name: /^(node|nodejs)$/, codeFlags: ['-e', '--eval', '-p', '--print'], infoFlags: ['-v', '--version', '-h', '--help', '--v8-options'] },
+  { name: /^bun$/, codeFlags: ['-e', '--eval', '-p', '--print'], infoFlags: ['-v', '--version', '-h', '--help'] },
+  { name: /^php[0-9.]*$/, codeFlags: ['-r'], infoFlags: ['-v', '--version', '-h', '--help'] },
   { name: /^(lua|luajit)[0-9.]*$/, codeFlags: ['-e'] },
   { name: /^Rscript$/, codeFlags: ['-e'] },
   { name: /^osascript$/, codeFlags: ['-e'] },
@@ -196,6 +200,9 @@ export const OPAQUE = {
   programOption: (name: string, option: string) => `\`${name} ${option}\` names a program to run`,
   codeLoadingVar: (name: string) => `setting \`${name}\` can make programs load other code`,
   definesCode: (name: string) => `\`${name}\` defines code that runs later`,
+  replacesShell: () => '`exec` replaces the shell, so later commands of this session would run elsewhere or with other descriptors',
+  envUnset: (option: string) =>
+    `\`env ${option}\` removes variables Agent Bash sets for every command (such as GIT_OPTIONAL_LOCKS, npm_config_logs_max), so a read may write`,
   arithmetic: (name: string) => `\`${name}\` evaluates a variable name or subscript as arithmetic, which can run code`,
 } as const;
 
@@ -213,6 +220,16 @@ export function basename(word: string): string {
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
+/** `-`, `-i`, `-u NAME` (alone or in a cluster), `--unset`, `--ignore-environment` and their prefixes. */
+function unsetsEnvironment(t: string): boolean {
+  if (t === '-') return true;
+  if (t.startsWith('--')) {
+    const long = t.slice(2).split('=')[0];
+    return long !== '' && ('unset'.startsWith(long) || 'ignore-environment'.startsWith(long));
+  }
+  return /^-[^-]*[iu]/.test(t);
+}
+
 type OptionOutcome = { next: number; named: boolean } | { stop: 'notWrapper' } | { opaque: string };
 
 /** Consumes a wrapper's options starting at `i` (the first word after the wrapper's name). */
@@ -223,10 +240,8 @@ function skipWrapperOptions(name: string, spec: WrapperSpec, words: Word[], i: n
     if (w.dynamic) return { opaque: OPAQUE.dynamicWrapperWord(name) };
     const t = w.text;
     if (t === '--') return { next: i + 1, named };
-    if (name === 'env' && t === '-') {
-      i++;
-      continue;
-    }
+    // `env -u NAME`, `env -i`, `env -`: the settings every command is given (GIT_OPTIONAL_LOCKS, …) go.
+    if (name === 'env' && unsetsEnvironment(t)) return { opaque: OPAQUE.envUnset(t) };
     if (!t.startsWith('-') || t === '-') break;
     if (t.startsWith('--')) {
       const eq = t.indexOf('=');
@@ -279,6 +294,8 @@ const GIT_GLOBAL_FLAGS: ReadonlySet<string> = new Set([
 const GIT_GLOBAL_VALUES: ReadonlySet<string> = new Set([
   '-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env', '--attr-source', '--list-cmds',
 ]);
+/** Global options that pick the repository (and so the config git reads) or the refs it sees. */
+const GIT_REPOSITORY_OPTIONS: ReadonlySet<string> = new Set(['--git-dir', '--work-tree', '--bare', '--namespace', '--super-prefix']);
 /** Global options whose value is a directory git works in. */
 const GIT_PATH_OPTIONS: ReadonlySet<string> = new Set(['-C', '--git-dir', '--work-tree']);
 
@@ -305,7 +322,8 @@ function stripGitGlobals(words: Word[]): { next: number; paths: string[]; opaque
     if (name === '--exec-path' && eq > 0) opaqueReason ??= OPAQUE.programOption('git', '--exec-path');
     // The repository's own config may name a diff driver, a filter or textconv that `git diff` and
     // `git status` run: a repository other than the one found from the cwd (gitRepository.ts) asks.
-    if (name === '--git-dir' || name === '--work-tree') opaqueReason ??= OPAQUE.gitRepository(name);
+    // `--bare` makes the working directory the git directory: a shipped `config` there is read.
+    if (GIT_REPOSITORY_OPTIONS.has(name)) opaqueReason ??= OPAQUE.gitRepository(name);
     if (GIT_GLOBAL_FLAGS.has(name)) {
       i++;
     } else if (GIT_GLOBAL_VALUES.has(name)) {
@@ -340,6 +358,12 @@ export function normalizeWords(words: Word[]): NormalizedCommand {
     if (head.dynamic || head.expandable) break;
     const name = basename(head.text);
     // Own keys only: `toString` or `constructor` must not find Object.prototype's members.
+    // `exec` replaces the persistent shell (or, with redirections only, rewires it for every later
+    // call): whatever follows, the caller's next line would run elsewhere than it should.
+    if (name === 'exec') {
+      out.opaqueReason = OPAQUE.replacesShell();
+      break;
+    }
     const spec = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
     if (!spec) break;
     const assignments: string[] = [];
@@ -441,7 +465,8 @@ function codeFlagIn(word: string, codeFlags: readonly string[]): string | undefi
   return undefined;
 }
 
-function classifyInterpreter(name: string, codeFlags: readonly string[], words: Word[], out: NormalizedCommand): void {
+function classifyInterpreter(name: string, codeFlags: readonly string[], words: Word[], out: NormalizedCommand, infoFlags: readonly string[] = []): void {
+  if (words.length > 1 && words.slice(1).every((w) => !w.dynamic && infoFlags.includes(w.text))) return;
   for (let i = 1; i < words.length; i++) {
     const t = words[i].text;
     if (t === '--') break;
@@ -572,5 +597,5 @@ function classify(words: Word[], out: NormalizedCommand): void {
     return;
   }
   const interp = INTERPRETERS.find((x) => x.name.test(name));
-  if (interp) classifyInterpreter(name, interp.codeFlags, words, out);
+  if (interp) classifyInterpreter(name, interp.codeFlags, words, out, interp.infoFlags);
 }
