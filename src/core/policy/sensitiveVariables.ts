@@ -97,6 +97,19 @@ export function isInertEnvName(name: string): boolean {
   return INERT_SET.has(name) || /^LC_[A-Z]+$/.test(name);
 }
 
+/**
+ * Names that look like they hold a secret: tokens, keys, passwords, credentials, session cookies,
+ * connection strings, agent and editor sockets. The sandbox's environment leaves them out
+ * (sandboxEnv.ts keeps an allowlist); off the sandbox a command sees the parent's values, so a line
+ * that expands one (`echo "$GITHUB_TOKEN"`, a here-document or here-string) asks.
+ */
+const SECRET_NAME =
+  /TOKEN|SECRET|PASSW|PASSPHRASE|CREDENTIAL|PRIVATE|COOKIE|WEBHOOK|(?:^|_)(?:API|ACCESS|AUTH|CLIENT|SIGNING|ENCRYPTION|MASTER|LICEN[CS]E|DEPLOY|SSH|GPG|PGP)_?KEY|(?:^|_)KEYS?(?:_|$)|(?:^|_)AUTH(?:_|$)|AUTHORIZATION|(?:^|_)(?:PAT|PWD|PASS|DSN|SID)$|DATABASE_URL|CONNECTION_STRING|IPC_HOOK|IPC_HANDLE|AUTH_SOCK|AGENT_PID/i;
+
+export function isSecretLookingName(name: string): boolean {
+  return name !== 'PWD' && name !== 'OLDPWD' && SECRET_NAME.test(name);
+}
+
 /** The name of a `NAME=value` / `NAME+=value` / `NAME[i]=value` word, or undefined. */
 export function assignedName(assignment: string): string | undefined {
   return /^([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=/.exec(assignment)?.[1];

@@ -3,6 +3,7 @@
 // run code the analysis cannot see (opaque) or whose code we can re-parse (`bash -c`, `eval`, `trap`).
 // Keeping this parser-free lets the rules be read and tested as plain tables.
 import { programOptionReason } from './programs/optionVerdict';
+import { taskRunnerReason } from './programs/taskRunners';
 import { assignedName, isSensitiveVariable } from './sensitiveVariables';
 import type { Word } from './shellWord';
 
@@ -240,8 +241,10 @@ function skipWrapperOptions(name: string, spec: WrapperSpec, words: Word[], i: n
     if (w.dynamic) return { opaque: OPAQUE.dynamicWrapperWord(name) };
     const t = w.text;
     if (t === '--') return { next: i + 1, named };
-    // `env -u NAME`, `env -i`, `env -`: the settings every command is given (GIT_OPTIONAL_LOCKS, …) go.
-    if (name === 'env' && unsetsEnvironment(t)) return { opaque: OPAQUE.envUnset(t) };
+    if (name === 'env' && t === '-') {
+      i++;
+      continue;
+    }
     if (!t.startsWith('-') || t === '-') break;
     if (t.startsWith('--')) {
       const eq = t.indexOf('=');
@@ -352,18 +355,13 @@ function stripGitGlobals(words: Word[]): { next: number; paths: string[]; opaque
 export function normalizeWords(words: Word[]): NormalizedCommand {
   const out: NormalizedCommand = { argv: [], argvDynamic: [], prefix: [], wrapperAssignments: [], privileged: false, optionPaths: [] };
   let start = 0;
+  let envUnset: string | undefined;
   // Each pass strips one wrapper; the bound only guards against pathological input.
   for (let pass = 0; pass < 32 && start < words.length; pass++) {
     const head = words[start];
     if (head.dynamic || head.expandable) break;
     const name = basename(head.text);
     // Own keys only: `toString` or `constructor` must not find Object.prototype's members.
-    // `exec` replaces the persistent shell (or, with redirections only, rewires it for every later
-    // call): whatever follows, the caller's next line would run elsewhere than it should.
-    if (name === 'exec') {
-      out.opaqueReason = OPAQUE.replacesShell();
-      break;
-    }
     const spec = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
     if (!spec) break;
     const assignments: string[] = [];
@@ -376,6 +374,9 @@ export function normalizeWords(words: Word[]): NormalizedCommand {
     // A wrapper with nothing after it (`time`, `sudo -v`) is itself the command.
     if (r.next >= words.length) break;
     if (spec.privileged || r.named) out.privileged = true;
+    // `env -u NAME`, `env -i`, `env -`: the settings every command is given (GIT_OPTIONAL_LOCKS, …) go.
+    const unset = name === 'env' ? words.slice(start + 1, r.next).find((w) => unsetsEnvironment(w.text)) : undefined;
+    if (unset !== undefined) envUnset ??= OPAQUE.envUnset(unset.text);
     for (let k = start; k < r.next; k++) out.prefix.push(words[k].text);
     (out.heads ??= []).push(head);
     out.wrapperAssignments.push(...assignments);
@@ -393,6 +394,11 @@ export function normalizeWords(words: Word[]): NormalizedCommand {
   out.argvWords = rest;
   if (rest.length > 0) (out.heads ??= []).push(rest[0]);
   if (out.opaqueReason === undefined) classify(rest, out);
+  // After the classification, so a payload (`env -i bash -c '…'`) is still read for deny rules.
+  if (envUnset !== undefined) out.opaqueReason ??= envUnset;
+  // `exec` replaces the persistent shell (or, with redirections only, rewires it for every later
+  // call): whatever follows, the caller's next line would run elsewhere than it should.
+  if ([...(out.heads ?? []), ...rest.slice(0, 1)].some((w) => !w.dynamic && basename(w.text) === 'exec')) out.opaqueReason ??= OPAQUE.replacesShell();
   return out;
 }
 
@@ -516,7 +522,7 @@ function classify(words: Word[], out: NormalizedCommand): void {
     out.opaqueReason = subscript;
     return;
   }
-  const risky = programOptionReason(name, args);
+  const risky = programOptionReason(name, args) ?? taskRunnerReason(name, args);
   if (risky !== undefined) {
     out.opaqueReason = risky;
     return;
