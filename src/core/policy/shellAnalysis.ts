@@ -384,21 +384,21 @@ function walkMissedExpansions(body: SyntaxNode, w: Walk): void {
 }
 
 /**
- * Parses the expansion at `at` as the first thing of a here-document body of its own, walks it, and
- * returns its length, or undefined when no expansion starts there.
+ * The length of the expansion `text` starts with, parsed as the start of a here-document body;
+ * undefined when there is none, or (unless `anyway`) when the parse has an error.
  */
-function walkExpansionAlone(w: Walk, at: number, end: number): number | undefined {
-  const p = parser;
-  if (!p) return undefined;
-  const rest = w.src.slice(at, end);
-  let delimiter = 'AGENT_BASH_HEREDOC';
-  while (rest.includes(delimiter)) delimiter += '_';
-  const head = `:<<${delimiter}\n`;
-  const tail = `${rest.endsWith('\n') ? '' : '\n'}${delimiter}\n`;
-  const tree = p.parse(head + rest + tail);
-  if (!tree) return undefined;
-  let length: number | undefined;
+function firstExpansionLength(w: Walk, p: TreeSitter.Parser, head: string, text: string, delimiter: string, anyway: boolean): number | undefined {
+  // Each parse reads the rest of the body: the analysis budget bounds a body of many such lines.
+  if (cpuNow() > w.deadline) throw new AnalysisDeadline();
+  let calls = 0;
+  const tail = `${text.endsWith('\n') ? '' : '\n'}${delimiter}\n`;
+  const tree = p.parse(head + text + tail, null, { progressCallback: () => ++calls % 32 === 0 && cpuNow() > w.deadline });
+  if (!tree) {
+    p.reset();
+    throw new AnalysisDeadline();
+  }
   try {
+    if (!anyway && tree.rootNode.hasError) return undefined;
     const find = (node: SyntaxNode): SyntaxNode | undefined => {
       if (node.type === 'heredoc_body') return node;
       for (const child of node.namedChildren) {
@@ -410,10 +410,34 @@ function walkExpansionAlone(w: Walk, at: number, end: number): number | undefine
     };
     const first = find(tree.rootNode)?.namedChild(0);
     if (first && first.type !== 'heredoc_content' && first.startIndex === head.length && first.endIndex > head.length + 1) {
-      length = first.endIndex - head.length;
+      return Math.min(first.endIndex - head.length, text.length);
     }
+    return undefined;
   } finally {
     tree.delete();
+  }
+}
+
+/**
+ * Parses the expansion at `at` as the first thing of a here-document body of its own, walks it, and
+ * returns its length, or undefined when no expansion starts there.
+ */
+function walkExpansionAlone(w: Walk, at: number, end: number): number | undefined {
+  const p = parser;
+  if (!p) return undefined;
+  const rest = w.src.slice(at, end);
+  let delimiter = 'AGENT_BASH_HEREDOC';
+  while (rest.includes(delimiter)) delimiter += '_';
+  const head = `:<<${delimiter}\n`;
+  // Most expansions end on their own line: that line is tried alone first (a parse without an
+  // error), then the rest of the body, so a body of many such lines is not parsed again and again.
+  const lineEnd = rest.indexOf('\n');
+  const candidates = lineEnd >= 0 && lineEnd + 1 < rest.length ? [rest.slice(0, lineEnd + 1), rest] : [rest];
+  let length: number | undefined;
+  for (const [k, candidate] of candidates.entries()) {
+    const last = k === candidates.length - 1;
+    length = firstExpansionLength(w, p, head, candidate, delimiter, last);
+    if (length !== undefined) break;
   }
   if (length === undefined) return undefined;
   if (w.depth + 1 > MAX_DEPTH) {
