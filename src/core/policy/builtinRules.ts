@@ -19,14 +19,17 @@ export const BUILTIN_READ_ONLY_PROGRAMS = [
 export const BUILTIN_GIT_FORMS = ['status', 'log', 'diff', 'show', 'branch', 'rev-parse', 'ls-files', 'blame', 'remote'] as const;
 
 /**
- * Package managers' read forms (programs/npm.ts): they list, explain or look up packages and run no
- * package script; their options are limited to plain switches.
+ * npm's read forms (programs/npm.ts): they list, explain or look up packages and run no package
+ * script; their options are limited to plain switches, and they ask in a project with its own
+ * `.npmrc` (packageConfig.ts). pnpm and yarn are not here: what they load before doing anything
+ * (`.pnpmfile.cjs`, `pnpmfile=` in `.npmrc` or `pnpm-workspace.yaml`, yarn 1's `yarn-path` in a
+ * `.yarnrc` of any folder up to the root, `.yarnrc.yml`'s `yarnPath` and `plugins`, a
+ * `packageManager` field that makes corepack fetch and run a release) runs repository code, and
+ * the config they read is too wide to decide safely from a file list.
  */
 export const BUILTIN_PACKAGE_FORMS = [
   'npm ls', 'npm list', 'npm ll', 'npm la', 'npm view', 'npm info', 'npm show', 'npm outdated', 'npm root', 'npm prefix',
-  'npm explain', 'npm why', 'npm config get', 'npm config list', 'npm --version', 'npm -v', 'pnpm ls', 'pnpm list',
-  'pnpm why', 'pnpm outdated', 'pnpm root', 'pnpm --version', 'yarn list', 'yarn why', 'yarn info', 'yarn outdated',
-  'yarn --version',
+  'npm explain', 'npm why', 'npm config get', 'npm config list', 'npm --version', 'npm -v',
 ] as const;
 
 const allow = (match: string): PolicyRule => Object.freeze({ match, approval: 'allow' as const });

@@ -13,7 +13,8 @@
 // - Floors to prompt: an uncertain analysis, a construct outside the allowable whitelist
 //   (allowableShapes.ts, rawTextScan.ts), an opaque segment, a critical check (on argv), a path operand
 //   or redirect target outside the workspace (or not resolvable), a walk that follows symbolic links
-//   when a link under it leads outside (symlinkWalk.ts), and an output redirection to a
+//   when a link under it leads outside (symlinkWalk.ts), a package manager's read form in a project
+//   with its own config file (packageConfig.ts), and an output redirection to a
 //   file under an allow rule without `allowRedirects`. With no rules everything prompts.
 // - Deny beats everything; a deny rule therefore also overrides a critical pattern.
 import type { DecisionKind, PolicyDecision, PolicyRule, RuleLayer, Segment, SegmentDecision, ShellAnalysis, Verdict } from './policyContracts';
@@ -30,6 +31,7 @@ import { findExternalPath } from './workspaceScope';
 import { expandInCwds, type JudgedIn } from './segmentExpansion';
 import { foreignProgram } from './programIdentity';
 import { nestedRepository } from './gitRepository';
+import { projectPackageConfig } from './packageConfig';
 import { findInvisible, INVISIBLE_REASON } from './invisibleChars';
 import type { WordExpander } from './wordExpansion';
 import { cpuNow } from './cpuClock';
@@ -197,6 +199,8 @@ function decideSegment(seg: Segment, index: number, all: readonly Segment[], rul
       if (foreign !== undefined) prompt('uncertain', foreign);
       const nested = nestedRepository(judged, index, cwd, ctx.workspaceRoots);
       if (nested !== undefined) prompt('uncertain', nested);
+      const config = projectPackageConfig(judged, index, cwd, ctx.workspaceRoots);
+      if (config !== undefined) prompt('uncertain', config);
     }
     // Only worth the directory scan when nothing else already makes this segment ask.
     if (judged && !external && rule?.approval === 'allow') {

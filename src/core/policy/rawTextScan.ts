@@ -6,6 +6,8 @@
 // The scan is deliberately quote-blind: `echo 'a\ b'` is flagged too. Over-asking on rare text is
 // the price of not needing a second shell parser that could itself be wrong.
 
+import { isSecretLookingName } from './sensitiveVariables';
+
 /** Names of the constructs the scan reports. Tests assert these texts. */
 export const RAW_CONSTRUCT = {
   control: (code: number) => `control character U+${code.toString(16).toUpperCase().padStart(4, '0')}`,
@@ -14,6 +16,7 @@ export const RAW_CONSTRUCT = {
   dollarBracket: 'arithmetic `$[ ]`',
   arithmeticNames: 'arithmetic `$(( ))` that reads variables (array subscripts run code)',
   braceExpansionParam: 'parameter expansion other than a plain `${NAME}`',
+  secret: (name: string) => `expands \`$${name}\`, a name that looks like it holds a secret (without the sandbox a command sees the parent's value)`,
   heredocDelimiter: (word: string) => `here-document delimiter \`${word}\` is neither a plain nor a fully quoted word`,
 } as const;
 
@@ -22,6 +25,15 @@ const PLAIN_DELIMITER = /^(?:[A-Za-z0-9_]+|'[A-Za-z0-9_]+'|"[A-Za-z0-9_]+")$/;
 const PLAIN_BRACED = /\$\{(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])\}/y;
 /** `$(( 1 + 2 ))`: numbers and operators only; any name may be an array subscript that runs code. */
 const NUMERIC_ARITHMETIC = /\$\(\([\s0-9+\-*/%()<>=!&|^~]*\)\)/y;
+
+/** `$NAME`, `${NAME…}`, `${#NAME}`, `${!NAME}`: the name expanded at `at`. */
+const EXPANDED_NAME = /\$\{?[#!]?([A-Za-z_][A-Za-z0-9_]*)/y;
+
+function secretNameAt(text: string, at: number): string | undefined {
+  EXPANDED_NAME.lastIndex = at;
+  const name = EXPANDED_NAME.exec(text)?.[1];
+  return name !== undefined && isSecretLookingName(name) ? name : undefined;
+}
 
 /** Sticky test at `at`: no slicing, and the scan stops where the allowed characters do. */
 function matchesAt(re: RegExp, text: string, at: number): boolean {
@@ -56,6 +68,8 @@ export function scanRawText(text: string): string | undefined {
       continue;
     }
     if (ch === '$') {
+      const secret = secretNameAt(text, i);
+      if (secret !== undefined) return RAW_CONSTRUCT.secret(secret);
       const next = text[i + 1];
       if (next === '[') return RAW_CONSTRUCT.dollarBracket;
       if (next === '{' && !matchesAt(PLAIN_BRACED, text, i)) return RAW_CONSTRUCT.braceExpansionParam;

@@ -97,6 +97,19 @@ export function isInertEnvName(name: string): boolean {
   return INERT_SET.has(name) || /^LC_[A-Z]+$/.test(name);
 }
 
+/**
+ * Names that look like they hold a secret: tokens, keys, passwords, credentials, session cookies,
+ * connection strings, agent and editor sockets. The sandbox's environment leaves them out
+ * (sandboxEnv.ts keeps an allowlist); off the sandbox a command sees the parent's values, so a line
+ * that expands one (`echo "$GITHUB_TOKEN"`, a here-document or here-string) asks.
+ */
+const SECRET_NAME =
+  /TOKEN|SECRET|PASSW|PASSPHRASE|CREDENTIAL|PRIVATE|COOKIE|WEBHOOK|(?:^|_)(?:API|ACCESS|AUTH|CLIENT|SIGNING|ENCRYPTION|MASTER|LICEN[CS]E|DEPLOY|SSH|GPG|PGP)_?KEY|(?:^|_)KEYS?(?:_|$)|(?:^|_)AUTH(?:_|$)|AUTHORIZATION|(?:^|_)(?:PAT|PWD|PASS|DSN|SID)$|DATABASE_URL|CONNECTION_STRING|IPC_HOOK|IPC_HANDLE|AUTH_SOCK|AGENT_PID/i;
+
+export function isSecretLookingName(name: string): boolean {
+  return name !== 'PWD' && name !== 'OLDPWD' && SECRET_NAME.test(name);
+}
+
 /** The name of a `NAME=value` / `NAME+=value` / `NAME[i]=value` word, or undefined. */
 export function assignedName(assignment: string): string | undefined {
   return /^([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=/.exec(assignment)?.[1];
@@ -108,6 +121,11 @@ export const VARIABLE_REASON = {
   change: (name: string, form: string) => `${form} changes \`${name}\`, which decides what later commands run or read`,
   /** A form that sets a variable whose name is only known at run time. */
   dynamicName: (form: string) => `${form} sets a variable whose name is only known at run time`,
+  /** A value bash evaluates as arithmetic (`OPTIND`, `RANDOM`, …): a subscript in it runs a command. */
+  arithmeticValue: (name: string, form: string) =>
+    `${form} changes \`${name}\`, whose value bash evaluates as arithmetic (a subscript in it runs a command)`,
+  /** `declare -i`: later assignments to the name are evaluated as arithmetic. */
+  integerAttribute: (form: string) => `${form} makes later assignments evaluate their value as arithmetic, where a subscript runs a command`,
   /** A form that makes later assignments write another variable. */
   nameref: (form: string) => `${form} makes later assignments write the variable it names`,
   /** `mapfile -C`: a callback evaluated as shell code. */

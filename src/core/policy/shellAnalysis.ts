@@ -57,6 +57,7 @@ export const UNCERTAIN = {
   continuationInWord: 'line continuation inside a word',
   promptExpansion: 'parameter transformation `${…@…}`',
   heredocBacktick: 'backtick inside an unquoted here-document',
+  heredocExpansion: (text: string) => `an expansion in an unquoted here-document that cannot be read: \`${text}\``,
   /** tree-sitter and bash put the word boundaries in different places (bash is the judge). */
   splitWord: (text: string) => `\`${text}\` is one word for bash but two for the parser`,
   redirectWords: (text: string) => `bash reads only the first word after the redirection in \`${text}\` as its target; the parser read more`,
@@ -324,10 +325,139 @@ function parseRedirect(node: SyntaxNode, w: Walk, out: ParsedRedirect[], followU
     if (op === '<<-') text = text.replace(/^\t+/gm, '');
     const bodyDynamic = !quoted && /[$`]/.test(text);
     if (!quoted && text.includes('`')) markUncertain(w, UNCERTAIN.heredocBacktick);
-    if (body && !quoted) descend(body, w);
+    if (body && !quoted) {
+      descend(body, w);
+      walkMissedExpansions(body, w);
+    }
     out.push({ redirect: { op, target: delimiter.replace(/['"\\]/g, '') }, dynamic: false, stdinText: text, stdinDynamic: bodyDynamic });
     out.push(...extra);
   }
+}
+
+// ---- Here-document bodies ----
+
+/** Characters after `$` that make a simple parameter expansion (`$HOME`, `$1`, `$?`). */
+const SIMPLE_PARAMETER = /^(?:[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?!$-])/;
+
+/**
+ * tree-sitter-bash's here-document scanner misses expansions on lines that start with a space or
+ * a tab (`cat <<EOF` / `  $(cmd)` / `EOF` is plain text to it, and so is the rest of that body),
+ * and bash expands them all. So the body of an unquoted here-document is read again the way bash
+ * reads it: `\` escapes the next character, and every `$(`, `${`, `$((` or `$[` the parser did not
+ * already give a node is parsed on its own (at the start of a here-document line, where the scanner
+ * reads it) and walked like any other substitution. One that cannot be read makes the line uncertain.
+ */
+function walkMissedExpansions(body: SyntaxNode, w: Walk): void {
+  const ends = new Map<number, number>();
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- web-tree-sitter builds namedChildren with unmarshalNode, which can return null, though its .d.ts says Node[]
+  for (const child of body.namedChildren) if (child && child.type !== 'heredoc_content') ends.set(child.startIndex, child.endIndex);
+  const end = body.endIndex;
+  let i = body.startIndex;
+  while (i < end) {
+    tick(w);
+    const c = w.src[i];
+    if (c === '\\') {
+      i += 2;
+      continue;
+    }
+    if (c !== '$') {
+      i++;
+      continue;
+    }
+    const seen = ends.get(i);
+    if (seen !== undefined) {
+      i = Math.max(seen, i + 1);
+      continue;
+    }
+    const next = w.src[i + 1] ?? '';
+    if (next === '(' || next === '{' || next === '[') {
+      const length = walkExpansionAlone(w, i, end);
+      if (length === undefined) {
+        markUncertain(w, UNCERTAIN.heredocExpansion(w.src.slice(i, Math.min(end, i + 40))));
+        return;
+      }
+      i += length;
+      continue;
+    }
+    i += 1 + (SIMPLE_PARAMETER.exec(w.src.slice(i + 1, i + 256))?.[0].length ?? 0);
+  }
+}
+
+/**
+ * The length of the expansion `text` starts with, parsed as the start of a here-document body;
+ * undefined when there is none, or (unless `anyway`) when the parse has an error.
+ */
+function firstExpansionLength(w: Walk, p: TreeSitter.Parser, head: string, text: string, delimiter: string, anyway: boolean): number | undefined {
+  // Each parse reads the rest of the body: the analysis budget bounds a body of many such lines.
+  if (cpuNow() > w.deadline) throw new AnalysisDeadline();
+  let calls = 0;
+  const tail = `${text.endsWith('\n') ? '' : '\n'}${delimiter}\n`;
+  const tree = p.parse(head + text + tail, null, { progressCallback: () => ++calls % 32 === 0 && cpuNow() > w.deadline });
+  if (!tree) {
+    p.reset();
+    throw new AnalysisDeadline();
+  }
+  try {
+    if (!anyway && tree.rootNode.hasError) return undefined;
+    const find = (node: SyntaxNode): SyntaxNode | undefined => {
+      if (node.type === 'heredoc_body') return node;
+      for (const child of node.namedChildren) {
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- see walkMissedExpansions
+        const hit = child ? find(child) : undefined;
+        if (hit) return hit;
+      }
+      return undefined;
+    };
+    const first = find(tree.rootNode)?.namedChild(0);
+    if (first && first.type !== 'heredoc_content' && first.startIndex === head.length && first.endIndex > head.length + 1) {
+      return Math.min(first.endIndex - head.length, text.length);
+    }
+    return undefined;
+  } finally {
+    tree.delete();
+  }
+}
+
+/**
+ * Parses the expansion at `at` as the first thing of a here-document body of its own, walks it, and
+ * returns its length, or undefined when no expansion starts there.
+ */
+function walkExpansionAlone(w: Walk, at: number, end: number): number | undefined {
+  const p = parser;
+  if (!p) return undefined;
+  const rest = w.src.slice(at, end);
+  let delimiter = 'AGENT_BASH_HEREDOC';
+  while (rest.includes(delimiter)) delimiter += '_';
+  const head = `:<<${delimiter}\n`;
+  // Most expansions end on their own line: that line is tried alone first (a parse without an
+  // error), then the rest of the body, so a body of many such lines is not parsed again and again.
+  const lineEnd = rest.indexOf('\n');
+  const candidates = lineEnd >= 0 && lineEnd + 1 < rest.length ? [rest.slice(0, lineEnd + 1), rest] : [rest];
+  let length: number | undefined;
+  for (const [k, candidate] of candidates.entries()) {
+    const last = k === candidates.length - 1;
+    length = firstExpansionLength(w, p, head, candidate, delimiter, last);
+    if (length !== undefined) break;
+  }
+  if (length === undefined) return undefined;
+  if (w.depth + 1 > MAX_DEPTH) {
+    markUncertain(w, UNCERTAIN.tooDeep);
+    return length;
+  }
+  // Walked as a here-document of its own, so shapes, variable changes and nesting are all checked;
+  // the `:` that holds it is left out.
+  const text = `${head}${rest.slice(0, length)}\n${delimiter}\n`;
+  const inner = runWalk(text, w.depth + 1, w.deadline);
+  for (const seg of inner.segments) {
+    if (seg.start === 0) continue;
+    seg.start = at + Math.max(0, seg.start - head.length);
+    seg.end = Math.min(at + length, at + Math.max(0, seg.end - head.length));
+    w.segments.push(seg);
+  }
+  const where = 'here-document';
+  if (inner.uncertainReason !== undefined) markUncertain(w, UNCERTAIN.nested(where, inner.uncertainReason));
+  if (inner.construct !== undefined && w.construct === undefined) w.construct = UNCERTAIN.nested(where, inner.construct);
+  return length;
 }
 
 // ---- The walk ----

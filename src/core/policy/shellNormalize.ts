@@ -3,6 +3,7 @@
 // run code the analysis cannot see (opaque) or whose code we can re-parse (`bash -c`, `eval`, `trap`).
 // Keeping this parser-free lets the rules be read and tested as plain tables.
 import { programOptionReason } from './programs/optionVerdict';
+import { taskRunnerReason } from './programs/taskRunners';
 import { assignedName, isSensitiveVariable } from './sensitiveVariables';
 import type { Word } from './shellWord';
 
@@ -165,14 +166,18 @@ export const SHELLS: ReadonlySet<string> = new Set([
 ]);
 
 /** Interpreters and the options that hand them program text on the command line. */
-const INTERPRETERS: ReadonlyArray<{ name: RegExp; codeFlags: readonly string[] }> = [
-  { name: /^python[0-9.]*$/, codeFlags: ['-c'] },
-  { name: /^pypy[0-9.]*$/, codeFlags: ['-c'] },
-  { name: /^perl[0-9.]*$/, codeFlags: ['-e', '-E'] },
-  { name: /^ruby[0-9.]*$/, codeFlags: ['-e'] },
-  { name: /^(node|nodejs)$/, codeFlags: ['-e', '--eval', '-p', '--print'] },
-  { name: /^bun$/, codeFlags: ['-e', '--eval', '-p', '--print'] },
-  { name: /^php[0-9.]*$/, codeFlags: ['-r'] },
+/**
+ * `infoFlags`: options that print a version or help text and exit, so the interpreter reads no
+ * program when they are its only words (`node --version`).
+ */
+const INTERPRETERS: ReadonlyArray<{ name: RegExp; codeFlags: readonly string[]; infoFlags?: readonly string[] }> = [
+  { name: /^python[0-9.]*$/, codeFlags: ['-c'], infoFlags: ['-V', '-VV', '--version', '-h', '--help'] },
+  { name: /^pypy[0-9.]*$/, codeFlags: ['-c'], infoFlags: ['-V', '--version', '-h', '--help'] },
+  { name: /^perl[0-9.]*$/, codeFlags: ['-e', '-E'], infoFlags: ['-v', '-V', '-h'] },
+  { name: /^ruby[0-9.]*$/, codeFlags: ['-e'], infoFlags: ['--version', '-h', '--help'] },
+  { name: /^(node|nodejs)$/, codeFlags: ['-e', '--eval', '-p', '--print'], infoFlags: ['-v', '--version', '-h', '--help', '--v8-options'] },
+  { name: /^bun$/, codeFlags: ['-e', '--eval', '-p', '--print'], infoFlags: ['-v', '--version', '-h', '--help'] },
+  { name: /^php[0-9.]*$/, codeFlags: ['-r'], infoFlags: ['-v', '--version', '-h', '--help'] },
   { name: /^(lua|luajit)[0-9.]*$/, codeFlags: ['-e'] },
   { name: /^Rscript$/, codeFlags: ['-e'] },
   { name: /^osascript$/, codeFlags: ['-e'] },
@@ -196,6 +201,9 @@ export const OPAQUE = {
   programOption: (name: string, option: string) => `\`${name} ${option}\` names a program to run`,
   codeLoadingVar: (name: string) => `setting \`${name}\` can make programs load other code`,
   definesCode: (name: string) => `\`${name}\` defines code that runs later`,
+  replacesShell: () => '`exec` replaces the shell, so later commands of this session would run elsewhere or with other descriptors',
+  envUnset: (option: string) =>
+    `\`env ${option}\` removes variables Agent Bash sets for every command (such as GIT_OPTIONAL_LOCKS, npm_config_logs_max), so a read may write`,
   arithmetic: (name: string) => `\`${name}\` evaluates a variable name or subscript as arithmetic, which can run code`,
 } as const;
 
@@ -212,6 +220,16 @@ export function basename(word: string): string {
 }
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+
+/** `-`, `-i`, `-u NAME` (alone or in a cluster), `--unset`, `--ignore-environment` and their prefixes. */
+function unsetsEnvironment(t: string): boolean {
+  if (t === '-') return true;
+  if (t.startsWith('--')) {
+    const long = t.slice(2).split('=')[0];
+    return long !== '' && ('unset'.startsWith(long) || 'ignore-environment'.startsWith(long));
+  }
+  return /^-[^-]*[iu]/.test(t);
+}
 
 type OptionOutcome = { next: number; named: boolean } | { stop: 'notWrapper' } | { opaque: string };
 
@@ -279,6 +297,8 @@ const GIT_GLOBAL_FLAGS: ReadonlySet<string> = new Set([
 const GIT_GLOBAL_VALUES: ReadonlySet<string> = new Set([
   '-C', '-c', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--config-env', '--attr-source', '--list-cmds',
 ]);
+/** Global options that pick the repository (and so the config git reads) or the refs it sees. */
+const GIT_REPOSITORY_OPTIONS: ReadonlySet<string> = new Set(['--git-dir', '--work-tree', '--bare', '--namespace', '--super-prefix']);
 /** Global options whose value is a directory git works in. */
 const GIT_PATH_OPTIONS: ReadonlySet<string> = new Set(['-C', '--git-dir', '--work-tree']);
 
@@ -305,7 +325,8 @@ function stripGitGlobals(words: Word[]): { next: number; paths: string[]; opaque
     if (name === '--exec-path' && eq > 0) opaqueReason ??= OPAQUE.programOption('git', '--exec-path');
     // The repository's own config may name a diff driver, a filter or textconv that `git diff` and
     // `git status` run: a repository other than the one found from the cwd (gitRepository.ts) asks.
-    if (name === '--git-dir' || name === '--work-tree') opaqueReason ??= OPAQUE.gitRepository(name);
+    // `--bare` makes the working directory the git directory: a shipped `config` there is read.
+    if (GIT_REPOSITORY_OPTIONS.has(name)) opaqueReason ??= OPAQUE.gitRepository(name);
     if (GIT_GLOBAL_FLAGS.has(name)) {
       i++;
     } else if (GIT_GLOBAL_VALUES.has(name)) {
@@ -334,6 +355,7 @@ function stripGitGlobals(words: Word[]): { next: number; paths: string[]; opaque
 export function normalizeWords(words: Word[]): NormalizedCommand {
   const out: NormalizedCommand = { argv: [], argvDynamic: [], prefix: [], wrapperAssignments: [], privileged: false, optionPaths: [] };
   let start = 0;
+  let envUnset: string | undefined;
   // Each pass strips one wrapper; the bound only guards against pathological input.
   for (let pass = 0; pass < 32 && start < words.length; pass++) {
     const head = words[start];
@@ -352,6 +374,9 @@ export function normalizeWords(words: Word[]): NormalizedCommand {
     // A wrapper with nothing after it (`time`, `sudo -v`) is itself the command.
     if (r.next >= words.length) break;
     if (spec.privileged || r.named) out.privileged = true;
+    // `env -u NAME`, `env -i`, `env -`: the settings every command is given (GIT_OPTIONAL_LOCKS, …) go.
+    const unset = name === 'env' ? words.slice(start + 1, r.next).find((w) => unsetsEnvironment(w.text)) : undefined;
+    if (unset !== undefined) envUnset ??= OPAQUE.envUnset(unset.text);
     for (let k = start; k < r.next; k++) out.prefix.push(words[k].text);
     (out.heads ??= []).push(head);
     out.wrapperAssignments.push(...assignments);
@@ -369,6 +394,11 @@ export function normalizeWords(words: Word[]): NormalizedCommand {
   out.argvWords = rest;
   if (rest.length > 0) (out.heads ??= []).push(rest[0]);
   if (out.opaqueReason === undefined) classify(rest, out);
+  // After the classification, so a payload (`env -i bash -c '…'`) is still read for deny rules.
+  if (envUnset !== undefined) out.opaqueReason ??= envUnset;
+  // `exec` replaces the persistent shell (or, with redirections only, rewires it for every later
+  // call): whatever follows, the caller's next line would run elsewhere than it should.
+  if ([...(out.heads ?? []), ...rest.slice(0, 1)].some((w) => !w.dynamic && basename(w.text) === 'exec')) out.opaqueReason ??= OPAQUE.replacesShell();
   return out;
 }
 
@@ -441,7 +471,8 @@ function codeFlagIn(word: string, codeFlags: readonly string[]): string | undefi
   return undefined;
 }
 
-function classifyInterpreter(name: string, codeFlags: readonly string[], words: Word[], out: NormalizedCommand): void {
+function classifyInterpreter(name: string, codeFlags: readonly string[], words: Word[], out: NormalizedCommand, infoFlags: readonly string[] = []): void {
+  if (words.length > 1 && words.slice(1).every((w) => !w.dynamic && infoFlags.includes(w.text))) return;
   for (let i = 1; i < words.length; i++) {
     const t = words[i].text;
     if (t === '--') break;
@@ -491,7 +522,7 @@ function classify(words: Word[], out: NormalizedCommand): void {
     out.opaqueReason = subscript;
     return;
   }
-  const risky = programOptionReason(name, args);
+  const risky = programOptionReason(name, args) ?? taskRunnerReason(name, args);
   if (risky !== undefined) {
     out.opaqueReason = risky;
     return;
@@ -572,5 +603,5 @@ function classify(words: Word[], out: NormalizedCommand): void {
     return;
   }
   const interp = INTERPRETERS.find((x) => x.name.test(name));
-  if (interp) classifyInterpreter(name, interp.codeFlags, words, out);
+  if (interp) classifyInterpreter(name, interp.codeFlags, words, out, interp.infoFlags);
 }

@@ -12,6 +12,24 @@ import { assignedName, isSensitiveVariable, VARIABLE_REASON } from './sensitiveV
 
 type SyntaxNode = TreeSitter.Node;
 
+/**
+ * bash's own integer variables: a value assigned to one of them, in any form (`=`, `+=`, `read`,
+ * `printf -v`, `declare`, `for NAME in`), is evaluated as arithmetic, and a subscript in it
+ * (`OPTIND='a[$(cmd)]'`) runs the command. Found with bash 5.2 as the judge (`MAILCHECK` in an
+ * interactive shell); LINENO, LINES, COLUMNS, HISTSIZE and the other numeric ones are plain strings.
+ */
+export const ARITHMETIC_ON_ASSIGNMENT: ReadonlySet<string> = new Set(['OPTIND', 'RANDOM', 'SRANDOM', 'HISTCMD', 'SECONDS', 'MAILCHECK']);
+
+/** A change to this variable asks: it decides what runs, or bash evaluates its value as arithmetic. */
+function watched(name: string): boolean {
+  return isSensitiveVariable(name) || ARITHMETIC_ON_ASSIGNMENT.has(name);
+}
+
+/** The reason for a change to a watched variable. */
+function changeReason(name: string, form: string): string {
+  return ARITHMETIC_ON_ASSIGNMENT.has(name) ? VARIABLE_REASON.arithmeticValue(name, form) : VARIABLE_REASON.change(name, form);
+}
+
 /** The options each name-setting builtin takes (bash's own option strings; `:` = takes a value). */
 const OPTION_SPECS: Readonly<Record<string, string>> = {
   read: 'Eersa:d:i:n:N:p:t:u:',
@@ -83,13 +101,14 @@ export function argvVariableChange(argv: readonly string[], dynamic: readonly bo
     if (isDynamic) return VARIABLE_REASON.dynamicName(form);
     const bare = /^[A-Za-z_][A-Za-z0-9_]*/.exec(target)?.[0];
     if (bare === undefined) return undefined; // not a name: bash refuses it and sets nothing
-    return isSensitiveVariable(bare) ? VARIABLE_REASON.change(bare, form) : undefined;
+    return watched(bare) ? changeReason(bare, form) : undefined;
   };
   if (DECLARATIONS.has(name)) {
     const opts = parseOptions(argv, dynamic, 'aAfFgiIlnprtuxS', true);
     if (opts.dynamic) return VARIABLE_REASON.dynamicName(`\`${name}\``);
     if (opts.flags.has('f') || opts.flags.has('F')) return undefined; // functions, not variables
     if (opts.flags.has('n') && name !== 'export') return VARIABLE_REASON.nameref(`\`${name} -n\``);
+    if (opts.flags.has('i')) return VARIABLE_REASON.integerAttribute(`\`${name} -i\``);
     const form = opts.flags.has('n') ? '`export -n`' : `\`${name}\``;
     const printOnly = opts.flags.has('p') && argv.slice(opts.operands).every((t) => !t.includes('='));
     if (printOnly) return undefined;
@@ -235,20 +254,20 @@ function treeVariableChange(node: SyntaxNode, src: string, tick: () => void): st
       const variable = node.childForFieldName('variable');
       const keyword = node.child(0)?.type === 'select' ? 'select' : 'for';
       const name = variable ? src.slice(variable.startIndex, variable.endIndex) : '';
-      if (isSensitiveVariable(name)) return VARIABLE_REASON.change(name, `\`${keyword} ${name} in\``);
+      if (watched(name)) return changeReason(name, `\`${keyword} ${name} in\``);
       break;
     }
     case 'variable_assignment': {
       // A prefix of a command (`NAME=value cmd`) is the environment allowlist's business.
       if (node.parent?.type === 'command') break;
       const name = assignedName(text());
-      if (name !== undefined && isSensitiveVariable(name)) return VARIABLE_REASON.change(name, 'an assignment');
+      if (name !== undefined && watched(name)) return changeReason(name, 'an assignment');
       break;
     }
     case 'expansion': {
       const body = text();
       const m = /^\$\{([A-Za-z_][A-Za-z0-9_]*):?=/.exec(body);
-      if (m && isSensitiveVariable(m[1])) return VARIABLE_REASON.change(m[1], `\`\${${m[1]}:=…}\``);
+      if (m && watched(m[1])) return changeReason(m[1], `\`\${${m[1]}:=…}\``);
       const inner = arithmeticAssignment(body.slice(2, -1).replace(/^[A-Za-z_][A-Za-z0-9_]*/, ''));
       if (inner) return VARIABLE_REASON.change(inner, 'arithmetic in a parameter expansion');
       break;
@@ -274,7 +293,7 @@ function treeVariableChange(node: SyntaxNode, src: string, tick: () => void): st
 function fdVariableChange(src: string): string | undefined {
   const re = /(?:^|[\s;&|(){}])\{([A-Za-z_][A-Za-z0-9_]*)\}(?=[<>])/g;
   for (let m = re.exec(src); m; m = re.exec(src)) {
-    if (isSensitiveVariable(m[1])) return VARIABLE_REASON.change(m[1], `\`{${m[1]}}>\` redirection`);
+    if (watched(m[1])) return changeReason(m[1], `\`{${m[1]}}>\` redirection`);
   }
   return undefined;
 }

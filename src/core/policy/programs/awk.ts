@@ -50,6 +50,10 @@ export function judgeAwk(name: string, args: readonly ArgWord[]): ProgramJudgeme
     if (found.runs) j.reason ??= AWK_REASON.runs(name);
     if (found.risk !== undefined) j.reason ??= AWK_REASON.program(name, found.risk);
   }
+  // `ARGC=5 f`, `-v ARGC=…`: the list of files it opens changes with them.
+  const listed = [...parsed.operands.slice(sources.length > 0 && !fromFile ? 1 : 0).map((o) => o.text), ...parsed.options.filter((o) => o.def.canonical === '--assign').map((o) => o.value ?? '')];
+  const argvAssignment = listed.find((t) => /^(ARGV|ARGC|ENVIRON)\b/.test(t));
+  if (argvAssignment !== undefined) j.reason ??= AWK_REASON.program(name, `assigns \`${argvAssignment.split('=')[0]}\`, which changes the files it opens`);
   // `var=value` operands assign, they name no file.
   j.paths = j.paths.filter((p) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(p.word));
   return j;

@@ -1,7 +1,7 @@
 // A conservative reader of awk program text: it tokenizes (strings, regular expressions, comments,
 // words, operators) and reports what an awk program can do besides printing: run commands
 // (`system()`, pipes `|` and `|&`), read or write files (`getline`, output redirection `>`/`>>` in a
-// `print`/`printf` statement), load code (`@load`, `@include`). The regex/division choice follows
+// `print`/`printf` statement, `ARGV`/`ARGC`), read the environment (`ENVIRON`, `PROCINFO`), load code (`@load`, `@include`). The regex/division choice follows
 // awk's own rule (a `/` after an operand divides); a program it cannot tokenize is reported too.
 
 export interface AwkFinding {
@@ -76,6 +76,9 @@ export function readAwkProgram(text: string): AwkFinding {
       if (word.startsWith('@')) return { risk: `loads other code (\`${word}\`)` };
       if (word === 'system') return { runs: true };
       if (word === 'getline') return { risk: 'reads files or runs commands (`getline`)' };
+      // `ARGV[1] = "../x"; ARGC = 2` changes the files it reads; ENVIRON holds the parent's secrets.
+      if (word === 'ARGV' || word === 'ARGC') return { risk: `changes or reads the list of files it opens (\`${word}\`)` };
+      if (word === 'ENVIRON' || word === 'PROCINFO') return { risk: `reads the environment (\`${word}\`)` };
       if (word === 'print' || word === 'printf') {
         inPrint = true;
         depth = 0;

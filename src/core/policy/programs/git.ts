@@ -91,7 +91,7 @@ export const SPECS: Readonly<Record<string, ProgramSpec>> = {
   'ls-files': gitSpec('ls-files', [
     '-c, --cached', '-d, --deleted', '-m, --modified', '-o, --others', '-i, --ignored', '-s, --stage', '-u, --unmerged',
     '-k, --killed', '--directory', '--no-empty-directory', '--eol', '--deduplicate', '-x, --exclude=PATTERN',
-    '-X, --exclude-from=FILE @reads', '--exclude-per-directory=FILE', '--exclude-standard', '--error-unmatch',
+    '-X, --exclude-from=FILE @reads', '--exclude-per-directory=FILE @ask', '--exclude-standard', '--error-unmatch',
     '--with-tree=TREE', '-t', '-v', '-f', '--full-name', '--recurse-submodules', '--abbrev[=N]', '--debug', '--sparse',
     '--format=FORMAT', '-z',
   ]),

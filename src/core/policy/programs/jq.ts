@@ -23,6 +23,8 @@ const SHORT_TO_LONG: Readonly<Record<string, string>> = { f: '--from-file', L: '
 
 export const JQ_REASON = {
   modules: () => '`jq` filter loads modules (`import`/`include`/`modulemeta`) or cannot be read statically',
+  environment: () => '`jq` filter reads the environment (`env`, `$ENV`), which can hold tokens',
+  filterFile: () => '`jq -f` reads its filter from a file the analysis cannot see',
 } as const;
 
 export function judgeJq(args: readonly ArgWord[]): ProgramJudgement {
@@ -82,7 +84,10 @@ export function judgeJq(args: readonly ArgWord[]): ProgramJudgement {
   // line (`~/.jq/NAME.jq`, `$ORIGIN/../lib/jq`, `-L`): strace showed `"a" | modulemeta` look there.
   const filter = fromFile ? undefined : operands.at(0);
   if (filter && (filter.dynamic || /\b(?:import|include|modulemeta)\b/.test(filter.text))) return fail(JQ_REASON.modules());
-  const files = fromFile ? operands : operands.slice(1);
+  // `env`, `$ENV`: off the sandbox these hold the parent's tokens; `-f FILE` may use them unseen.
+  if (filter && /(?<![.\w$"])env\b|\$ENV\b|\$__prog_args\b/.test(filter.text)) return fail(JQ_REASON.environment());
+  if (fromFile) return fail(JQ_REASON.filterFile());
+  const files = operands.slice(1);
   if (!valuesFollow) for (const o of files) paths.push({ word: o.text, index: o.index, dynamic: o.dynamic, writes: false });
   return { paths, canonical: [] };
 }

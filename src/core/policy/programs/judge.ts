@@ -30,6 +30,8 @@ export const SPEC_REASON = {
   ask: (name: string, option: string) => `\`${name} ${option}\` is not approved without asking`,
   inplace: (name: string, option: string) => `\`${name} ${option}\` rewrites its input files`,
   operandWrites: (name: string, what: string) => `\`${name}\` writes its ${what}`,
+  pageFile: (name: string, word: string) =>
+    `\`${name} ${word}\` renders a page file, which can include any other file (\`.so\`, \`.nx\`)`,
   splits: (name: string, word: string) =>
     `\`${name}\` has \`${word}\`, an unquoted expansion that is not a path: bash splits its value into words, which may be options`,
 } as const;

@@ -6,6 +6,7 @@ import { REASON } from '../../../../src/core/policy/policyReasons';
 import { parsePolicyRules } from '../../../../src/core/policy/policyRulesSchema';
 import { RAW_CONSTRUCT } from '../../../../src/core/policy/rawTextScan';
 import { globMatches, RULE_LIMITS } from '../../../../src/core/policy/ruleGlob';
+import { VARIABLE_REASON } from '../../../../src/core/policy/sensitiveVariables';
 import { createShellAnalyzer, MAX_COMMAND_BYTES, UNCERTAIN } from '../../../../src/core/policy/shellAnalysis';
 import { corpus, CORPUS_RULES, HARMLESS } from './differential/hostileCorpus';
 import { prepareWorkspaces } from './differential/sandboxJudge';
@@ -67,7 +68,9 @@ describe('core/policy hostile corpus (issue 10)', () => {
     assert.equal(reason('f() { ls; }'), REASON.construct(CONSTRUCT.functionDefinition));
     assert.equal(reason('[[ x ]] > f'), REASON.construct(CONSTRUCT.compoundRedirect));
     assert.equal(reason('case x in x) ls;; esac'), REASON.construct(CONSTRUCT.node('`case` statement')));
-    assert.equal(reason('declare -i x'), REASON.construct(CONSTRUCT.declaration('declare')));
+    assert.equal(reason('declare -a x'), REASON.construct(CONSTRUCT.declaration('declare')));
+    // The integer attribute is named first: later assignments to the name run subscripts.
+    assert.equal(reason('declare -i x'), REASON.construct(VARIABLE_REASON.integerAttribute('`declare -i`')));
   });
 
   it('harmless everyday commands are still allowed by obvious rules', () => {

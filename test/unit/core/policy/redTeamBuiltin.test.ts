@@ -107,7 +107,6 @@ describe('core/policy red team: built-in list', () => {
           'npm view react', 'npm view react version', 'npm view @types/node versions --json', 'npm view react@18 dependencies',
           'npm view react@latest dist.tarball', "npm view 'react@>=17 <19' version", 'npm info lodash', 'npm ls', 'npm ls react',
           'npm outdated', 'npm why react', 'npm explain @types/node', 'npm config get registry', 'npm config get @myscope:registry',
-          'yarn info react', 'pnpm why react',
         ],
         'allow',
       );
