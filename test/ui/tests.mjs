@@ -471,7 +471,7 @@ export const uiTests = [
         await second.waitFor({ state: 'visible', timeout: 10000 });
       };
       await toSecond();
-      assert.deepEqual(await dialogButtons(dialog), ['Allow once instead', 'Back', 'Save to User Settings', 'Save to Workspace Settings']);
+      assert.deepEqual(await dialogButtons(dialog), ['Allow This Exact Command', 'Allow once instead', 'Back', 'Edit Patterns…', 'Save to User Settings', 'Save to Workspace Settings']);
       assert.match(await dialog.innerText(), /allow: touch \*/);
       await page.screenshot({ path: path.join(shotsDir, 'always-allow-second-step.png') });
       // Back: the first question again, with its own buttons.
