@@ -41,8 +41,10 @@
     const li = el('li', `rule${row.problem ? ' invalid' : ''}`);
     li.dataset.index = String(row.index);
     li.append(el('span', 'position', String(row.index + 1)), badge(row.approval), el('code', 'match', row.match));
+    if (row.exact) li.append(el('span', 'flag', 'exact command'));
     if (row.allowRedirects) li.append(el('span', 'flag', 'redirects allowed'));
     if (row.problem) li.append(el('span', 'problem', row.problem));
+    for (const c of row.conflicts || []) li.append(el('span', 'problem conflict', c));
     if (view.editable) {
       const actions = el('span', 'actions');
       const at = row.index;
@@ -71,16 +73,21 @@
       o.value = v;
       approval.append(o);
     }
+    const exactLabel = el('label', 'add-exact');
+    const exact = el('input');
+    exact.type = 'checkbox';
+    exactLabel.append(exact, document.createTextNode(' exact command'));
+    exactLabel.title = 'The rule matches this one command only: its words, no wildcards';
     const submit = el('button', 'primary', 'Add');
     submit.type = 'submit';
-    form.append(match, approval, submit);
+    form.append(match, approval, exactLabel, submit);
     form.addEventListener('submit', (event) => {
       event.preventDefault();
       if (!match.value.trim()) {
         match.focus();
         return;
       }
-      edit(view.layer, { op: 'add', match: match.value, approval: approval.value });
+      edit(view.layer, { op: 'add', match: match.value, approval: approval.value, ...(exact.checked ? { exact: true } : {}) });
       match.value = '';
     });
     return form;
@@ -140,6 +147,11 @@
     const head = el('div', 'try-head');
     head.append(badge(result.verdict), el('strong', 'headline', result.headline));
     tryResult.append(head, el('div', 'because', result.because));
+    if (result.matched && result.matched.length) {
+      const list = el('ul', 'matched');
+      for (const m of result.matched) list.append(el('li', '', m));
+      tryResult.append(el('div', 'matched-head', 'Deny and ask rules that matched:'), list);
+    }
     if (result.segments.length > 1) {
       const list = el('ol', 'segments');
       for (const s of result.segments) {
@@ -163,6 +175,12 @@
       case 'notice':
         notice.textContent = message.text;
         notice.className = message.error ? 'error' : 'ok';
+        if (message.undo) {
+          const undo = el('button', 'link', 'Undo');
+          undo.type = 'button';
+          undo.addEventListener('click', () => vscode.postMessage({ type: 'undo' }));
+          notice.append(' ', undo);
+        }
         break;
     }
   });

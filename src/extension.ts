@@ -20,6 +20,7 @@ import { registerAcp } from './vscode/acp/acpCommands';
 import { createApi, type AgentBashApi } from './vscode/api';
 import { ArtifactContentProvider, ARTIFACT_SCHEME } from './vscode/history/artifactProvider';
 import { DialogApprover } from './vscode/approvals/approvalDialog';
+import { editPatternInBox } from './vscode/approvals/patternEditor';
 import { registerCommands } from './vscode/commands/commands';
 import { CommandLog } from './vscode/history/commandLog';
 import { ExecutorHolder } from './vscode/session/executorHolder';
@@ -88,6 +89,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     prompter,
     { add: (rules, scope) => settings.addRules(rules, scope), remove: (saved) => settings.removeRules(saved), layers: () => settings.ruleLayers() },
     announceSavedRules,
+    editPatternInBox,
   );
   const artifactsRoot = path.join(context.globalStorageUri.fsPath, 'artifacts');
   const artifacts = new FileArtifactStore(path.join(artifactsRoot, sessionId));

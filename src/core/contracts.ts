@@ -35,6 +35,8 @@ export interface BashToolDetails {
     /** The layer of `rule` and where it was read (PolicyDecision.layer, layerSource). */
     layer?: RuleLayerName;
     layerSource?: string;
+    /** The other deny and prompt rules that matched, as people read them ("ask rule `git push *` from user settings"). */
+    alsoMatched?: string[];
     answer?: ApprovalAnswer['kind'];
     decidedBy?: DecidedBy;
   };

@@ -123,6 +123,15 @@ function list(items: readonly string[]): string {
   return items.map((i) => `\`${i}\``).join(', ');
 }
 
+/**
+ * Every deny and ask rule that matched the command (PolicyDecision.restrictive), the deciding one
+ * first: "the deny rule `touch secret*` in user settings matches `touch secret.txt` (it decided)".
+ */
+export function matchedRuleLines(d: PolicyDecision): string[] {
+  const all = [...(d.restrictive ?? [])].sort((a, b) => Number(b.rule === d.rule) - Number(a.rule === d.rule));
+  return all.map((m) => `${ruleRef(m.rule, m.layer, m.layerSource)} matches ${code(m.text)}${m.rule === d.rule ? ' (it decided)' : ''}`);
+}
+
 /** What the OS sandbox would confine, one Markdown bullet each. */
 export function sandboxLines(sb: ExplainSandbox): string[] {
   if (typeof sb.level === 'object') {
@@ -164,6 +173,12 @@ export function explainMarkdown(command: string, d: PolicyDecision, opts: { cwd?
   if (d.segments.length > 0) {
     out.push(d.segments.length === 1 ? '## The command' : `## The ${d.segments.length} commands in this line`, '');
     d.segments.forEach((s, i) => out.push(`${i + 1}. ${segmentLine(s)}`));
+    out.push('');
+  }
+  const matched = matchedRuleLines(d);
+  if (matched.length) {
+    out.push('## Deny and ask rules that matched', '', 'Deny beats ask beats allow, whatever the order of the rules.', '');
+    for (const line of matched) out.push(`- ${line}`);
     out.push('');
   }
   if (opts.sandbox) {

@@ -21,6 +21,8 @@ export interface HistoryDecision {
   /** That rule's layer (`builtin`, `managed`, `user`, `workspace`, `folder`, `file`) and where it was read. */
   layer?: RuleLayerName;
   layerSource?: string;
+  /** Other deny and prompt rules that matched the command (PolicyDecision.restrictive), named. */
+  alsoMatched?: string[];
 }
 
 /** What the pipeline knows about its policy step: BashToolDetails.decision, the reason aside. */
@@ -33,7 +35,12 @@ export type PolicyTrace = Omit<NonNullable<BashToolDetails['decision']>, 'reason
 export function decidedBy(trace: PolicyTrace | undefined, cancelled: boolean): HistoryDecision {
   if (!trace) return { outcome: cancelled ? 'cancelled' : 'invalid' };
   const rule = trace.rule
-    ? { rule: trace.rule, ...(trace.layer ? { layer: trace.layer } : {}), ...(trace.layerSource !== undefined ? { layerSource: trace.layerSource } : {}) }
+    ? {
+        rule: trace.rule,
+        ...(trace.layer ? { layer: trace.layer } : {}),
+        ...(trace.layerSource !== undefined ? { layerSource: trace.layerSource } : {}),
+        ...(trace.alsoMatched?.length ? { alsoMatched: trace.alsoMatched } : {}),
+      }
     : {};
   if (trace.decision === 'deny') return { outcome: 'denied', decidedBy: 'rule', ...rule };
   if (trace.decision === 'allow') return { outcome: 'allowed', decidedBy: 'rule', ...rule };
@@ -50,6 +57,11 @@ export function decidedBy(trace: PolicyTrace | undefined, cancelled: boolean): H
     default:
       return { outcome: 'cancelled' };
   }
+}
+
+/** "; also matched ask rule `git push *` from user settings" when other deny or prompt rules matched. */
+function alsoMatched(d: HistoryDecision): string {
+  return d.alsoMatched?.length ? `; also matched ${d.alsoMatched.join(', ')}` : '';
 }
 
 /** The deciding rule's layer as the policy side records it on a history decision (when it does). */
@@ -202,7 +214,7 @@ export function decisionLabel(d: HistoryDecision): string {
   if (d.own) return 'your own command (no approval)';
   if (d.outcome === 'cancelled') return 'cancelled before it ran';
   if (d.outcome === 'invalid') return 'refused: not a valid call';
-  if (d.outcome === 'denied') return d.decidedBy === 'rule' ? (d.rule ? `denied by rule ${ruleWithLayer(d)}` : 'denied by the policy') : 'denied by you';
+  if (d.outcome === 'denied') return d.decidedBy === 'rule' ? (d.rule ? `denied by rule ${ruleWithLayer(d)}${alsoMatched(d)}` : 'denied by the policy') : 'denied by you';
   switch (d.decidedBy) {
     case 'rule':
       return d.rule ? `allowed by rule ${ruleWithLayer(d)}` : 'allowed by the rules';

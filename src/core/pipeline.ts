@@ -4,6 +4,7 @@
 //   → timeout clamp → route (async job → auto-background → client bridge → PTY → local executor,
 //     each after the environment stage) → result
 // Tool-level failures never throw out of `run`: they come back as `isError` results.
+import { matchedRuleName } from './policy/ruleLayerLabel';
 import type { WordExpander } from './policy/wordExpansion';
 import * as path from 'node:path';
 import { BridgeShell, runBridgeCommand } from './bridgeRoute';
@@ -116,12 +117,19 @@ export function sandboxForGate(sandbox: PipelineSandbox | undefined, off: boolea
 }
 
 /** What a result's details say of the gate: the decision, who let it run, and the user's answer when asked. */
+/** The deny and prompt rules that matched besides the deciding one (layeredRules.ts), for History. */
+function otherRestrictive(d: GateVerdict['decision']): string[] {
+  return (d.restrictive ?? []).filter((m) => m.rule !== d.rule).map(matchedRuleName);
+}
+
 function verdictDetails(gate: GateVerdict): NonNullable<ToolResult['details']['decision']> {
   const d = gate.decision;
   const out: NonNullable<ToolResult['details']['decision']> = { decision: d.decision, reason: d.reason, kind: d.kind };
   if (d.rule) out.rule = d.rule.match;
   if (d.rule && d.layer) out.layer = d.layer;
   if (d.rule && d.layerSource !== undefined) out.layerSource = d.layerSource;
+  const also = otherRestrictive(d);
+  if (also.length) out.alsoMatched = also;
   if (gate.kind === 'run') {
     out.decidedBy = gate.decidedBy;
     // A rule or the sandbox let it run: no answer.

@@ -7,7 +7,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import type { AcpAgentHandle } from '../../src/vscode/acp/acpCommands';
 import { CONNECT_ACP_COMMAND } from '../../src/vscode/acp/acpCommands';
-import { ALLOW_ONCE_INSTEAD, ALWAYS_ALLOW, ALWAYS_TITLE, BACK, SAVE_USER, SAVE_WORKSPACE, ALLOW_ONCE, ALLOW_SESSION, DENY } from '../../src/vscode/approvals/approvalDialog';
+import { ALLOW_EXACT, EDIT_PATTERNS, ALLOW_ONCE_INSTEAD, ALWAYS_ALLOW, ALWAYS_TITLE, BACK, SAVE_USER, SAVE_WORKSPACE, ALLOW_ONCE, ALLOW_SESSION, DENY } from '../../src/vscode/approvals/approvalDialog';
 import type { ManageRulesPanel } from '../../src/vscode/rules/manageRules';
 import { MANAGE_RULES_COMMAND } from '../../src/vscode/rules/manageRules';
 import { EXTENSION_ID, setPatterns, testing, waitUntil, workspaceDir } from './testApi';
@@ -55,7 +55,7 @@ describe('rules UI: the second step in a panel card, Manage Rules', function () 
       await panel.handleMessage({ type: 'answer', id: q.id, button: ALWAYS_ALLOW });
       q = await next();
       assert.equal(q.question.message, ALWAYS_TITLE);
-      assert.deepEqual(q.question.buttons, [SAVE_WORKSPACE, SAVE_USER, ALLOW_ONCE_INSTEAD, BACK]);
+      assert.deepEqual(q.question.buttons, [SAVE_WORKSPACE, SAVE_USER, ALLOW_EXACT, EDIT_PATTERNS, ALLOW_ONCE_INSTEAD, BACK]);
       // The card's Escape answers the close button: Back.
       assert.equal(q.question.closeButton, BACK);
       await panel.handleMessage({ type: 'answer', id: q.id, button: BACK });

@@ -471,7 +471,7 @@ export const uiTests = [
         await second.waitFor({ state: 'visible', timeout: 10000 });
       };
       await toSecond();
-      assert.deepEqual(await dialogButtons(dialog), ['Allow once instead', 'Back', 'Save to User Settings', 'Save to Workspace Settings']);
+      assert.deepEqual(await dialogButtons(dialog), ['Allow This Exact Command', 'Allow once instead', 'Back', 'Edit Patterns…', 'Save to User Settings', 'Save to Workspace Settings']);
       assert.match(await dialog.innerText(), /allow: touch \*/);
       await page.screenshot({ path: path.join(shotsDir, 'always-allow-second-step.png') });
       // Back: the first question again, with its own buttons.
@@ -605,6 +605,60 @@ export const uiTests = [
       await layer('workspace').locator('.rule', { hasText: 'printf ui-managed *' }).locator('button[title^="Remove"]').click();
       await waitFor(async () => (await patternsIn(wsFile)).join('|') === wsBefore.join('|'), 10000, 'the workspace rules as before');
       await layer('user').locator('.rule', { hasText: 'git status *' }).locator('button[title^="Remove"]').click();
+      await waitFor(async () => (await patternsIn(userSettings)).join('|') === userBefore.join('|'), 10000, 'the user rules as before');
+      await runFromPalette(page, 'View: Close All Editors');
+    },
+  },
+  {
+    name: 'Manage Rules (issue 31): a deny added after an allow refuses in the Try box, a saved exact rule allows only its command, a removal is undone',
+    async run({ page, workspace, shotsDir, userSettings }) {
+      await runFromPalette(page, 'View: Close All Editors');
+      await hideNotifications(page);
+      const wsFile = path.join(workspace, '.vscode', 'settings.json');
+      const userBefore = await patternsIn(userSettings);
+      const wsBefore = await patternsIn(wsFile);
+      await runFromPalette(page, 'Agent Bash: Manage Rules');
+      const view = rulesFrame(page);
+      const layer = (name) => view.locator(`.layer[data-layer="${name}"]`);
+      await layer('workspace').locator('.rule').first().waitFor({ state: 'visible', timeout: 20000 });
+      // The deny goes at the END of the workspace layer, after `allow echo ui-acp-*`: it still wins.
+      await layer('workspace').locator('.add-match').fill('echo ui-acp-secret*');
+      await layer('workspace').locator('.add-approval').selectOption('deny');
+      await layer('workspace').locator('form.add button[type="submit"]').click();
+      await waitFor(async () => (await patternsIn(wsFile)).at(-1) === 'deny echo ui-acp-secret*', 10000, 'the deny at the end of settings.json');
+      const result = view.locator('#try-result');
+      const tryIt = async (command, headline) => {
+        await view.locator('#try-input').fill(command);
+        await view.locator('#try-form button[type="submit"]').click();
+        await result.locator('.headline', { hasText: headline }).waitFor({ timeout: 10000 });
+        await waitFor(async () => (await result.innerText()).includes(command), 10000, `the Try result for ${command}`);
+        return result.innerText();
+      };
+      const refused = await tryIt('echo ui-acp-secret-x', 'Refused: it does not run.');
+      assert.match(refused, /deny rule `echo ui-acp-secret\*` from workspace settings decided \(matched `echo ui-acp-secret-x`\)/);
+      await page.screenshot({ path: path.join(shotsDir, 'manage-rules-deny-after-allow.png') });
+      assert.match(await tryIt('echo ui-acp-other', 'Runs without asking.'), /allow rule `echo ui-acp-\*`/);
+      // An exact rule in the user layer: that command runs unasked, with one argument more it asks.
+      await layer('user').locator('.add-match').fill('touch ui-exact.txt');
+      await layer('user').locator('.add-exact input').check();
+      await layer('user').locator('form.add button[type="submit"]').click();
+      await waitFor(async () => (await patternsIn(userSettings)).at(-1) === 'allow touch ui-exact.txt', 10000, 'the exact rule in the user settings.json');
+      assert.equal((await readSettingsFile(userSettings))['agentBash.patterns'].at(-1).exact, true);
+      await layer('user').locator('.rule', { hasText: 'exact command' }).waitFor({ timeout: 10000 });
+      await tryIt('touch ui-exact.txt', 'Runs without asking.');
+      await tryIt('touch ui-exact.txt ui-more.txt', 'Asks you first.');
+      assert.equal(existsSync(path.join(workspace, 'ui-exact.txt')), false, 'trying ran the command');
+      await layer('user').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: path.join(shotsDir, 'manage-rules-exact.png') });
+      // Remove the deny, Undo puts it back where it was, then remove it for good.
+      const removeDeny = () => layer('workspace').locator('.rule', { hasText: 'echo ui-acp-secret*' }).locator('button[title^="Remove"]').click();
+      await removeDeny();
+      await waitFor(async () => (await patternsIn(wsFile)).join('|') === wsBefore.join('|'), 10000, 'the deny removed');
+      await view.locator('#notice button', { hasText: 'Undo' }).click();
+      await waitFor(async () => (await patternsIn(wsFile)).at(-1) === 'deny echo ui-acp-secret*', 10000, 'the deny back after Undo');
+      await removeDeny();
+      await waitFor(async () => (await patternsIn(wsFile)).join('|') === wsBefore.join('|'), 10000, 'the workspace rules as before');
+      await layer('user').locator('.rule', { hasText: 'touch ui-exact.txt' }).locator('button[title^="Remove"]').click();
       await waitFor(async () => (await patternsIn(userSettings)).join('|') === userBefore.join('|'), 10000, 'the user rules as before');
       await runFromPalette(page, 'View: Close All Editors');
     },

@@ -1,10 +1,10 @@
 // The rules in force are layers (policyContracts.ts RuleLayer): the built-in read-only list, the
 // managed file, user, workspace and workspace-folder settings, `--rules` files. A text is looked up
-// in every layer: within a layer the first matching rule is that layer's verdict (how a person
-// writes an exception in front of a broader deny); across layers the most severe verdict wins,
-// deny over prompt over allow, whatever order the layers come in. Adding a layer, or an allow rule
-// at the end of one, can therefore never relax a deny or prompt that another rule already gives.
-import type { PolicyRule, RuleLayer, RuleLayerName, Verdict } from './policyContracts';
+// in every rule of every layer, and deny beats prompt beats allow within a layer and across layers,
+// whatever order the rules and layers come in: a deny written after an allow still denies, and
+// adding a layer or an allow rule anywhere can never relax a deny or prompt another rule gives.
+// Among rules of the same verdict, the one reported is the first in the first layer of TIE_ORDER.
+import type { PolicyRule, RuleLayer, RuleLayerName } from './policyContracts';
 import { compileRules, type CompiledRules, type MatchBudget } from './ruleGlob';
 
 /** A layer as the lookup takes it: a plain rule list (tests, old callers) is a layer without a name. */
@@ -17,7 +17,15 @@ export interface LayeredMatch {
   layer: LooseLayer;
 }
 
-const SEVERITY: Readonly<Record<Verdict, number>> = { allow: 0, prompt: 1, deny: 2 };
+/** A lookup's result: the deciding match, and every deny and prompt rule that matched. */
+export interface LayeredLookup {
+  decided: LayeredMatch | null;
+  /** Every deny and prompt match, denies first, each in TIE_ORDER then list order. */
+  restrictive: LayeredMatch[];
+}
+
+const isRestrictive = (r: PolicyRule): boolean => r.approval !== 'allow';
+const isAllow = (r: PolicyRule): boolean => r.approval === 'allow';
 
 /**
  * Which layer names itself when several give the same verdict: the managed file first (an
@@ -48,7 +56,7 @@ export function unreadableLayersReason(layers: readonly LooseLayer[]): string | 
   return problems.length ? problems.join('; ') : undefined;
 }
 
-/** First-match per layer, most severe across layers. */
+/** The most severe matching rule of all layers; `lookup` also gives every deny and prompt that matched. */
 export class LayeredRules {
   private readonly ordered: LooseLayer[];
   /** Each layer's compiled rules (compiled once per decision; compileRules memoises per list). */
@@ -62,21 +70,42 @@ export class LayeredRules {
     this.compiled = this.ordered.map((layer) => compileRules(layer.rules));
   }
 
-  /** The deciding rule for `text` and its layer, or null when no layer has a matching rule. */
-  first(text: string, budget?: MatchBudget): LayeredMatch | null {
-    let best: LayeredMatch | null = null;
-    for (const [i, layer] of this.ordered.entries()) {
-      if (layer.rules.length === 0) continue;
-      const rule = this.compiled[i].first(text, budget);
-      if (!rule || (best && SEVERITY[rule.approval] <= SEVERITY[best.rule.approval])) continue;
-      best = { rule, layer };
-      if (rule.approval === 'deny') break;
-    }
-    if (best && !this.origin.has(best.rule)) this.origin.set(best.rule, best.layer);
-    return best;
+  /**
+   * The deciding rule for `text` and its layer, or null when no rule matches: a deny if any
+   * matches, else a prompt, else an allow. `exactText`: the command's canonical words, which exact
+   * rules are compared with (exactRule.ts); without it they match nothing.
+   */
+  first(text: string, budget?: MatchBudget, exactText?: string): LayeredMatch | null {
+    return this.lookup(text, budget, exactText).decided;
   }
 
-  /** The layer a rule returned by `first` came from. */
+  /** The deciding match and every deny and prompt rule that matched `text`. */
+  lookup(text: string, budget?: MatchBudget, exactText?: string): LayeredLookup {
+    const denies: LayeredMatch[] = [];
+    const prompts: LayeredMatch[] = [];
+    for (const [i, layer] of this.ordered.entries()) {
+      if (layer.rules.length === 0) continue;
+      for (const rule of this.compiled[i].all(text, budget, exactText, isRestrictive)) {
+        (rule.approval === 'deny' ? denies : prompts).push({ rule, layer });
+      }
+    }
+    const restrictive = [...denies, ...prompts];
+    let decided: LayeredMatch | null = restrictive.length ? restrictive[0] : null;
+    if (!decided) {
+      for (const [i, layer] of this.ordered.entries()) {
+        if (layer.rules.length === 0) continue;
+        const rule = this.compiled[i].first(text, budget, exactText, isAllow);
+        if (rule) {
+          decided = { rule, layer };
+          break;
+        }
+      }
+    }
+    for (const m of decided ? [decided, ...restrictive] : restrictive) if (!this.origin.has(m.rule)) this.origin.set(m.rule, m.layer);
+    return { decided, restrictive };
+  }
+
+  /** The layer a rule returned by `first` or `lookup` came from. */
   layerOf(rule: PolicyRule): LooseLayer | undefined {
     return this.origin.get(rule);
   }

@@ -1,10 +1,11 @@
 // The allow/prompt/deny policy over a shell analysis.
 //
-// - Rules come in layers (built-in, managed, user, workspace, folder, `--rules` files). Within a
-//   layer the rules are tried in order and the first whose glob matches a text decides that layer's
-//   verdict on it (see ruleGlob.ts for exactly what `*` matches); across layers deny beats prompt
-//   beats allow, whatever the order, so no layer can relax another's deny or prompt
-//   (layeredRules.ts). A layer that could not be read makes every command ask at least.
+// - Rules come in layers (built-in, managed, user, workspace, folder, `--rules` files). Every rule
+//   whose glob matches a text is found (see ruleGlob.ts for exactly what `*` matches; exact rules,
+//   exactRule.ts, compare a segment's words); within a layer and across layers deny beats prompt
+//   beats allow, whatever the order, so no rule can relax a deny or prompt (layeredRules.ts), and
+//   the decision lists every deny and prompt that matched. A layer that could not be read makes
+//   every command ask at least.
 // - Each segment is decided on its normalised text. Deny and prompt rules also see the segment as
 //   written (wrappers kept, quotes as typed) and the whole command, so `sudo *` → deny still bites
 //   after `sudo` was stripped for matching.
@@ -17,7 +18,7 @@
 //   with its own config file (packageConfig.ts), and an output redirection to a
 //   file under an allow rule without `allowRedirects`. With no rules everything prompts.
 // - Deny beats everything; a deny rule therefore also overrides a critical pattern.
-import type { DecisionKind, PolicyDecision, PolicyRule, RuleLayer, Segment, SegmentDecision, ShellAnalysis, Verdict } from './policyContracts';
+import type { DecisionKind, MatchedRule, PolicyDecision, PolicyRule, RuleLayer, Segment, SegmentDecision, ShellAnalysis, Verdict } from './policyContracts';
 import { findCritical } from './criticalPatterns';
 import { REASON, shown } from './policyReasons';
 import { writesFile } from './redirectTargets';
@@ -35,6 +36,7 @@ import { projectPackageConfig } from './packageConfig';
 import { findInvisible, INVISIBLE_REASON } from './invisibleChars';
 import type { WordExpander } from './wordExpansion';
 import { cpuNow } from './cpuClock';
+import { segmentExactText } from './exactRule';
 
 export interface PolicyContext {
   cwd: string;
@@ -68,6 +70,8 @@ interface Outcome {
 /** Rule lookups for one decision (layered, see layeredRules.ts), memoised per text (a text can be asked for several times). */
 class RuleLookup {
   private readonly memo = new Map<string, PolicyRule | null>();
+  /** Every deny and prompt rule met, with the first text it matched (PolicyDecision.restrictive). */
+  readonly restrictive = new Map<PolicyRule, MatchedRule>();
   /** Shared by every lookup of one decision (see MatchBudget). */
   private readonly budget: MatchBudget = { left: MATCH_BUDGET };
   /**
@@ -77,18 +81,24 @@ class RuleLookup {
   private matchingMs = 0;
   constructor(private readonly layered: LayeredRules) {}
 
-  first(text: string): PolicyRule | null {
+  /** `exactText`: the segment's canonical words, for exact rules (exactRule.ts). */
+  first(text: string, exactText?: string): PolicyRule | null {
     if (!text) return null;
-    let rule = this.memo.get(text);
+    const key = exactText === undefined ? text : `${text}\0${exactText}`;
+    let rule = this.memo.get(key);
     if (rule === undefined) {
       const started = cpuNow();
       this.budget.deadline = started + MATCH_BUDGET_MS - this.matchingMs;
       try {
-        rule = this.layered.first(text, this.budget)?.rule ?? null;
+        const found = this.layered.lookup(text, this.budget, exactText);
+        rule = found.decided?.rule ?? null;
+        for (const m of found.restrictive) {
+          if (!this.restrictive.has(m.rule)) this.restrictive.set(m.rule, { rule: m.rule, ...(m.layer.layer !== undefined ? { layer: m.layer.layer, layerSource: m.layer.source } : {}), text });
+        }
       } finally {
         this.matchingMs += cpuNow() - started;
       }
-      this.memo.set(text, rule);
+      this.memo.set(key, rule);
     }
     return rule;
   }
@@ -148,17 +158,17 @@ interface Match {
   text: string;
 }
 
-function matchOn(rules: RuleLookup, text: string): Match | null {
-  const rule = rules.first(text);
+function matchOn(rules: RuleLookup, text: string, exactText?: string): Match | null {
+  const rule = rules.first(text, exactText);
   return rule ? { rule, text } : null;
 }
 
 function decideSegment(seg: Segment, index: number, all: readonly Segment[], rules: RuleLookup, ctx: PolicyContext, variants: readonly JudgedIn[]): { outcome: Outcome; rule: PolicyRule | null } {
   const text = shownText(seg);
   const withWrappers = seg.prefix?.length ? normalizeCommandText([...seg.prefix, ...seg.argv].join(' ')) : seg.text;
-  const textMatch = matchOn(rules, seg.text);
+  const textMatch = matchOn(rules, seg.text, segmentExactText(seg));
   // Behind sudo/doas only a rule that names the wrapper may allow; the bare text may still deny.
-  let match: Match | null = seg.privileged ? matchOn(rules, withWrappers) : textMatch;
+  let match: Match | null = seg.privileged ? matchOn(rules, withWrappers, segmentExactText(seg, seg.prefix)) : textMatch;
   const escalations = seg.privileged ? [textMatch] : [];
   for (const form of writtenForms(seg)) escalations.push(matchOn(rules, form));
   // A program that runs its arguments as a command hides that command somewhere in its argv:
@@ -294,6 +304,7 @@ function decideChecked(analysis: ShellAnalysis, layers: readonly LooseLayer[], c
     uncertain: analysis.uncertain,
   };
   if (chosen.segmentIndex !== undefined) decision.segmentIndex = chosen.segmentIndex;
+  if (usable.restrictive.size) decision.restrictive = [...usable.restrictive.values()];
   const origin = decision.rule ? usable.layerOf(decision.rule) : undefined;
   if (origin?.layer !== undefined) {
     decision.layer = origin.layer;

@@ -11,11 +11,16 @@ export interface PolicyRule {
   approval: Verdict;
   /** When true, an output redirection to a file does not turn this rule's allow into prompt. */
   allowRedirects?: boolean;
+  /**
+   * When true, `match` is one command's words without wildcards (exactRule.ts): the rule matches a
+   * command with exactly those words and no other.
+   */
+  exact?: boolean;
 }
 
 /**
- * Where a rule comes from. Rules are read per layer (never VS Code's merged value): within a layer
- * the first match wins; across layers deny beats prompt beats allow (docs/ARCHITECTURE.md, Policy).
+ * Where a rule comes from. Rules are read per layer (never VS Code's merged value); in every layer
+ * and across layers deny beats prompt beats allow, whatever the order (docs/ARCHITECTURE.md, Policy).
  */
 export type RuleLayerName = 'builtin' | 'managed' | 'user' | 'workspace' | 'folder' | 'file';
 
@@ -121,6 +126,15 @@ export type DecisionKind =
   /** A rule layer could not be read (RuleLayer.problem): every command asks until it is fixed. */
   | 'unreadable_rules';
 
+/** A rule that matched some text of the command, with where it comes from. */
+export interface MatchedRule {
+  rule: PolicyRule;
+  layer?: RuleLayerName;
+  layerSource?: string;
+  /** The text it matched (a segment, the segment as written, the whole line). */
+  text: string;
+}
+
 export interface SegmentDecision {
   segment: Segment;
   decision: Verdict;
@@ -148,4 +162,9 @@ export interface PolicyDecision {
   reason: string;
   segments: SegmentDecision[];
   uncertain: boolean;
+  /**
+   * Every deny and prompt rule that matched any text of the command (the deciding one included), in
+   * the order they were met; absent when none did. Said by Explain, Manage Rules' Try box and History.
+   */
+  restrictive?: MatchedRule[];
 }

@@ -1,9 +1,10 @@
 // The shape of a rule list (`agentBash.patterns`, `explain --rules FILE`): oh-my-pi's
-// `bash.patterns` entries plus the optional `allowRedirects`. Unknown keys are errors so a typo
+// `bash.patterns` entries plus the optional `allowRedirects` and `exact`. Unknown keys are errors so a typo
 // such as `allowRedirect` is reported instead of silently ignored.
 import { z } from 'zod';
 import type { PolicyRule } from './policyContracts';
 import { ruleTooComplex } from './ruleGlob';
+import { parseExactWords } from './exactRule';
 
 export const RULE_MESSAGES = {
   notArray: 'expected a JSON array of rules',
@@ -13,6 +14,7 @@ export const RULE_MESSAGES = {
   matchEmpty: 'match must not be empty',
   approval: 'approval must be "allow", "prompt" or "deny"',
   allowRedirects: 'allowRedirects must be true or false',
+  exact: 'exact must be true or false',
 } as const;
 
 export const policyRuleSchema = z.strictObject(
@@ -28,9 +30,15 @@ export const policyRuleSchema = z.strictObject(
       }),
     approval: z.enum(['allow', 'prompt', 'deny'], { error: RULE_MESSAGES.approval }),
     allowRedirects: z.boolean({ error: RULE_MESSAGES.allowRedirects }).optional(),
+    exact: z.boolean({ error: RULE_MESSAGES.exact }).optional(),
   },
   { error: (iss) => (iss.code === 'unrecognized_keys' ? RULE_MESSAGES.unknownKeys(iss.keys) : RULE_MESSAGES.notObject) },
-);
+).superRefine((r, ctx) => {
+  // An exact match is words, not a glob (exactRule.ts): it must parse as such.
+  if (r.exact !== true) return;
+  const parsed = parseExactWords(r.match);
+  if (!parsed.ok) ctx.addIssue({ code: 'custom', path: ['match'], message: parsed.message });
+});
 
 export const policyRulesSchema = z.array(policyRuleSchema, { error: RULE_MESSAGES.notArray });
 
@@ -48,6 +56,7 @@ export function parsePolicyRules(value: unknown): RulesParse {
     const rules = result.data.map((r): PolicyRule => {
       const rule: PolicyRule = { match: r.match, approval: r.approval };
       if (r.allowRedirects !== undefined) rule.allowRedirects = r.allowRedirects;
+      if (r.exact === true) rule.exact = true;
       return rule;
     });
     return { ok: true, rules };

@@ -20,6 +20,7 @@
 // at most text length × pattern length, and literal pieces use the native `indexOf`. Limits on a
 // rule's size (checked by the rules schema) bound the pattern side: see RULE_LIMITS.
 import { cpuNow } from './cpuClock';
+import { exactRuleText } from './exactRule';
 
 /** Size limits for one rule; the rules schema rejects larger ones with these numbers. */
 export const RULE_LIMITS = {
@@ -390,9 +391,22 @@ export function globExamples(pattern: string, fills: readonly string[]): string[
   return [...out];
 }
 
-export interface CompiledRules<R extends { match: string }> {
-  /** The first rule (in list order) whose pattern matches the normalised text, or null. Throws MatchBudgetError past the budget. */
-  first(text: string, budget?: MatchBudget): R | null;
+/** A rule as the matcher sees it: a glob, or with `exact` the words of exactRule.ts. */
+export interface MatchableRule {
+  match: string;
+  exact?: boolean;
+}
+
+export interface CompiledRules<R extends MatchableRule> {
+  /**
+   * The first rule (in list order) that matches and that `accept` takes (all, when absent), or null.
+   * Glob rules are matched against the normalised `text`; exact rules against `exactText` (a
+   * command's canonical words, exactRule.ts), and never when it is absent. Throws MatchBudgetError
+   * past the budget.
+   */
+  first(text: string, budget?: MatchBudget, exactText?: string, accept?: (rule: R) => boolean): R | null;
+  /** Every rule that matches and that `accept` takes, in list order. */
+  all(text: string, budget?: MatchBudget, exactText?: string, accept?: (rule: R) => boolean): R[];
 }
 
 interface CompiledRule<R> {
@@ -467,7 +481,11 @@ function requiredLiteral(c: Compiled): string | undefined {
   return undefined;
 }
 
-const compiledSets = new WeakMap<object, { matches: string[]; set: CompiledRules<{ match: string }> }>();
+const compiledSets = new WeakMap<object, { keys: string[]; set: CompiledRules<MatchableRule> }>();
+
+function ruleKey(r: MatchableRule): string {
+  return r.exact === true ? `exact\0${r.match}` : r.match;
+}
 
 /**
  * Compiles a rule list for first-match lookups. Rules whose first word is literal are indexed by
@@ -475,14 +493,21 @@ const compiledSets = new WeakMap<object, { matches: string[]; set: CompiledRules
  * with a wildcard; those are screened by a required literal before the matcher runs. Memoised per
  * list object and rebuilt when its patterns change.
  */
-export function compileRules<R extends { match: string }>(rules: readonly R[]): CompiledRules<R> {
+export function compileRules<R extends MatchableRule>(rules: readonly R[]): CompiledRules<R> {
   const hit = compiledSets.get(rules);
-  if (hit && hit.matches.length === rules.length && hit.matches.every((m, i) => m === rules[i].match)) {
-    return hit.set as CompiledRules<R>;
+  if (hit && hit.keys.length === rules.length && hit.keys.every((k, i) => k === ruleKey(rules[i]))) {
+    return hit.set as unknown as CompiledRules<R>;
   }
   const byHead = new Map<string, CompiledRule<R>[]>();
   const floating: CompiledRule<R>[] = [];
+  const exactByText = new Map<string, Array<{ rule: R; order: number }>>();
   rules.forEach((rule, order) => {
+    if (rule.exact === true) {
+      // The schema rejects an exact match that does not parse; one that got here anyway matches nothing.
+      const canonical = exactRuleText(rule.match);
+      if (canonical !== undefined) exactByText.set(canonical, [...(exactByText.get(canonical) ?? []), { rule, order }]);
+      return;
+    }
     const p = normalizeCommandText(rule.match);
     if (p === '') return;
     let pattern: Compiled;
@@ -517,9 +542,12 @@ export function compileRules<R extends { match: string }>(rules: readonly R[]): 
     }
     return testCompiled(c.compiled, text, budget);
   };
-  const set: CompiledRules<R> = {
-    first(text: string, budget?: MatchBudget): R | null {
-      if (text === '') return null;
+  /** Every matching rule `accept` takes, in list order; only the first when `one`. */
+  const scan = (text: string, budget: MatchBudget | undefined, exactText: string | undefined, accept: ((rule: R) => boolean) | undefined, one: boolean): R[] => {
+    const found: Array<{ rule: R; order: number }> = [];
+    const exact = exactText === undefined ? undefined : exactByText.get(exactText);
+    if (exact) for (const e of exact) if (!accept || accept(e.rule)) found.push(e);
+    if (text !== '') {
       const space = text.indexOf(' ');
       const headed = byHead.get(space < 0 ? text : text.slice(0, space)) ?? [];
       // Built the first time a rule with a literal meets a long text.
@@ -531,16 +559,32 @@ export function compileRules<R extends { match: string }>(rules: readonly R[]): 
         }
         return bits;
       };
+      // An exact rule found first bounds the search: a glob rule after it in the list cannot come first.
+      const before = one && found.length ? Math.min(...found.map((f) => f.order)) : Infinity;
       // Merge the two ordered lists so list order decides.
       let i = 0;
       let j = 0;
       while (i < headed.length || j < floating.length) {
         const c = j >= floating.length || (i < headed.length && headed[i].order < floating[j].order) ? headed[i++] : floating[j++];
-        if (test(c, text, screen, budget)) return c.rule;
+        if (c.order > before) break;
+        if (accept && !accept(c.rule)) continue;
+        if (test(c, text, screen, budget)) {
+          found.push(c);
+          if (one) break;
+        }
       }
-      return null;
+    }
+    found.sort((a, b) => a.order - b.order);
+    return (one ? found.slice(0, 1) : found).map((f) => f.rule);
+  };
+  const set: CompiledRules<R> = {
+    first(text, budget, exactText, accept) {
+      return scan(text, budget, exactText, accept, true)[0] ?? null;
+    },
+    all(text, budget, exactText, accept) {
+      return scan(text, budget, exactText, accept, false);
     },
   };
-  compiledSets.set(rules, { matches: rules.map((r) => r.match), set });
+  compiledSets.set(rules, { keys: rules.map(ruleKey), set: set as unknown as CompiledRules<MatchableRule> });
   return set;
 }

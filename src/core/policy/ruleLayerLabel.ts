@@ -1,7 +1,7 @@
 // How a person reads where a rule comes from: `built-in list`, `user settings`, `workspace settings`,
 // `folder settings`, `managed rules (/etc/agent-bash/rules.json)`, or a rules file's path. Shown by the
 // approval dialog, Explain Policy Decision, the History view and Manage Rules.
-import type { RuleLayerName } from './policyContracts';
+import type { MatchedRule, RuleLayerName } from './policyContracts';
 
 const GENERIC: Readonly<Record<Exclude<RuleLayerName, 'file'>, string>> = {
   builtin: 'built-in list',
@@ -23,4 +23,10 @@ export function layerLabel(layer: RuleLayerName, source?: string): string {
   const generic = GENERIC[layer as keyof typeof GENERIC];
   if (!from || layer === 'builtin' || layer === 'user' || layer === 'workspace') return generic;
   return from.startsWith(generic) ? from : `${generic} (${from})`;
+}
+
+/** "ask rule `git push *` from user settings": a matched deny or prompt rule as History and the Try box name it. */
+export function matchedRuleName(m: Pick<MatchedRule, 'rule' | 'layer' | 'layerSource'>): string {
+  const what = `${m.rule.approval === 'prompt' ? 'ask' : m.rule.approval} rule \`${m.rule.match}\`${m.rule.exact === true ? ' (exact)' : ''}`;
+  return m.layer ? `${what} from ${layerLabel(m.layer, m.layerSource)}` : what;
 }

@@ -6,6 +6,7 @@
 import type { PolicyRule, Segment, ShellAnalysis } from './policyContracts';
 import { escapeGlob, normalizeCommandText } from './ruleGlob';
 import { SHELLS } from './shellNormalize';
+import { segmentExactText } from './exactRule';
 
 /** How many leading words name the command for tools with subcommands. */
 const ARITY: Readonly<Record<string, number>> = {
@@ -70,6 +71,26 @@ export function exactProposalFor(seg: Segment): string | undefined {
   if (seg.dynamic) return undefined;
   const exactWords = seg.privileged ? [...(seg.prefix ?? []), ...seg.argv] : seg.argv;
   return escapeGlob(normalizeCommandText(exactWords.join(' ')));
+}
+
+/**
+ * "Allow this exact command" for one segment: an exact rule (exactRule.ts) with the segment's words,
+ * its wrappers named when they matter; undefined when a word is not static text (no exact spelling).
+ */
+export function exactRuleFor(seg: Segment): PolicyRule | undefined {
+  if (seg.opaque) return undefined;
+  const text = seg.privileged ? segmentExactText(seg, seg.prefix) : segmentExactText(seg);
+  return text === undefined ? undefined : { match: text, approval: 'allow', exact: true };
+}
+
+/**
+ * The words an edited "commands like…" pattern must keep literally at its start: the program and
+ * its subcommand as the proposal names them (at most two words), so an edit can narrow the
+ * proposal but never widen it past them.
+ */
+export function proposalStem(match: string): string[] {
+  const words = match.replace(/ \*$/, '').split(' ');
+  return words.slice(0, Math.min(2, words.length));
 }
 
 /** The rule offered for one segment, or undefined when none is (see proposeRules). */

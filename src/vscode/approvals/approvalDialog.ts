@@ -2,13 +2,16 @@
 // Approvals for prompt-level commands: Allow once / Allow for this session / Always allow… / Deny,
 // naming who asks. Escape is Deny (there is no separate Cancel). "Allow for this session" is remembered
 // here, per caller session, and answers later identical requests of that session without asking.
-// "Always allow…" shows the rules it would save (one per segment, at a safe arity, checked against the
-// deny and prompt rules of every layer) and where, with Allow once instead and Back (Escape is Back: it
-// never denies the command the user meant to allow); once saved, a notification names them with an
-// Undo that removes exactly those rules.
+// "Always allow…" shows the rules it would save, one per command of the line that needs one, each
+// named ("commands like…": the program and its subcommand then `*`, at a safe arity; checked against
+// the deny and prompt rules of every layer), and where, with "Allow This Exact Command" instead
+// (exact rules: that command's words only), "Edit Patterns…" (each pattern shown and editable, never
+// broader than program and subcommand), Allow once instead and Back (Escape is Back: it never denies
+// the command the user meant to allow); once saved, a notification names them with an Undo that
+// removes exactly those rules.
 import type { ApprovalAnswer, ApprovalRequest, Approver, PolicyRule, RuleLayer } from '../../core/contracts';
 import { code, whyAsked } from '../../core/humanMessages';
-import { checkProposal, type ProposalCheck } from '../../core/policy/proposalCheck';
+import { checkEditedPattern, checkProposal, type ProposalCheck, type ProposalKind, type SegmentProposal } from '../../core/policy/proposalCheck';
 import { layerLabel } from '../../core/policy/ruleLayerLabel';
 import { SessionApprovals } from '../../core/sessionApprovals';
 import type { QuestionAsker } from './modalPrompter';
@@ -25,6 +28,22 @@ export const ALLOW_ONCE_INSTEAD = 'Allow once instead';
 export const BACK = 'Back';
 export const APPROVAL_TITLE = 'Agent Bash: run this command?';
 export const ALWAYS_TITLE = 'Agent Bash: always allow commands matching these rules?';
+/** The second step's switch to exact rules (that command's words only), and back. */
+export const ALLOW_EXACT = 'Allow This Exact Command';
+export const ALLOW_LIKE = 'Allow Commands Like…';
+/** The second step's way to change each "commands like…" pattern before saving. */
+export const EDIT_PATTERNS = 'Edit Patterns…';
+
+/** Asks the person for one segment's pattern (shown filled in); `problem`: why the last answer was refused. Undefined: cancelled. */
+export type PatternEditor = (proposal: SegmentProposal, current: string, problem?: string) => Promise<string | undefined>;
+
+/** "Command 2, `sh`: allow commands like `sh *`" — one line per proposed rule, naming its command. */
+export function proposalLines(segments: readonly SegmentProposal[], count: number): string[] {
+  return segments.map((p) => {
+    const what = p.rule.exact === true ? `this exact command \`${p.rule.match}\`` : `commands like \`${p.rule.match}\``;
+    return count > 1 ? `Command ${p.index}, ${code(p.text)}: allow ${what}` : `allow: ${p.rule.exact === true ? `${p.rule.match} (exactly)` : p.rule.match}`;
+  });
+}
 
 /** The dialog's title: who is asking, or the neutral title when the caller is unnamed. */
 export function approvalTitle(req: ApprovalRequest): string {
@@ -55,9 +74,9 @@ export function approvalDetail(req: ApprovalRequest): string {
  * checked against every layer's deny and prompt rules (narrowed or refused, with notes), or none
  * with `caughtBy` when such a rule catches the command itself.
  */
-export function checkedRulesFor(req: ApprovalRequest, layers: readonly RuleLayer[]): ProposalCheck {
-  if (req.decision.uncertain) return { rules: [], notes: [] };
-  return checkProposal({ command: req.command, segments: req.decision.segments.map((s) => s.segment), uncertain: false }, layers);
+export function checkedRulesFor(req: ApprovalRequest, layers: readonly RuleLayer[], kind: ProposalKind = 'like'): ProposalCheck & { segments: SegmentProposal[] } {
+  if (req.decision.uncertain) return { rules: [], notes: [], segments: [] };
+  return checkProposal({ command: req.command, segments: req.decision.segments.map((s) => s.segment), uncertain: false }, layers, kind);
 }
 
 export function rulesFor(req: ApprovalRequest, layers: readonly RuleLayer[]): PolicyRule[] {
@@ -97,7 +116,7 @@ export interface RuleStore {
 export function savedRulesMessage(saved: SavedRules): string {
   const n = saved.rules.length;
   if (n === 0) return `Agent Bash: those rules were already in ${saved.where}; nothing new was saved.`;
-  const list = saved.rules.map((r) => `\`${r.match}\``).join(', ');
+  const list = saved.rules.map((r) => `\`${r.match}\`${r.exact === true ? ' (exactly)' : ''}`).join(', ');
   return `Agent Bash: saved ${n === 1 ? 'an allow rule' : `${n} allow rules`} to ${saved.where}: ${list}.`;
 }
 export function undoneRulesMessage(saved: SavedRules): string {
@@ -114,16 +133,19 @@ export class DialogApprover implements Approver {
     private readonly prompter: QuestionAsker,
     private readonly store: RuleStore,
     private readonly announce: (saved: SavedRules, undo: () => Promise<void>) => void = () => undefined,
+    /** Where the person edits a pattern (an input box); without it "Edit Patterns…" is not offered. */
+    private readonly editPattern?: PatternEditor,
   ) {}
 
   /** `asker`: where to ask instead of the modal (an agent panel's inline card). */
   async approve(req: ApprovalRequest, signal?: AbortSignal, asker: QuestionAsker = this.prompter): Promise<ApprovalAnswer> {
     if (this.session.has(req)) return { kind: 'session' };
-    const check = checkedRulesFor(req, this.store.layers());
-    const rules = check.rules;
-    const buttons = rules.length ? [ALLOW_ONCE, ALLOW_SESSION, ALWAYS_ALLOW, DENY] : [ALLOW_ONCE, ALLOW_SESSION, DENY];
+    const layers = this.store.layers();
+    const like = checkedRulesFor(req, layers, 'like');
+    const exact = checkedRulesFor(req, layers, 'exact');
+    const buttons = like.rules.length || exact.rules.length ? [ALLOW_ONCE, ALLOW_SESSION, ALWAYS_ALLOW, DENY] : [ALLOW_ONCE, ALLOW_SESSION, DENY];
     const withdrawn = withdrawnMessage(req);
-    const detail = check.caughtBy ? `${firstStepDetail(req)}\nNot offered: Always allow… (${check.notes.join('; ')}).` : firstStepDetail(req);
+    const detail = like.caughtBy ? `${firstStepDetail(req)}\nNot offered: Always allow… (${like.notes.join('; ')}).` : firstStepDetail(req);
     // Back on the second step asks the first question again; only the first step can deny.
     for (;;) {
       const answer = await asker.ask({ message: approvalTitle(req), detail, buttons, closeButton: DENY, withdrawn }, signal);
@@ -133,27 +155,78 @@ export class DialogApprover implements Approver {
         return { kind: 'session' };
       }
       if (answer !== ALWAYS_ALLOW || signal?.aborted) return { kind: 'deny' };
-      const where = await asker.ask(
-        {
-          message: ALWAYS_TITLE,
-          detail: [`For ${code(req.command)}:`, ...rules.map((r) => `allow: ${r.match}`), ...check.notes].join('\n'),
-          buttons: [SAVE_WORKSPACE, SAVE_USER, ALLOW_ONCE_INSTEAD, BACK],
-          closeButton: BACK,
-          withdrawn,
-        },
-        signal,
-      );
-      // A cancelled request (the signal fired, the panel closed) is not a way back: nobody is asked again.
-      if (signal?.aborted) return { kind: 'deny' };
-      if (where === ALLOW_ONCE_INSTEAD) return { kind: 'allow' };
-      if (where === BACK) continue;
-      if (where !== SAVE_WORKSPACE && where !== SAVE_USER) return { kind: 'deny' };
-      const scope = where === SAVE_WORKSPACE ? 'workspace' : 'user';
-      const saved = await this.store.add(rules, scope);
-      this.lastSaved = saved;
-      this.announce(saved, () => this.undo(saved));
-      return { kind: 'always', rules, scope };
+      // The second step: "commands like…" first (when there are any), exact on request, patterns editable.
+      let kind: ProposalKind = like.rules.length ? 'like' : 'exact';
+      let edited: SegmentProposal[] | undefined;
+      let back = false;
+      while (!back) {
+        const shown = kind === 'exact' ? exact : like;
+        const segments = kind === 'like' && edited ? edited : shown.segments;
+        const rules = uniqueRules(segments.map((p) => p.rule));
+        const other = kind === 'like' ? exact : like;
+        const secondButtons = [SAVE_WORKSPACE, SAVE_USER];
+        if (other.rules.length && !sameRules(other.rules, rules)) secondButtons.push(kind === 'like' ? ALLOW_EXACT : ALLOW_LIKE);
+        if (kind === 'like' && this.editPattern) secondButtons.push(EDIT_PATTERNS);
+        secondButtons.push(ALLOW_ONCE_INSTEAD, BACK);
+        const where = await asker.ask(
+          {
+            message: ALWAYS_TITLE,
+            detail: [`For ${code(req.command)}:`, ...proposalLines(segments, req.decision.segments.length), ...shown.notes].join('\n'),
+            buttons: secondButtons,
+            closeButton: BACK,
+            withdrawn,
+          },
+          signal,
+        );
+        // A cancelled request (the signal fired, the panel closed) is not a way back: nobody is asked again.
+        if (signal?.aborted) return { kind: 'deny' };
+        if (where === ALLOW_ONCE_INSTEAD) return { kind: 'allow' };
+        if (where === BACK) {
+          back = true;
+          continue;
+        }
+        if (where === ALLOW_EXACT || where === ALLOW_LIKE) {
+          kind = where === ALLOW_EXACT ? 'exact' : 'like';
+          continue;
+        }
+        if (where === EDIT_PATTERNS && this.editPattern) {
+          edited = (await this.editAll(segments, layers, this.editPattern)) ?? edited;
+          if (signal?.aborted) return { kind: 'deny' };
+          continue;
+        }
+        if (where !== SAVE_WORKSPACE && where !== SAVE_USER) return { kind: 'deny' };
+        const scope = where === SAVE_WORKSPACE ? 'workspace' : 'user';
+        const saved = await this.store.add(rules, scope);
+        this.lastSaved = saved;
+        this.announce(saved, () => this.undo(saved));
+        return { kind: 'always', rules, scope };
+      }
     }
+  }
+
+  /** Each segment's pattern shown for editing, checked (checkEditedPattern) until valid; undefined when one edit was cancelled. */
+  private async editAll(segments: readonly SegmentProposal[], layers: readonly RuleLayer[], edit: PatternEditor): Promise<SegmentProposal[] | undefined> {
+    const out: SegmentProposal[] = [];
+    for (const p of segments) {
+      if (p.rule.exact === true) {
+        out.push(p);
+        continue;
+      }
+      let current = p.rule.match;
+      let problem: string | undefined;
+      for (;;) {
+        const answer = await edit(p, current, problem);
+        if (answer === undefined) return undefined;
+        const checked = checkEditedPattern(answer, p, layers);
+        if (checked.ok) {
+          out.push({ ...p, rule: checked.rule });
+          break;
+        }
+        current = answer;
+        problem = checked.message;
+      }
+    }
+    return out;
   }
 
   /** Removes the rules of one save (the notification's Undo). */
@@ -161,6 +234,19 @@ export class DialogApprover implements Approver {
     await this.store.remove(saved);
     if (this.lastSaved === saved) this.lastSaved = undefined;
   }
+}
+
+function ruleKey(r: PolicyRule): string {
+  return `${r.exact === true ? 'exact' : 'glob'}\0${r.match}`;
+}
+
+function uniqueRules(rules: readonly PolicyRule[]): PolicyRule[] {
+  const seen = new Set<string>();
+  return rules.filter((r) => !seen.has(ruleKey(r)) && seen.add(ruleKey(r)));
+}
+
+function sameRules(a: readonly PolicyRule[], b: readonly PolicyRule[]): boolean {
+  return a.length === b.length && a.every((r, i) => ruleKey(r) === ruleKey(b[i]));
 }
 
 function elide(text: string, max: number): string {

@@ -15,6 +15,7 @@ import {
   rowsOfRaw,
   rowsOfRules,
   tryView,
+  withConflicts,
   type EditableLayer,
   type LayerView,
   type RuleEdit,
@@ -31,13 +32,16 @@ export type RulesInbound =
   | { type: 'ready' }
   | { type: 'edit'; layer: EditableLayer; edit: RuleEdit }
   | { type: 'try'; command: string }
-  | { type: 'open'; layer: EditableLayer };
+  | { type: 'open'; layer: EditableLayer }
+  /** Undo the last removal (the notice's Undo). */
+  | { type: 'undo' };
 
 /** Messages to the page. */
 export type RulesOutbound =
   | { type: 'state'; layers: LayerView[] }
   | { type: 'tried'; result: TryView | { command: string; error: string } }
-  | { type: 'notice'; text: string; error: boolean };
+  /** `undo`: the notice offers Undo (after a removal). */
+  | { type: 'notice'; text: string; error: boolean; undo?: boolean };
 
 export interface ManageRulesDeps {
   extensionUri: vscode.Uri;
@@ -55,7 +59,9 @@ export class ManageRulesPanel implements vscode.Disposable {
   /** What the page was last sent (tests read it). */
   state: LayerView[] = [];
   lastTried: RulesOutbound | undefined;
-  lastNotice: { text: string; error: boolean } | undefined;
+  lastNotice: { text: string; error: boolean; undo?: boolean } | undefined;
+  /** The last removal, for Undo: the layer, the entry as it was and its position. */
+  private lastRemoved: { layer: EditableLayer; index: number; entry: unknown } | undefined;
 
   static closeOpen(): void {
     ManageRulesPanel.current?.dispose();
@@ -109,6 +115,9 @@ export class ManageRulesPanel implements vscode.Disposable {
       case 'try':
         this.tryCommand(message.command);
         return;
+      case 'undo':
+        await this.undoRemove();
+        return;
       case 'open':
         await vscode.commands.executeCommand(
           message.layer === 'workspace' ? 'workbench.action.openWorkspaceSettingsFile' : 'workbench.action.openSettingsJson',
@@ -122,8 +131,16 @@ export class ManageRulesPanel implements vscode.Disposable {
     this.post({ type: 'state', layers: this.state });
   }
 
-  /** Every layer in order; the user and workspace layers as their settings hold them (invalid entries shown). */
+  /**
+   * Every layer in order; the user and workspace layers as their settings hold them (invalid entries
+   * shown); each rule with its conflicts (an allow always overridden, a rule that can never match, a duplicate).
+   */
   layerViews(): LayerView[] {
+    const views = this.plainLayerViews();
+    return withConflicts(views, (v) => v.layer === 'workspace' && !vscode.workspace.isTrusted);
+  }
+
+  private plainLayerViews(): LayerView[] {
     const read = this.deps.layers();
     const config = vscode.workspace.getConfiguration(SECTION);
     const inspected = config.inspect<unknown>('patterns');
@@ -189,9 +206,21 @@ export class ManageRulesPanel implements vscode.Disposable {
       this.notice(`Could not write ${where}: ${err instanceof Error ? err.message : String(err)}`, true);
       return false;
     }
+    this.lastRemoved = result.removed ? { layer, ...result.removed } : undefined;
     this.refresh();
-    this.notice(result.summary, false);
+    this.notice(result.summary, false, result.removed !== undefined);
     return true;
+  }
+
+  /** Puts the last removed rule back where it was (once). */
+  async undoRemove(): Promise<boolean> {
+    const removed = this.lastRemoved;
+    if (!removed) {
+      this.notice('Nothing to undo.', true);
+      return false;
+    }
+    this.lastRemoved = undefined;
+    return this.edit(removed.layer, { op: 'restore', index: removed.index, entry: removed.entry });
   }
 
   tryCommand(command: string): void {
@@ -207,9 +236,9 @@ export class ManageRulesPanel implements vscode.Disposable {
     this.post(this.lastTried);
   }
 
-  private notice(text: string, error: boolean): void {
-    this.lastNotice = { text, error };
-    this.post({ type: 'notice', text, error });
+  private notice(text: string, error: boolean, undo = false): void {
+    this.lastNotice = { text, error, ...(undo ? { undo } : {}) };
+    this.post({ type: 'notice', text, error, ...(undo ? { undo } : {}) });
   }
 
   private post(message: RulesOutbound): void {
@@ -244,7 +273,7 @@ export class ManageRulesPanel implements vscode.Disposable {
 <body>
 <header>
 <h1>Agent Bash rules</h1>
-<p class="lead">Every layer in the order Agent Bash reads it. Within a layer the first matching rule wins; across layers deny beats prompt beats allow. A command no rule matches asks first.</p>
+<p class="lead">Every layer in the order Agent Bash reads it. Whatever the order, within a layer and across layers, deny beats ask beats allow. A command no rule matches asks first.</p>
 </header>
 <section id="try" aria-labelledby="try-label">
 <form id="try-form">

@@ -1,12 +1,16 @@
 // When the OS sandbox refused something a command tried, the person reads it as such — "The sandbox
 // kept this command from writing /tmp/x" — and can act on it from the notification: allow writing
-// there or allow the domain (added to the sandbox settings at a scope they pick, with Undo), or run the
+// there (the narrowest folder that holds the path, shown and editable first, with a warning when it is
+// as broad as /tmp or the home folder) or allow the domain (added to the sandbox settings at a scope
+// they pick, with Undo), or run the
 // command once outside the sandbox (which asks, as the agent's own retry does).
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ToolResult } from '../../core/contracts';
 import { refusalSentence } from '../../core/humanMessages';
+import { allowWriteProblem, folderToAllow, isBroadFolder } from './allowWriteFolder';
+
+export { folderToAllow } from './allowWriteFolder';
 
 /**
  * Short enough that three buttons fit a notification without being cut ("Allow Writing T…"); the
@@ -21,15 +25,20 @@ export const REFUSAL_ACTIONS = {
   workspace: 'Workspace Settings',
 } as const;
 
-/** The folder to allow for a refused path: the path itself when it is a folder, else its parent. */
-export function folderToAllow(refusedPath: string, cwd: string): string {
-  const abs = path.resolve(cwd, refusedPath);
-  try {
-    // A folder the command wanted to write into is itself the place; a file's place is its folder.
-    return fs.statSync(abs).isDirectory() ? abs : path.dirname(abs);
-  } catch {
-    return path.dirname(abs);
-  }
+/** The narrowest folder proposed for a refused path, shown and editable before it is saved; undefined: cancelled. */
+async function confirmFolder(folder: string, refused: string, cwd: string): Promise<string | undefined> {
+  const home = process.env.HOME ?? '';
+  const broad = isBroadFolder(folder, home);
+  const value = await vscode.window.showInputBox({
+    title: `Agent Bash: allow sandboxed commands to write in…`,
+    value: folder,
+    prompt: broad
+      ? `This is all of ${folder}: every sandboxed command could write anywhere in it. The narrowest folder that holds ${path.resolve(cwd, refused)}; narrow it if the command writes deeper.`
+      : `The narrowest folder that holds ${path.resolve(cwd, refused)}.`,
+    validateInput: (v) => allowWriteProblem(v, refused, cwd),
+    ignoreFocusOut: true,
+  });
+  return value === undefined ? undefined : path.resolve(value.trim());
 }
 
 type Setting = 'sandbox.filesystem.allowWrite' | 'sandbox.network.allowedDomains';
@@ -70,7 +79,14 @@ export function offerRefusalActions(result: ToolResult, cwd: string, actions: { 
   if (actions.showOutput) buttons.push(actions.showOutput.label);
   void vscode.window.showWarningMessage(refusalSentence(refused), ...buttons).then(async (choice) => {
     if (choice === REFUSAL_ACTIONS.allowWrite) {
-      for (const p of new Set(refused.paths.map((x) => folderToAllow(x, cwd)))) await addToSetting('sandbox.filesystem.allowWrite', p);
+      const seen = new Set<string>();
+      for (const x of refused.paths) {
+        const folder = folderToAllow(x, cwd);
+        if (seen.has(folder)) continue;
+        seen.add(folder);
+        const chosen = await confirmFolder(folder, x, cwd);
+        if (chosen !== undefined) await addToSetting('sandbox.filesystem.allowWrite', chosen);
+      }
     } else if (choice === REFUSAL_ACTIONS.allowDomain) {
       for (const h of refused.hosts) await addToSetting('sandbox.network.allowedDomains', h);
     } else if (choice === REFUSAL_ACTIONS.runOutside) {

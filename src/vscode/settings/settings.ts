@@ -170,8 +170,8 @@ export function readSandboxSettings(config: vscode.WorkspaceConfiguration = vsco
 /** Caches the parsed settings and re-reads them when any `agentBash.*` value changes. */
 function sameRule(a: unknown, b: PolicyRule): boolean {
   if (!a || typeof a !== 'object') return false;
-  const { match, approval } = a as Record<string, unknown>;
-  return match === b.match && approval === b.approval;
+  const { match, approval, exact } = a as Record<string, unknown>;
+  return match === b.match && approval === b.approval && (exact === true) === (b.exact === true);
 }
 
 /**

@@ -67,11 +67,12 @@ describe('core/policy: rule layers', () => {
     ]);
   });
 
-  it('within one layer the first match wins: an exception written before a broader deny', () => {
+  it('within one layer a deny wins whatever the order: an allow written before a broader deny does not relax it', () => {
     const user = layer('user', [{ match: 'git commit -m *', approval: 'allow' }, { match: 'git commit *', approval: 'deny' }]);
-    assert.equal(run("git commit -m 'x'", [user]).decision, 'allow');
+    const d = run("git commit -m 'x'", [user]);
+    assert.equal(d.decision, 'deny');
+    assert.deepEqual(d.rule, { match: 'git commit *', approval: 'deny' });
     assert.equal(run('git commit --no-verify', [user]).decision, 'deny');
-    // The same exception in another layer does not relax this layer's deny.
     const split = [layer('workspace', [{ match: 'git commit -m *', approval: 'allow' }]), layer('user', [{ match: 'git commit *', approval: 'deny' }])];
     assert.equal(run("git commit -m 'x'", split).decision, 'deny');
   });

@@ -245,7 +245,7 @@ describe('core/policy', () => {
     });
   });
 
-  describe('first match wins, deny beats prompt beats allow', () => {
+  describe('deny beats prompt beats allow, whatever the order', () => {
     it('deny rule with the exact reason', () => {
       const d = run('ls && rm -rf build', [{ match: 'rm -rf *', approval: 'deny' }, { match: 'ls *', approval: 'allow' }]);
       assert.equal(d.decision, 'deny');
@@ -255,17 +255,20 @@ describe('core/policy', () => {
       assert.equal(d.reason, '`rm -rf build` in segment 2 matched deny rule `rm -rf *`');
     });
 
-    it('an earlier allow shadows a later deny for the same text', () => {
+    it('a later deny in the same list beats an earlier allow for the same text', () => {
       const rules: PolicyRule[] = [{ match: 'rm -rf build', approval: 'allow' }, { match: 'rm *', approval: 'deny' }];
-      assert.equal(run('rm -rf build', rules).decision, 'allow');
+      const d = run('rm -rf build', rules);
+      assert.equal(d.decision, 'deny');
+      assert.equal(d.reason, '`rm -rf build` in segment 1 matched deny rule `rm *`');
       assert.equal(run('rm -rf dist', rules).decision, 'deny');
     });
 
-    it('a leading * allow approves everything except what floors it', () => {
+    it('a leading * allow approves everything except what a deny or a floor stops', () => {
       const rules: PolicyRule[] = [{ match: '*', approval: 'allow' }, { match: 'rm *', approval: 'deny' }];
-      assert.equal(run('rm file.txt', rules).decision, 'allow');
-      assert.equal(run('echo hello && rm file.txt', rules).decision, 'allow');
-      const crit = run('rm -rf /', rules);
+      assert.equal(run('rm file.txt', rules).decision, 'deny');
+      assert.equal(run('echo hello && rm file.txt', rules).decision, 'deny');
+      assert.equal(run('echo hello && touch file.txt', rules).decision, 'allow');
+      const crit = run('rm -rf /', [{ match: '*', approval: 'allow' }]);
       assert.equal(crit.decision, 'prompt');
       assert.equal(crit.kind, 'critical');
       assert.equal(crit.reason, '`rm -rf /` matches a critical pattern (recursive or forced rm of an absolute or home path)');

@@ -77,15 +77,15 @@ describe('core/policy: checking rules before Always allow saves them', () => {
     assert.equal(c.caughtBy?.rule.match, 'rm *');
   });
 
-  it('refuses a rule when even the exact command is an example of a deny rule', () => {
-    // `echo x` itself is allowed by an exception and `touch y` makes the line ask: `touch *` may be
-    // saved, but neither `echo *` nor `echo x`, because the deny rule `echo *` was written for `echo x` too.
+  it('an allow written before a broader deny does not make the command always-allowable', () => {
+    // `echo x` is allowed by a rule, but the deny rule `echo *` of the same layer wins: the line is
+    // refused, and Always allow… is not offered for any of its segments.
     const user = layer('user', [{ match: 'echo x', approval: 'allow' }, { match: 'echo *', approval: 'deny' }]);
-    assert.equal(decide(analyzer.analyze('touch y && echo x'), [user], CTX).decision, 'prompt');
+    assert.equal(decide(analyzer.analyze('touch y && echo x'), [user], CTX).decision, 'deny');
     const c = check('touch y && echo x', [user]);
-    assert.equal(c.caughtBy, undefined);
-    assert.deepEqual(c.rules, [{ match: 'touch *', approval: 'allow' }]);
-    assert.deepEqual(c.notes, ['`echo x` would allow `echo x`, which deny rule `echo *` (user settings) covers: not saved']);
+    assert.equal(c.caughtBy?.rule.match, 'echo *');
+    assert.deepEqual(c.rules, []);
+    assert.deepEqual(c.notes, ['`echo x` matches deny rule `echo *` (user settings), so it cannot be always allowed']);
   });
 
   it('keeps what no rule forbids, segment by segment', () => {
@@ -103,6 +103,6 @@ describe('core/policy: checking rules before Always allow saves them', () => {
   });
 
   it('offers nothing for an uncertain command', () => {
-    assert.deepEqual(check('echo "unterminated', []), { rules: [], notes: [] });
+    assert.deepEqual(check('echo "unterminated', []), { rules: [], notes: [], segments: [] });
   });
 });

@@ -10,7 +10,11 @@ import {
   ALLOW_SESSION,
   ALWAYS_ALLOW,
   ALWAYS_TITLE,
+  ALLOW_EXACT,
+  ALLOW_LIKE,
+  EDIT_PATTERNS,
   firstStepDetail,
+  type PatternEditor,
   BACK,
   DENY,
   DialogApprover,
@@ -58,6 +62,63 @@ class FakeStore implements RuleStore {
   }
 }
 
+describe('vscode/approvalDialog: exact commands and editable patterns (issue 31)', () => {
+  const run = async (answers: Array<string | undefined>, command: string, edit?: PatternEditor, segments?: string[]) => {
+    const asker = new ScriptedAsker(answers);
+    const store = new FakeStore();
+    const approver = new DialogApprover(asker, store, undefined, edit);
+    const req = request(command);
+    if (segments) req.decision.segments = segments.map((t) => ({ segment: segment(t), decision: 'prompt' as const, rule: null }));
+    const answer = await approver.approve(req);
+    return { answer, asked: asker.asked, store };
+  };
+
+  it('Allow This Exact Command shows and saves an exact rule; Allow Commands Like… switches back', async () => {
+    const { answer, asked, store } = await run([ALWAYS_ALLOW, ALLOW_EXACT, ALLOW_LIKE, ALLOW_EXACT, SAVE_WORKSPACE], 'touch newfile.txt');
+    assert.equal(asked[2]?.detail, 'For `touch newfile.txt`:\nallow: touch newfile.txt (exactly)');
+    assert.deepEqual(asked[2]?.buttons, [SAVE_WORKSPACE, SAVE_USER, ALLOW_LIKE, ALLOW_ONCE_INSTEAD, BACK]);
+    assert.equal(asked[3]?.detail, 'For `touch newfile.txt`:\nallow: touch *');
+    const exact: PolicyRule = { match: 'touch newfile.txt', approval: 'allow', exact: true };
+    assert.deepEqual(answer, { kind: 'always', rules: [exact], scope: 'workspace' });
+    assert.deepEqual(store.added, [{ rules: [exact], scope: 'workspace' }]);
+  });
+
+  it('a compound line names each command with its own rule', async () => {
+    const { asked } = await run([ALWAYS_ALLOW, BACK, DENY], 'mkdir build && touch build/a', undefined, ['mkdir build', 'touch build/a']);
+    assert.equal(asked[1]?.detail, 'For `mkdir build && touch build/a`:\nCommand 1, `mkdir build`: allow commands like `mkdir *`\nCommand 2, `touch build/a`: allow commands like `touch *`');
+  });
+
+  it('Edit Patterns… shows each pattern filled in, refuses a broader one with the reason, and saves the edited one', async () => {
+    const edits: Array<[string, string | undefined]> = [];
+    const answers = ['printf *', 'printf hi *'];
+    const edit: PatternEditor = async (_p, current, problem) => {
+      edits.push([current, problem]);
+      return answers.shift();
+    };
+    const { answer, asked, store } = await run([ALWAYS_ALLOW, EDIT_PATTERNS, SAVE_USER], 'printf hi', edit);
+    assert.deepEqual(asked[1]?.buttons, [SAVE_WORKSPACE, SAVE_USER, ALLOW_EXACT, EDIT_PATTERNS, ALLOW_ONCE_INSTEAD, BACK]);
+    // `printf *` is the proposal itself: accepted; then the edited text is what the second step shows.
+    assert.deepEqual(edits, [['printf *', undefined]]);
+    assert.deepEqual(answer, { kind: 'always', rules: [{ match: 'printf *', approval: 'allow' }], scope: 'user' });
+    assert.equal(store.added.length, 1);
+  });
+
+  it('an edit wider than program and subcommand is refused and asked again, a cancelled edit changes nothing', async () => {
+    const edits: Array<[string, string | undefined]> = [];
+    const answers: Array<string | undefined> = ['*', 'printf hi'];
+    const edit: PatternEditor = async (_p, current, problem) => {
+      edits.push([current, problem]);
+      return answers.shift();
+    };
+    const { answer, asked } = await run([ALWAYS_ALLOW, EDIT_PATTERNS, SAVE_USER], 'printf hi', edit);
+    assert.deepEqual(edits, [['printf *', undefined], ['*', '`*` alone would allow every command']]);
+    assert.equal(asked[2]?.detail, 'For `printf hi`:\nallow: printf hi');
+    assert.deepEqual(answer, { kind: 'always', rules: [{ match: 'printf hi', approval: 'allow' }], scope: 'user' });
+    const cancelled = await run([ALWAYS_ALLOW, EDIT_PATTERNS, SAVE_USER], 'printf hi', async () => undefined);
+    assert.deepEqual(cancelled.answer, { kind: 'always', rules: [{ match: 'printf *', approval: 'allow' }], scope: 'user' });
+  });
+});
+
 describe('vscode/approvalDialog: the two steps of Always allow…', () => {
   const run = async (answers: Array<string | undefined>, command = 'printf hi') => {
     const asker = new ScriptedAsker(answers);
@@ -67,11 +128,11 @@ describe('vscode/approvalDialog: the two steps of Always allow…', () => {
     return { answer, asked: asker.asked, store, approver };
   };
 
-  it('the second step offers Save (two scopes), Allow once instead and Back; Escape stands for Back', async () => {
+  it('the second step offers Save (two scopes), the exact command instead, Allow once instead and Back; Escape stands for Back', async () => {
     const { asked } = await run([ALWAYS_ALLOW, SAVE_USER]);
     assert.equal(asked.length, 2);
     assert.equal(asked[1]?.message, ALWAYS_TITLE);
-    assert.deepEqual(asked[1]?.buttons, [SAVE_WORKSPACE, SAVE_USER, ALLOW_ONCE_INSTEAD, BACK]);
+    assert.deepEqual(asked[1]?.buttons, [SAVE_WORKSPACE, SAVE_USER, ALLOW_EXACT, ALLOW_ONCE_INSTEAD, BACK]);
     assert.equal(asked[1]?.closeButton, BACK);
     assert.equal(asked[1]?.detail, 'For `printf hi`:\nallow: printf *');
     // The first step still has Deny for Escape.
