@@ -24,10 +24,11 @@ import { makeOwnedTempDir } from './cleanup/tempSweep';
 import { envArgs, sandboxEnv } from './sandboxEnv';
 import { writeSeccompFilter } from './kernel/seccompFilter';
 import { landlockAbiProblem, landlockNotice, landlockSupport } from './kernel/landlock';
-import { findOnPath, probeSandbox, type SandboxSupport } from './sandboxProbe';
-import { defaultCacheStore, planFor, resolveFsPolicy, type FsPolicy, type PolicyContext, type SandboxSettings } from './sandboxPolicy';
+import { probeSandbox, type SandboxSupport } from './sandboxProbe';
+import { addUntrustedFolders, hostProgram } from '../hostPrograms';
+import { defaultCacheStore, planFor, resolveFsPolicy, writableFolders, type FsPolicy, type PolicyContext, type SandboxSettings } from './sandboxPolicy';
 import type { ProtectedPlan } from './mounts/protectedMounts';
-import { compareSnapshots, moveAsideCreated, protectedChangeNotice, skippedNotice, snapshotProtected } from './mounts/protectedCheck';
+import { compareSnapshots, moveAsideCreated, protectedChangeNotice, readOnlyNotice, skippedNotice, snapshotProtected } from './mounts/protectedCheck';
 import { bwrapHasSize, CGROUP_ENTER_SCRIPT, CommandCgroups, DEFAULT_SANDBOX_LIMITS, limitHitsInOutput, limitNotice, nprocPrefix, type LimitCounts, type SandboxLimits } from './kernel/limits';
 import { planMasks, type MaskedProgram } from './mounts/denyMasks';
 import { confinedMover, quarantineCreated } from './mounts/newRepoQuarantine';
@@ -137,7 +138,21 @@ export class SandboxRuntime {
   private readonly busyCgroups = new Set<CommandCgroups>();
   private readonly closedCounts: LimitCounts = { processes: 0, memory: 0 };
 
-  constructor(private readonly options: SandboxRuntimeOptions) {}
+  /** Removes this runtime's writable folders from those host programs are never taken from (on dispose). */
+  private untrustedRegistration: (() => void) | undefined;
+
+  constructor(private readonly options: SandboxRuntimeOptions) {
+    this.registerUntrusted();
+  }
+
+  /** What a sandboxed command may write is no place to find a host program in (hostPrograms.ts). */
+  private registerUntrusted(): void {
+    this.untrustedRegistration ??= addUntrustedFolders(() => {
+      const home = this.options.home ?? os.homedir();
+      const ctx: PolicyContext = { home, workspaceRoots: this.options.workspaceRoots(), tmpDir: this.dir ?? os.tmpdir(), cacheStore: this.options.cacheStore ?? defaultCacheStore(home) };
+      return [...writableFolders(this.options.settings(), ctx), ctx.cacheStore as string];
+    });
+  }
 
   support(): SandboxSupport {
     return (this.options.probe ?? probeSandbox)();
@@ -164,6 +179,7 @@ export class SandboxRuntime {
   }
 
   wrap(argv: readonly string[], opts: WrapOptions): WrappedSpawn {
+    this.registerUntrusted();
     const level = this.levelFor(opts.sandbox);
     const support = this.support();
     const plain = { refusals: [] as Refusal[], dispose: () => undefined };
@@ -190,7 +206,7 @@ export class SandboxRuntime {
       this.landlockProblem = landlockAbiProblem(native.abi);
       inside = { nativeInner: { launch: native, nproc: cgroups?.has('pids') ? 0 : limits.processes, landlock: this.landlockProblem === undefined } };
     } else {
-      const landlock = landlockSupport(findOnPath('perl', process.env.PATH) ?? findOnPath('perl', '/usr/bin:/bin'));
+      const landlock = landlockSupport(hostProgram('perl'));
       const perlMasked = landlock.perl !== undefined && masks.some((m) => m.path === landlock.perl);
       this.landlockProblem = perlMasked ? 'perl is masked by a deny rule' : landlock.problem;
       inside = {
@@ -236,7 +252,7 @@ export class SandboxRuntime {
     const spec: LaunchSpec = {
       bash: support.bash as string,
       nsenter: support.nsenter ?? '',
-      sleep: (this.sleep ??= findOnPath('sleep', process.env.PATH) ?? '/bin/sleep'),
+      sleep: (this.sleep ??= hostProgram('sleep') ?? '/bin/sleep'),
       keep,
       filterFile: this.filterPath(),
       filterFd: slot,
@@ -281,13 +297,18 @@ export class SandboxRuntime {
     return this.options.settings().limits ?? DEFAULT_SANDBOX_LIMITS;
   }
 
-  /** The protected mounts: planned anew when `fresh` or when the last plan is old or for other settings. */
+  /**
+   * The protected mounts: planned anew when `fresh` or when the last plan is old or for other
+   * settings. `fresh` (the look after a command) searches every folder, however many: a repository
+   * the command made past the search budget is found and quarantined all the same (the plan is
+   * read-only past the budget all the same).
+   */
   private protectedPlan(fresh: boolean): ProtectedPlan {
     const settings = this.options.settings();
     const key = JSON.stringify([this.options.workspaceRoots(), settings.allowWrite, settings.gitAllowWrite === true, this.options.home]);
     const cached = this.planCache;
     if (!fresh && cached && cached.key === key && Date.now() - cached.at < PLAN_FRESH_MS) return cached.plan;
-    const plan = planFor(settings, this.policyContext());
+    const plan = planFor(settings, this.policyContext(), fresh);
     this.planCache = { plan, key, at: Date.now() };
     return plan;
   }
@@ -318,7 +339,8 @@ export class SandboxRuntime {
         ])];
         let quarantined: string[] = [];
         if (created.length > 0) {
-          const writable = resolveFsPolicy(this.options.settings(), { ...this.policyContext(), protectedPlan: after }).writable;
+          // The folders a command may write in general (also when this plan would make them read-only).
+          const writable = resolveFsPolicy(this.options.settings(), { ...this.policyContext(), protectedPlan: { ...after, readOnlyBecause: [] } }).writable;
           quarantined = quarantineCreated(created, after.gitPaths, roots, writable, confinedMover(this.support().bwrap as string, writable), [...new Set([...plan.watched, ...after.watched])]);
         }
         this.knownGits = new Set(after.gitPaths);
@@ -328,8 +350,10 @@ export class SandboxRuntime {
         if (now.processes > counts.processes) limits.add('processes');
         if (now.memory > counts.memory) limits.add('memory');
         const missingLandlock = this.landlockProblem !== undefined ? [landlockNotice(this.landlockProblem)] : [];
-        const skipped = [...plan.skipped, ...masked, ...missingLandlock];
+        const readOnly = plan.readOnlyBecause.map((why) => `the workspace folders were read-only: ${why}`);
+        const skipped = [...readOnly, ...plan.skipped, ...masked, ...missingLandlock];
         const notices = [
+          readOnlyNotice(plan.readOnlyBecause),
           // A machine without Landlock lacks it for every command: the details say so each time,
           // the text does not repeat it on every result (the README's Sandbox section says it).
           skippedNotice([...plan.skipped, ...masked]),
@@ -437,6 +461,8 @@ export class SandboxRuntime {
       this.shared = undefined;
     }
     this.retryCgroupRemoval();
+    this.untrustedRegistration?.();
+    this.untrustedRegistration = undefined;
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
     this.dir = undefined;
     this.filterWritten = false;

@@ -21,6 +21,7 @@ import { lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { gitSensitivePaths } from './protectedMounts';
 import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/protectedPaths';
+import { hostProgram } from '../../hostPrograms';
 
 /** The suffix of what was moved aside. */
 export const BLOCKED_SUFFIX = '.agent-bash-blocked';
@@ -55,7 +56,9 @@ function keyPattern(key: string): string {
  * (unparseable, or no git here: then nothing tells it is harmless).
  */
 export function disallowedConfigKeys(file: string): string[] | undefined {
-  const r = spawnSync('git', ['config', '--file', file, '--null', '--list'], {
+  const git = hostProgram('git');
+  if (git === undefined) return undefined;
+  const r = spawnSync(git, ['config', '--file', file, '--null', '--list'], {
     cwd: '/',
     encoding: 'utf8',
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: '/nonexistent' },
@@ -89,7 +92,7 @@ function realOrUndefined(p: string): string | undefined {
 /** Renames each `[from, to]`; per pair an error message, or undefined when it was renamed. */
 export type Mover = (moves: ReadonlyArray<readonly [string, string]>) => Array<string | undefined>;
 
-/** Renames at most per look (one confined process does them all); the rest are named, not moved. */
+/** Renames per confined process (a look with more runs more of them: none is left unmoved for a count). */
 export const MAX_MOVES = 500;
 /** Configs read with git at most per look; past it a new repository's config is moved aside unread. */
 export const MAX_CONFIG_CHECKS = 100;
@@ -136,12 +139,14 @@ class Moves {
     if (real === undefined || !realWritable.some((w) => isInside(real, w))) this.lines.push(`${p} ${why} (not moved: its folder is not in a writable folder)`);
     // The folder itself as named: every component on the way a real folder, none a symlink.
     else if (!plainPath(dir)) this.lines.push(`${p} ${why} (not moved: its folder is reached through a symlink)`);
-    else if (this.pending.length >= MAX_MOVES) this.lines.push(`${p} ${why} (not moved: more than ${MAX_MOVES} to move at once)`);
     else this.pending.push({ p, why });
   }
 
   run(mover: Mover): string[] {
-    const results = mover(this.pending.map(({ p }) => [p, `${p}${BLOCKED_SUFFIX}`] as const));
+    const results: Array<string | undefined> = [];
+    for (let i = 0; i < this.pending.length; i += MAX_MOVES) {
+      results.push(...mover(this.pending.slice(i, i + MAX_MOVES).map(({ p }) => [p, `${p}${BLOCKED_SUFFIX}`] as const)));
+    }
     this.pending.forEach(({ p, why }, i) => {
       const failed = results[i];
       this.lines.push(failed === undefined ? `${p} ${why} (moved aside to ${p}${BLOCKED_SUFFIX})` : `${p} ${why} (not moved: ${failed})`);
@@ -202,7 +207,10 @@ function neutralizeGitDir(gitDir: string, moves: Moves, budget: { checks: number
     } catch {
       continue;
     }
-    if (name === 'hooks') {
+    if (name === 'modules') {
+      // Listed only when it holds too many submodule git dirs to check one by one (protectedMounts.ts).
+      moves.add(p, 'holds more submodule git dirs than are checked one by one');
+    } else if (name === 'hooks') {
       if (!st.isDirectory()) {
         moves.add(p, 'is not a hooks folder');
         continue;
