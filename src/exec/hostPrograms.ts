@@ -5,12 +5,12 @@
 // looked up. So each is looked up once, in a PATH from which are removed every relative entry,
 // every folder inside a folder the sandbox may write (the runtimes register theirs:
 // `addUntrustedFolders`), and every folder that is not, all the way from `/`, owned by root or the
-// current user and closed to others' writes (a sticky folder such as /tmp may be on the way); the
-// usual system folders follow. The file found must itself lie, resolved, in such a place.
+// current user and closed to others' writes (a sticky folder such as /tmp may be on the way). The
+// file found must itself lie, resolved, in such a place.
 import { accessSync, constants, lstatSync, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 
-/** Searched after the caller's PATH (each under the same rules). */
+/** The usual system folders (callers that search past PATH add them, under the same rules). */
 export const SYSTEM_BIN_DIRS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
 
 const sources = new Set<() => readonly string[]>();
@@ -70,11 +70,11 @@ function trustedChain(real: string): boolean {
   }
 }
 
-/** The folders of `pathVar` (then the system folders) a host program may be taken from, in order. */
+/** The folders of `pathVar` a host program may be taken from, in order. */
 export function trustedSearchPath(pathVar: string | undefined): string[] {
   const untrusted = untrustedFolders();
   const out: string[] = [];
-  for (const entry of [...(pathVar ?? '').split(path.delimiter), ...SYSTEM_BIN_DIRS]) {
+  for (const entry of (pathVar ?? '').split(path.delimiter)) {
     if (entry === '' || !path.isAbsolute(entry)) continue;
     let real: string;
     try {

@@ -206,7 +206,7 @@ export class SandboxRuntime {
       this.landlockProblem = landlockAbiProblem(native.abi);
       inside = { nativeInner: { launch: native, nproc: cgroups?.has('pids') ? 0 : limits.processes, landlock: this.landlockProblem === undefined } };
     } else {
-      const landlock = landlockSupport(hostProgram('perl'));
+      const landlock = landlockSupport(hostProgram('perl') ?? hostProgram('perl', '/usr/bin:/bin'));
       const perlMasked = landlock.perl !== undefined && masks.some((m) => m.path === landlock.perl);
       this.landlockProblem = perlMasked ? 'perl is masked by a deny rule' : landlock.problem;
       inside = {
