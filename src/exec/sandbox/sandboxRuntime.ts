@@ -340,7 +340,9 @@ export class SandboxRuntime {
         let quarantined: string[] = [];
         if (created.length > 0) {
           // The folders a command may write in general (also when this plan would make them read-only).
-          const writable = resolveFsPolicy(this.options.settings(), { ...this.policyContext(), protectedPlan: { ...after, readOnlyBecause: [] } }).writable;
+          // The sandbox's own package stores too: a gitdir may point into one (bound at the host's store paths).
+          const fsNow = resolveFsPolicy(this.options.settings(), { ...this.policyContext(), protectedPlan: { ...after, readOnlyBecause: [] } });
+          const writable = [...fsNow.writable, ...(fsNow.cacheBinds ?? []).map((b) => b.source)];
           quarantined = quarantineCreated(created, after.gitPaths, roots, writable, confinedMover(this.support().bwrap as string, writable), [...new Set([...plan.watched, ...after.watched])]);
         }
         this.knownGits = new Set(after.gitPaths);

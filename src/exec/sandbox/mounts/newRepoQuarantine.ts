@@ -17,7 +17,7 @@
 // writable), so a background job that swaps a folder for a symlink between that check and the
 // rename can only point it at what the sandbox may change anyway.
 import { spawnSync } from 'node:child_process';
-import { lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { gitSensitivePaths } from './protectedMounts';
 import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/protectedPaths';
@@ -178,23 +178,34 @@ function emptyOrAbsent(p: string): boolean {
   }
 }
 
-/** The git dir a new `.git` stands for: itself (a folder), or what its `gitdir:` file names. */
-function gitDirOf(git: string): string | undefined {
-  let st;
+function listDirOf(dir: string): string[] {
   try {
-    st = lstatSync(git);
+    return readdirSync(dir);
   } catch {
-    return undefined;
+    return [];
   }
-  if (st.isDirectory()) return git;
-  if (st.isSymbolicLink()) return realOrUndefined(git);
-  if (!st.isFile()) return undefined;
-  try {
-    const m = /^gitdir: (.+)$/m.exec(readFileSync(git, 'utf8').slice(0, 4096));
-    return m ? path.resolve(path.dirname(git), m[1].trim()) : undefined;
-  } catch {
-    return undefined;
-  }
+}
+
+/**
+ * Where git itself says the repository of `entry` lives: its git dir and common dir (absolute).
+ * A `.git` entry is found as git finds it from its folder (never above it); any other path is
+ * taken as a git dir (`GIT_DIR`). Asked with no system, global or user config and `safe.directory`
+ * open (`rev-parse` runs no program of the repository's). Undefined when git says it is no
+ * repository (or there is no git): then the caller decides as if in doubt.
+ */
+export function gitLocations(entry: string): { gitDir: string; commonDir: string } | undefined {
+  const git = hostProgram('git');
+  if (git === undefined) return undefined;
+  const dotGit = path.basename(entry) === '.git';
+  const cwd = dotGit ? path.dirname(entry) : '/';
+  const env: Record<string, string> = { PATH: '/usr/bin:/bin', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: '/nonexistent', GIT_TERMINAL_PROMPT: '0' };
+  if (dotGit) env.GIT_CEILING_DIRECTORIES = path.dirname(cwd);
+  else env.GIT_DIR = entry;
+  const r = spawnSync(git, ['-c', 'safe.directory=*', 'rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir'], { cwd, env, encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] });
+  if (r.status !== 0 || typeof r.stdout !== 'string') return undefined;
+  const [gitDir, commonDir] = r.stdout.split('\n');
+  if (!gitDir || !commonDir || !path.isAbsolute(gitDir) || !path.isAbsolute(commonDir)) return undefined;
+  return { gitDir, commonDir };
 }
 
 /** What makes a new git dir run something, each moved aside; one line per path moved (or not). */
@@ -261,13 +272,31 @@ export function quarantineCreated(
       continue;
     }
     if (gitPaths.includes(p) || path.basename(p) === '.git') {
-      const gitDir = gitDirOf(p);
-      if (gitDir === undefined || done.has(gitDir)) continue;
-      done.add(gitDir);
-      // A git dir outside the writable folders is the host's own: the command could not write it.
-      const real = realOrUndefined(gitDir);
-      if (real === undefined || !writable.some((w) => isInside(real, realOrUndefined(w) ?? w))) continue;
-      neutralizeGitDir(real, moves, budget);
+      // By name, then by git itself (gitLocations): never a parse of our own of `gitdir:` files.
+      const st = lstatOrUndefined(p);
+      if (st === undefined) continue;
+      // A folder is checked as a git dir itself; git is asked where it leads only when it may lead
+      // elsewhere (a `commondir`), as for every entry that is no folder.
+      const where = st.isDirectory() && !lstatOrUndefined(path.join(p, 'commondir')) ? undefined : gitLocations(p);
+      // A `.git` that is no folder and that git cannot place: in doubt, the pointer itself goes.
+      if (where === undefined && !st.isDirectory()) {
+        moves.add(p, 'points at a repository git cannot tell');
+        continue;
+      }
+      const dirs = [...(st.isDirectory() ? [p] : []), ...(where ? [where.gitDir, where.commonDir] : [])];
+      // Each linked worktree's git dir inside these names a common dir of its own: as git says.
+      for (const d of [...dirs]) for (const wt of listDirOf(path.join(d, 'worktrees'))) {
+        const w = gitLocations(path.join(d, 'worktrees', wt));
+        if (w) dirs.push(w.gitDir, w.commonDir);
+      }
+      for (const gitDir of dirs) {
+        // A git dir outside the writable folders is the host's own: the command could not write it.
+        const real = realOrUndefined(gitDir);
+        if (real === undefined || done.has(real)) continue;
+        done.add(real);
+        if (!writable.some((w) => isInside(real, realOrUndefined(w) ?? w))) continue;
+        neutralizeGitDir(real, moves, budget);
+      }
       continue;
     }
     const root = workspaceRoots.find((r) => path.dirname(p) === r);

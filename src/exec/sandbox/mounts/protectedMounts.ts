@@ -456,11 +456,11 @@ function nestedGitDirs(gitDir: string): string[] | undefined {
     for (const name of listDir(dir)) {
       const p = path.join(dir, name);
       if (!lstat(p)?.isDirectory()) continue;
-      // A submodule's git dir has a HEAD; a folder without one groups names (`modules/a/b`).
-      if (lstat(path.join(p, 'HEAD'))) {
-        out.push(p);
-        queue.push(path.join(p, 'modules'));
-      } else queue.push(p);
+      // By name: every folder under `modules/` counts as a git dir (its config, hooks… are
+      // checked); one with a HEAD is a submodule's, whose own `modules/` is next; one without may
+      // also group names (`modules/a/b`), so its folders are looked at too.
+      out.push(p);
+      queue.push(lstat(path.join(p, 'HEAD')) ? path.join(p, 'modules') : p);
     }
   }
   return out;

@@ -125,7 +125,7 @@ describe('exec/sandbox: every budget fails closed', function () {
       writeFileSync(path.join(ws, '.vscode', 'settings.json'), '{"agentBash.patterns": []}\n');
       const config = readFileSync(path.join(ws, '.git', 'config'), 'utf8');
       // One process makes them all (a loop of mkdir would take a fork each).
-      const first = await run(`node -e 'for (let i = 0; i < ${MOUNT_BUDGET + 20}; i++) { fs.mkdirSync("d" + i); fs.writeFileSync("d" + i + "/.git", ""); }' && echo made`);
+      const first = await run(`node -e 'for (let i = 0; i < ${MOUNT_BUDGET + 20}; i++) { fs.mkdirSync("d" + i + "/.git", { recursive: true }); }' && echo made`);
       assert.equal(first.output, 'made\n');
       const second = await run(`printf '[core]\\n\\tfsmonitor = ./mon.sh\\n' >> .git/config; echo '{}' > .vscode/settings.json; touch new-file; echo "exit $?"`);
       assert.match(second.output, /Read-only file system/);
