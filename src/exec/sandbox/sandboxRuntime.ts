@@ -12,7 +12,7 @@
 // by the user name of their proxy URL, so each hears only its own refusals; until that namespace
 // listens a command waits for it, and where it cannot start a command has no network at all.
 import { createHash } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, rmdirSync, rmSync, utimesSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { confineArgs, containArgs, PROXY_PORT, type Confinement } from './bwrapArgs';
@@ -134,6 +134,16 @@ export class SandboxRuntime {
   private planCache: { plan: ProtectedPlan; key: string; at: number } | undefined;
   /** Every `.git` (and gitdir target) found at the last command's end (newRepoQuarantine.ts). */
   private knownGits: Set<string> | undefined;
+  /**
+   * Sandboxed processes not disposed yet, and the empty placeholder folders bubblewrap made for
+   * them in the workspace (mount points for protected names that did not exist): removed once no
+   * sandboxed process is left, so the workspace keeps only what commands made (never earlier:
+   * removing a mount point detaches the mount in a running sandbox).
+   */
+  private liveSandboxed = 0;
+  private readonly placeholdersMade = new Set<string>();
+  /** Of each folder placeholders were made in: its entries and times before (restored when they are the same again). */
+  private readonly placeholderParents = new Map<string, { names: string; atime: number; mtime: number }>();
   private readonly liveCgroups = new Set<CommandCgroups>();
   private readonly busyCgroups = new Set<CommandCgroups>();
   private readonly closedCounts: LimitCounts = { processes: 0, memory: 0 };
@@ -260,6 +270,20 @@ export class SandboxRuntime {
       bwrapArgv: [bwrap, ...envArgs(env), ...confineArgs({ fs, seccompFd: slot, terminal, ...extra }, argv)],
     };
     const [file, ...args] = native ? nativeOuterArgv(native, spec, cgroups?.procsFiles ?? []) : withCgroups(cgroups, launcherArgv(spec));
+    for (const p of fs.denyCreate ?? []) {
+      if (lstatSync(p, { throwIfNoEntry: false })) continue;
+      this.placeholdersMade.add(p);
+      const parent = path.dirname(p);
+      if (!this.placeholderParents.has(parent)) {
+        try {
+          const st = lstatSync(parent);
+          this.placeholderParents.set(parent, { names: readdirSync(parent).sort().join('\0'), atime: st.atimeMs / 1000, mtime: st.mtimeMs / 1000 });
+        } catch {
+          // No folder: bubblewrap makes no placeholder there either.
+        }
+      }
+    }
+    this.liveSandboxed++;
     return {
       file,
       args,
@@ -272,6 +296,7 @@ export class SandboxRuntime {
       dispose: once(() => {
         if (token !== undefined) shared?.listeners.delete(token);
         this.releaseCgroups(cgroups);
+        if (--this.liveSandboxed === 0) this.removePlaceholders();
       }),
     };
   }
@@ -455,8 +480,31 @@ export class SandboxRuntime {
     return this.dir;
   }
 
+  /** The placeholder folders bubblewrap left, deepest first, where still empty folders (rmdir fails otherwise). */
+  private removePlaceholders(): void {
+    const byDepth = [...this.placeholdersMade].sort((a, b) => b.split('/').length - a.split('/').length);
+    this.placeholdersMade.clear();
+    for (const p of byDepth) {
+      try {
+        rmdirSync(p);
+      } catch {
+        // Not empty, not a folder, or gone: it is someone's now.
+      }
+    }
+    // A folder whose entries are as before gets its times back (making and removing the mount points changed them).
+    for (const [parent, was] of this.placeholderParents) {
+      try {
+        if (readdirSync(parent).sort().join('\0') === was.names) utimesSync(parent, was.atime, was.mtime);
+      } catch {
+        // Gone: nothing to restore.
+      }
+    }
+    this.placeholderParents.clear();
+  }
+
   /** Closes every proxy and removes the session's TMPDIR. */
   dispose(): void {
+    if (this.liveSandboxed === 0) this.removePlaceholders();
     if (this.shared) {
       this.shared.network.dispose();
       this.shared.proxy.close();
