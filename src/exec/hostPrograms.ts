@@ -70,9 +70,14 @@ function trustedChain(real: string): boolean {
   }
 }
 
-/** The folders of `pathVar` a host program may be taken from, in order. */
+const searchPaths = new Map<string, string[]>();
+
+/** The folders of `pathVar` a host program may be taken from, in order (worked out once per PATH and untrusted folders). */
 export function trustedSearchPath(pathVar: string | undefined): string[] {
   const untrusted = untrustedFolders();
+  const key = JSON.stringify([pathVar ?? '', untrusted]);
+  const known = searchPaths.get(key);
+  if (known) return known;
   const out: string[] = [];
   for (const entry of (pathVar ?? '').split(path.delimiter)) {
     if (entry === '' || !path.isAbsolute(entry)) continue;
@@ -87,6 +92,8 @@ export function trustedSearchPath(pathVar: string | undefined): string[] {
     if (!trustedChain(real)) continue;
     out.push(real);
   }
+  if (searchPaths.size > 100) searchPaths.clear();
+  searchPaths.set(key, out);
   return out;
 }
 
