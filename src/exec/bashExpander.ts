@@ -14,7 +14,8 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { EXPANSION, globs, MAX_FIELDS, type WordExpander, type WordExpansion } from '../core/policy/wordExpansion';
 import { makeOwnedTempDir } from './sandbox/cleanup/tempSweep';
-import { findOnPath, shellKind } from './shellConfig';
+import { shellKind } from './shellConfig';
+import { hostProgram, SYSTEM_BIN_DIRS } from './hostPrograms';
 
 /**
  * The helper's loop: `id cwd n word…` in, `id status (ok count field… | many count | err)…` out.
@@ -132,7 +133,7 @@ export class BashExpander implements WordExpander {
 
   constructor(private readonly opts: BashExpanderOptions = {}) {
     const configured = opts.shell !== undefined && shellKind(opts.shell) === 'bash' ? opts.shell : undefined;
-    this.bash = opts.bash ?? configured ?? findOnPath('bash', process.env, ['/bin', '/usr/bin', '/usr/local/bin', '/opt/homebrew/bin']);
+    this.bash = opts.bash ?? configured ?? hostProgram('bash', [process.env.PATH ?? '', ...SYSTEM_BIN_DIRS, '/opt/homebrew/bin'].join(path.delimiter));
   }
 
   /** The helper's pid, 0 when none runs (tests). */
@@ -185,7 +186,9 @@ export class BashExpander implements WordExpander {
       dir = makeOwnedTempDir('expander');
       const reqPath = path.join(dir, 'requests');
       const ansPath = path.join(dir, 'answers');
-      const made = spawnSync('mkfifo', ['-m', '600', reqPath, ansPath], { stdio: 'ignore', timeout: 10_000 });
+      const mkfifo = hostProgram('mkfifo');
+      if (mkfifo === undefined) throw new Error('mkfifo not found');
+      const made = spawnSync(mkfifo, ['-m', '600', reqPath, ansPath], { stdio: 'ignore', timeout: 10_000 });
       if (made.status !== 0) throw new Error('mkfifo failed');
       // Read-write opens of a FIFO never block (Linux, macOS); each end the helper gets is opened after one exists.
       const requests = openSync(reqPath, 'r+');

@@ -6,7 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { UNSETTABLE_NAME, type EnvPreflight, type EnvPreflightResult } from '../core/envPreflight';
-import { findOnPath } from './shellConfig';
+import { hostProgram } from './hostPrograms';
 import { killProcessTree, spawnInGroup } from './processTree';
 import type { WrapOptions, WrappedSpawn } from './sandbox/sandboxRuntime';
 
@@ -31,10 +31,10 @@ export function direnvBudgetMs(timeoutMs: number | undefined, budgetMs = DIRENV_
 
 let cachedLookup: { path: string; found: string | undefined } | undefined;
 
-/** `direnv` on PATH (cached per PATH value, so calls without direnv cost one string compare). */
+/** `direnv` on PATH, from a trusted folder only (hostPrograms.ts; cached per PATH value, so calls without direnv cost one string compare). */
 export function findDirenv(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const pathValue = env.PATH ?? '';
-  if (cachedLookup?.path !== pathValue) cachedLookup = { path: pathValue, found: findOnPath('direnv', env) };
+  if (cachedLookup?.path !== pathValue) cachedLookup = { path: pathValue, found: hostProgram('direnv', pathValue) };
   return cachedLookup.found;
 }
 

@@ -1,6 +1,7 @@
 // Which shell runs the agent's commands, with which arguments and base environment.
 import { accessSync, constants as fsConstants, existsSync } from 'node:fs';
 import path from 'node:path';
+import { hostProgram } from './hostPrograms';
 
 export interface ShellConfig {
   /** Absolute path (or bare name as a last resort) of the shell binary. */
@@ -96,7 +97,10 @@ function pickShell(options: ShellConfigOptions, env: NodeJS.ProcessEnv, platform
   if (platform === 'win32') return windowsShell(env);
   const user = env.SHELL;
   if (user && (shellKind(user) === 'bash' || shellKind(user) === 'zsh') && isExecutable(user)) return user;
-  return findOnPath('bash', env, STANDARD_DIRS) ?? findOnPath('sh', env, STANDARD_DIRS) ?? 'sh';
+  // From trusted PATH folders only (hostPrograms.ts): a `bash` a sandboxed command wrote into a
+  // workspace folder on PATH must not become the shell of a later unsandboxed call.
+  const searched = [env.PATH ?? '', ...STANDARD_DIRS].join(path.delimiter);
+  return hostProgram('bash', searched) ?? hostProgram('sh', searched) ?? '/bin/sh';
 }
 
 /** The shell for this process: the shell, its arguments, its base env and the optional prefix. */

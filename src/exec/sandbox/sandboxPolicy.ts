@@ -96,6 +96,11 @@ export interface FsPolicy {
   skipped?: string[];
   /** The sandbox's own package stores (`source`, made on use) bound at the host's store paths (`dest`, those that exist). */
   cacheBinds?: Array<{ source: string; dest: string }>;
+  /**
+   * Why the workspace folders and allowWrite are read-only for this command (protectedMounts.ts
+   * `readOnlyBecause`: a budget passed, a config git could not read); absent when they are writable.
+   */
+  readOnlyBecause?: string[];
 }
 
 export interface PolicyContext {
@@ -149,6 +154,21 @@ export function envFilesOutside(ctx: PolicyContext): string[] {
 
 export function resolveFsPolicy(settings: SandboxSettings, ctx: PolicyContext): FsPolicy {
   const plan = ctx.protectedPlan ?? planFor(settings, ctx);
+  // A plan that cannot protect all it should (a budget passed): the folders it covers are
+  // read-only for the command, so no mount it lacks matters; TMPDIR and the stores stay writable.
+  if (plan.readOnlyBecause.length > 0) {
+    const scanned = new Set([...ctx.workspaceRoots, ...settings.allowWrite.map((p) => expandSetting(p, ctx))]);
+    return {
+      writable: writableRoots(settings, ctx).filter((w) => !scanned.has(w)),
+      denyRead: [...secretsOutside(ctx), ...envFilesOutside(ctx), ...settings.denyRead.map((p) => expandSetting(p, ctx))],
+      denyWrite: settings.denyWrite.map((p) => expandSetting(p, ctx)),
+      denyCreate: [],
+      selfBinds: [],
+      skipped: plan.skipped,
+      cacheBinds: settings.sharedCaches === true || ctx.cacheStore === undefined ? [] : CACHE_HOME_PATHS.map((p) => ({ source: path.join(ctx.cacheStore as string, p), dest: path.join(ctx.home, p) })),
+      readOnlyBecause: plan.readOnlyBecause,
+    };
+  }
   return {
     writable: writableRoots(settings, ctx),
     denyRead: [...secretsOutside(ctx), ...envFilesOutside(ctx), ...settings.denyRead.map((p) => expandSetting(p, ctx))],
@@ -169,6 +189,11 @@ function expandSetting(p: string, ctx: PolicyContext): string {
   return expandPath(p, { home: ctx.home, base: ctx.workspaceRoots[0] ?? ctx.home });
 }
 
+/** The folders a sandboxed command may write in general: the workspace, TMPDIR, allowWrite, the shared stores. */
+export function writableFolders(settings: SandboxSettings, ctx: PolicyContext): string[] {
+  return writableRoots(settings, ctx);
+}
+
 function writableRoots(settings: SandboxSettings, ctx: PolicyContext): string[] {
   const caches = settings.sharedCaches === true ? CACHE_HOME_PATHS.map((p) => path.join(ctx.home, p)) : [];
   return [...ctx.workspaceRoots, ctx.tmpDir, ...caches, ...settings.allowWrite.map((p) => expandSetting(p, ctx))];
@@ -179,9 +204,10 @@ function writableRoots(settings: SandboxSettings, ctx: PolicyContext): string[] 
  * folders and allowWrite, the workspace's protected names (WORKSPACE_PROTECTED_PATHS and its
  * `*.code-workspace` files) — except the paths listed in allowWrite.
  */
-export function planFor(settings: SandboxSettings, ctx: PolicyContext): ProtectedPlan {
+export function planFor(settings: SandboxSettings, ctx: PolicyContext, searchAll = false): ProtectedPlan {
   const allowWrite = settings.allowWrite.map((p) => expandSetting(p, ctx));
   return planProtected({
+    searchAll,
     roots: [...ctx.workspaceRoots, ...allowWrite],
     workspaceRoots: ctx.workspaceRoots,
     gitAllowWrite: settings.gitAllowWrite === true,

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import * as path from 'node:path';
 import { PROBE_NAMESPACE_ARGS } from './kernel/namespaces';
+import { hostProgram, trustedSearchPath } from '../hostPrograms';
 
 export interface SandboxSupport {
   /** Absolute path of bwrap when found. */
@@ -26,7 +27,7 @@ export interface SandboxSupport {
 
 export const INSTALL_HINT = 'apt-get install bubblewrap socat';
 
-/** `name` found in the directories of `pathVar`, as an absolute path. */
+/** `name` found in the directories of `pathVar`, as an absolute path (tests; the host's own helpers come from hostPrograms.ts). */
 export function findOnPath(name: string, pathVar: string | undefined): string | undefined {
   for (const dir of (pathVar ?? '').split(path.delimiter)) {
     if (!dir) continue;
@@ -43,9 +44,9 @@ export function findOnPath(name: string, pathVar: string | undefined): string | 
 
 const cache = new Map<string, SandboxSupport>();
 
-/** The support on this machine for `pathVar` (default: this process's PATH); cached. */
+/** The support on this machine for `pathVar` (default: this process's PATH; its trusted folders only, hostPrograms.ts); cached. */
 export function probeSandbox(pathVar: string | undefined = process.env.PATH): SandboxSupport {
-  const key = pathVar ?? '';
+  const key = trustedSearchPath(pathVar).join(path.delimiter);
   let found = cache.get(key);
   if (!found) {
     found = probeUncached(pathVar);
@@ -58,8 +59,8 @@ function probeUncached(pathVar: string | undefined): SandboxSupport {
   if (process.platform !== 'linux') {
     return { contain: false, sandbox: false, problem: `the OS sandbox needs Linux with bubblewrap (this is ${process.platform})` };
   }
-  const bwrap = findOnPath('bwrap', pathVar);
-  const socat = findOnPath('socat', pathVar);
+  const bwrap = hostProgram('bwrap', pathVar);
+  const socat = hostProgram('socat', pathVar);
   if (!bwrap) return { ...(socat ? { socat } : {}), contain: false, sandbox: false, problem: `bubblewrap (bwrap) is not installed: ${INSTALL_HINT}` };
   const run = spawnSync(bwrap, ['--dev-bind', '/', '/', '--unshare-pid', '--die-with-parent', '--', 'true'], {
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -71,7 +72,7 @@ function probeUncached(pathVar: string | undefined): SandboxSupport {
     return { bwrap, ...(socat ? { socat } : {}), contain: false, sandbox: false, problem: `bubblewrap cannot create namespaces here (${why}); user namespaces may be disabled` };
   }
   if (!socat) return { bwrap, contain: true, sandbox: false, problem: `socat is not installed: ${INSTALL_HINT}` };
-  const bash = findOnPath('bash', pathVar);
+  const bash = hostProgram('bash', pathVar);
   if (!bash) return { bwrap, socat, contain: true, sandbox: false, problem: 'bash is not installed (the sandbox starts every command through it)' };
   // The sandbox needs a user namespace (root included) and the others of namespaces.ts.
   const userns = spawnSync(bwrap, ['--ro-bind', '/', '/', ...PROBE_NAMESPACE_ARGS, '--die-with-parent', '--', 'true'], {
@@ -83,6 +84,6 @@ function probeUncached(pathVar: string | undefined): SandboxSupport {
     const why = (userns.stderr?.toString('utf8').trim() || userns.error?.message || `exit ${userns.status}`).split('\n')[0];
     return { bwrap, socat, contain: true, sandbox: false, problem: `bubblewrap cannot create a user namespace here (${why}); the sandbox needs one, also as root` };
   }
-  const nsenter = findOnPath('nsenter', pathVar);
+  const nsenter = hostProgram('nsenter', pathVar);
   return { bwrap, socat, bash, ...(nsenter ? { nsenter } : {}), contain: true, sandbox: true };
 }

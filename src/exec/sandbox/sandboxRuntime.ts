@@ -12,7 +12,7 @@
 // by the user name of their proxy URL, so each hears only its own refusals; until that namespace
 // listens a command waits for it, and where it cannot start a command has no network at all.
 import { createHash } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, rmdirSync, rmSync, utimesSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { confineArgs, containArgs, PROXY_PORT, type Confinement } from './bwrapArgs';
@@ -25,9 +25,10 @@ import { envArgs, sandboxEnv } from './sandboxEnv';
 import { writeSeccompFilter } from './kernel/seccompFilter';
 import { landlockAbiProblem, landlockNotice, landlockSupport } from './kernel/landlock';
 import { findOnPath, probeSandbox, type SandboxSupport } from './sandboxProbe';
-import { defaultCacheStore, planFor, resolveFsPolicy, type FsPolicy, type PolicyContext, type SandboxSettings } from './sandboxPolicy';
+import { addUntrustedFolders, hostProgram } from '../hostPrograms';
+import { defaultCacheStore, planFor, resolveFsPolicy, writableFolders, type FsPolicy, type PolicyContext, type SandboxSettings } from './sandboxPolicy';
 import type { ProtectedPlan } from './mounts/protectedMounts';
-import { compareSnapshots, moveAsideCreated, protectedChangeNotice, skippedNotice, snapshotProtected } from './mounts/protectedCheck';
+import { compareSnapshots, moveAsideCreated, protectedChangeNotice, readOnlyNotice, skippedNotice, snapshotProtected } from './mounts/protectedCheck';
 import { bwrapHasSize, CGROUP_ENTER_SCRIPT, CommandCgroups, DEFAULT_SANDBOX_LIMITS, limitHitsInOutput, limitNotice, nprocPrefix, type LimitCounts, type SandboxLimits } from './kernel/limits';
 import { planMasks, type MaskedProgram } from './mounts/denyMasks';
 import { confinedMover, quarantineCreated } from './mounts/newRepoQuarantine';
@@ -158,11 +159,35 @@ export class SandboxRuntime {
   private planCache: { plan: ProtectedPlan; key: string; at: number } | undefined;
   /** Every `.git` (and gitdir target) found at the last command's end (newRepoQuarantine.ts). */
   private knownGits: Set<string> | undefined;
+  /**
+   * Sandboxed processes not disposed yet, and the empty placeholder folders bubblewrap made for
+   * them in the workspace (mount points for protected names that did not exist): removed once no
+   * sandboxed process is left, so the workspace keeps only what commands made (never earlier:
+   * removing a mount point detaches the mount in a running sandbox).
+   */
+  private liveSandboxed = 0;
+  private readonly placeholdersMade = new Set<string>();
+  /** Of each folder placeholders were made in: its entries and times before (restored when they are the same again). */
+  private readonly placeholderParents = new Map<string, { names: string; atime: number; mtime: number }>();
   private readonly liveCgroups = new Set<CommandCgroups>();
   private readonly busyCgroups = new Set<CommandCgroups>();
   private readonly closedCounts: LimitCounts = { processes: 0, memory: 0 };
 
-  constructor(private readonly options: SandboxRuntimeOptions) {}
+  /** Removes this runtime's writable folders from those host programs are never taken from (on dispose). */
+  private untrustedRegistration: (() => void) | undefined;
+
+  constructor(private readonly options: SandboxRuntimeOptions) {
+    this.registerUntrusted();
+  }
+
+  /** What a sandboxed command may write is no place to find a host program in (hostPrograms.ts). */
+  private registerUntrusted(): void {
+    this.untrustedRegistration ??= addUntrustedFolders(() => {
+      const home = this.options.home ?? os.homedir();
+      const ctx: PolicyContext = { home, workspaceRoots: this.options.workspaceRoots(), tmpDir: this.dir ?? os.tmpdir(), cacheStore: this.options.cacheStore ?? defaultCacheStore(home) };
+      return [...writableFolders(this.options.settings(), ctx), ctx.cacheStore as string];
+    });
+  }
 
   support(): SandboxSupport {
     return (this.options.probe ?? probeSandbox)();
@@ -217,6 +242,7 @@ export class SandboxRuntime {
   }
 
   wrap(argv: readonly string[], opts: WrapOptions): WrappedSpawn {
+    this.registerUntrusted();
     const level = this.levelFor(opts.sandbox);
     if (opts.readOnly) return this.wrapFenced(argv, opts, level, opts.readOnly.programs);
     const support = this.support();
@@ -244,7 +270,7 @@ export class SandboxRuntime {
       this.landlockProblem = landlockAbiProblem(native.abi);
       inside = { nativeInner: { launch: native, nproc: cgroups?.has('pids') ? 0 : limits.processes, landlock: this.landlockProblem === undefined } };
     } else {
-      const landlock = landlockSupport(findOnPath('perl', process.env.PATH) ?? findOnPath('perl', '/usr/bin:/bin'));
+      const landlock = landlockSupport(hostProgram('perl') ?? hostProgram('perl', '/usr/bin:/bin'));
       const perlMasked = landlock.perl !== undefined && masks.some((m) => m.path === landlock.perl);
       this.landlockProblem = perlMasked ? 'perl is masked by a deny rule' : landlock.problem;
       inside = {
@@ -291,7 +317,7 @@ export class SandboxRuntime {
     const spec: LaunchSpec = {
       bash: support.bash as string,
       nsenter: support.nsenter ?? '',
-      sleep: (this.sleep ??= findOnPath('sleep', process.env.PATH) ?? '/bin/sleep'),
+      sleep: (this.sleep ??= hostProgram('sleep') ?? '/bin/sleep'),
       keep,
       filterFile: this.filterPath(),
       filterFd: slot,
@@ -299,6 +325,20 @@ export class SandboxRuntime {
       bwrapArgv: [bwrap, ...envArgs(env), ...confineArgs({ fs, seccompFd: slot, terminal, ...extra }, argv)],
     };
     const [file, ...args] = native ? nativeOuterArgv(native, spec, cgroups?.procsFiles ?? []) : withCgroups(cgroups, launcherArgv(spec));
+    for (const p of fs.denyCreate ?? []) {
+      if (lstatSync(p, { throwIfNoEntry: false })) continue;
+      this.placeholdersMade.add(p);
+      const parent = path.dirname(p);
+      if (!this.placeholderParents.has(parent)) {
+        try {
+          const st = lstatSync(parent);
+          this.placeholderParents.set(parent, { names: readdirSync(parent).sort().join('\0'), atime: st.atimeMs / 1000, mtime: st.mtimeMs / 1000 });
+        } catch {
+          // No folder: bubblewrap makes no placeholder there either.
+        }
+      }
+    }
+    this.liveSandboxed++;
     return {
       file,
       args,
@@ -311,6 +351,7 @@ export class SandboxRuntime {
       dispose: once(() => {
         if (token !== undefined) shared?.listeners.delete(token);
         this.releaseCgroups(cgroups);
+        if (--this.liveSandboxed === 0) this.removePlaceholders();
       }),
     };
   }
@@ -361,13 +402,18 @@ export class SandboxRuntime {
     return this.options.settings().limits ?? DEFAULT_SANDBOX_LIMITS;
   }
 
-  /** The protected mounts: planned anew when `fresh` or when the last plan is old or for other settings. */
+  /**
+   * The protected mounts: planned anew when `fresh` or when the last plan is old or for other
+   * settings. `fresh` (the look after a command) searches every folder, however many: a repository
+   * the command made past the search budget is found and quarantined all the same (the plan is
+   * read-only past the budget all the same).
+   */
   private protectedPlan(fresh: boolean): ProtectedPlan {
     const settings = this.options.settings();
     const key = JSON.stringify([this.options.workspaceRoots(), settings.allowWrite, settings.gitAllowWrite === true, this.options.home]);
     const cached = this.planCache;
     if (!fresh && cached && cached.key === key && Date.now() - cached.at < PLAN_FRESH_MS) return cached.plan;
-    const plan = planFor(settings, this.policyContext());
+    const plan = planFor(settings, this.policyContext(), fresh);
     this.planCache = { plan, key, at: Date.now() };
     return plan;
   }
@@ -398,7 +444,10 @@ export class SandboxRuntime {
         ])];
         let quarantined: string[] = [];
         if (created.length > 0) {
-          const writable = resolveFsPolicy(this.options.settings(), { ...this.policyContext(), protectedPlan: after }).writable;
+          // The folders a command may write in general (also when this plan would make them read-only).
+          // The sandbox's own package stores too: a gitdir may point into one (bound at the host's store paths).
+          const fsNow = resolveFsPolicy(this.options.settings(), { ...this.policyContext(), protectedPlan: { ...after, readOnlyBecause: [] } });
+          const writable = [...fsNow.writable, ...(fsNow.cacheBinds ?? []).map((b) => b.source)];
           quarantined = quarantineCreated(created, after.gitPaths, roots, writable, confinedMover(this.support().bwrap as string, writable), [...new Set([...plan.watched, ...after.watched])]);
         }
         this.knownGits = new Set(after.gitPaths);
@@ -408,8 +457,10 @@ export class SandboxRuntime {
         if (now.processes > counts.processes) limits.add('processes');
         if (now.memory > counts.memory) limits.add('memory');
         const missingLandlock = this.landlockProblem !== undefined ? [landlockNotice(this.landlockProblem)] : [];
-        const skipped = [...plan.skipped, ...masked, ...missingLandlock];
+        const readOnly = plan.readOnlyBecause.map((why) => `the workspace folders were read-only: ${why}`);
+        const skipped = [...readOnly, ...plan.skipped, ...masked, ...missingLandlock];
         const notices = [
+          readOnlyNotice(plan.readOnlyBecause),
           // A machine without Landlock lacks it for every command: the details say so each time,
           // the text does not repeat it on every result (the README's Sandbox section says it).
           skippedNotice([...plan.skipped, ...masked]),
@@ -509,14 +560,39 @@ export class SandboxRuntime {
     return this.dir;
   }
 
+  /** The placeholder folders bubblewrap left, deepest first, where still empty folders (rmdir fails otherwise). */
+  private removePlaceholders(): void {
+    const byDepth = [...this.placeholdersMade].sort((a, b) => b.split('/').length - a.split('/').length);
+    this.placeholdersMade.clear();
+    for (const p of byDepth) {
+      try {
+        rmdirSync(p);
+      } catch {
+        // Not empty, not a folder, or gone: it is someone's now.
+      }
+    }
+    // A folder whose entries are as before gets its times back (making and removing the mount points changed them).
+    for (const [parent, was] of this.placeholderParents) {
+      try {
+        if (readdirSync(parent).sort().join('\0') === was.names) utimesSync(parent, was.atime, was.mtime);
+      } catch {
+        // Gone: nothing to restore.
+      }
+    }
+    this.placeholderParents.clear();
+  }
+
   /** Closes every proxy and removes the session's TMPDIR. */
   dispose(): void {
+    if (this.liveSandboxed === 0) this.removePlaceholders();
     if (this.shared) {
       this.shared.network.dispose();
       this.shared.proxy.close();
       this.shared = undefined;
     }
     this.retryCgroupRemoval();
+    this.untrustedRegistration?.();
+    this.untrustedRegistration = undefined;
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
     this.dir = undefined;
     this.filterWritten = false;

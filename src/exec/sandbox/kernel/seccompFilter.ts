@@ -8,8 +8,13 @@
 //     D-Bus session bus, ssh-agent, X11). Families no network namespace confines: AF_VSOCK reaches
 //     the hypervisor, the VMs of a host that runs some, a WSL2 machine's Windows side, or the
 //     machine's own vsock loopback, past the proxy. The rest (AF_ALG, AF_TIPC, AF_RDS, AF_PACKET,
-//     Bluetooth, CAN…) are kernel code no command needs. `socketpair()` stays: it joins a process
-//     to its children.
+//     Bluetooth, CAN…) are kernel code no command needs. `socketpair()` stays for AF_UNIX stream
+//     and seqpacket sockets (it joins a process to its children): such a pair is connected for
+//     good (`connect`/`sendto` to another address: EISCONN). A datagram pair is not: it can
+//     `connect()`/`sendto()` any socket file it sees or any abstract name (journald's `/dev/log`,
+//     systemd's notify socket, chronyd), and the filter cannot read the address those calls name,
+//     so `socketpair(AF_UNIX, SOCK_DGRAM)` (and SOCK_RAW, which unix sockets take as datagram) is
+//     refused ("Permission denied"), as is socketpair of any other family.
 //   - io_uring (its `IORING_OP_SOCKET` makes a socket without the `socket` call), `bpf`,
 //     `userfaultfd`, `perf_event_open`, `ptrace`, `process_vm_readv/writev`, `pidfd_getfd`;
 //   - the kernel keyring (`add_key`, `keyctl`, `request_key`: keyrings follow the uid, not the namespace);
@@ -38,6 +43,7 @@ const JA = 0x05;
 const JEQ_K = 0x15;
 const JGE_K = 0x35;
 const JSET_K = 0x45;
+const ALU_AND_K = 0x54;
 const RET_K = 0x06;
 
 const RET_ALLOW = 0x7fff0000;
@@ -61,6 +67,10 @@ export const AF_INET = 2;
 export const AF_INET6 = 10;
 export const AF_NETLINK = 16;
 const AF_UNIX = 1;
+/** Socket types (the low bits of the type argument; SOCK_NONBLOCK and SOCK_CLOEXEC above them). */
+const SOCK_TYPE_MASK = 0xf;
+const SOCK_STREAM = 1;
+const SOCK_SEQPACKET = 5;
 export const EAFNOSUPPORT = 97;
 const TIOCSTI = 0x5412;
 const TIOCLINUX = 0x541c;
@@ -124,6 +134,7 @@ export const REFUSED_SYSCALLS: Readonly<Record<string, readonly [number, number 
 /** Calls the filter looks into (their arguments), per architecture. */
 const CHECKED = {
   socket: [41, 198],
+  socketpair: [53, 199],
   clone: [56, 220],
   clone3: [435, 435],
   personality: [135, 92],
@@ -136,6 +147,7 @@ function archSection(label: string, which: 0 | 1): Insn[] {
   if (which === 0) out.push({ code: JGE_K, k: X32_SYSCALL_BIT, jt: 'kill' });
   out.push(
     { code: JEQ_K, k: CHECKED.socket[which], jt: 'socket' },
+    { code: JEQ_K, k: CHECKED.socketpair[which], jt: 'socketpair' },
     { code: JEQ_K, k: CHECKED.clone[which], jt: 'clone' },
     { code: JEQ_K, k: CHECKED.clone3[which], jt: 'enosys' },
     { code: JEQ_K, k: CHECKED.personality[which], jt: 'personality' },
@@ -162,6 +174,13 @@ const PROGRAM: Insn[] = [
   { code: JEQ_K, k: AF_INET6, jt: 'allow' },
   { code: JEQ_K, k: AF_NETLINK, jt: 'allow' },
   { code: JEQ_K, k: AF_UNIX, jt: 'eacces', jf: 'eafnosupport' },
+  // socketpair: AF_UNIX stream or seqpacket only (the family and type are ints: low words).
+  { code: LD_ABS_W, k: arg(0), label: 'socketpair' },
+  { code: JEQ_K, k: AF_UNIX, jf: 'eafnosupport' },
+  { code: LD_ABS_W, k: arg(1) },
+  { code: ALU_AND_K, k: SOCK_TYPE_MASK },
+  { code: JEQ_K, k: SOCK_STREAM, jt: 'allow' },
+  { code: JEQ_K, k: SOCK_SEQPACKET, jt: 'allow', jf: 'eacces' },
   { code: LD_ABS_W, k: arg(0), label: 'clone' },
   { code: JSET_K, k: CLONE_NAMESPACE_FLAGS, jt: 'eperm', jf: 'allow' },
   { code: LD_ABS_W, k: arg(0), label: 'personality' },

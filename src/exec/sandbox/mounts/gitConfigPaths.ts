@@ -13,6 +13,7 @@
 import { spawnSync } from 'node:child_process';
 import { lstatSync } from 'node:fs';
 import * as path from 'node:path';
+import { hostProgram } from '../../hostPrograms';
 
 /**
  * The last part of a config key (lower case) whose value names a program or a file git runs or
@@ -91,10 +92,11 @@ function stateKey(files: readonly string[]): string {
 
 /**
  * The paths the git config read in `cwd` (a work tree, or a folder that is no repository: then
- * the system and global config only) names, with `home` as `~`. Empty when git is not there or
- * cannot read the config. Cached while the config files it came from stay the same.
+ * the system and global config only) names, with `home` as `~`. Empty when git is not there;
+ * undefined when git fails to read the config (then nothing says what it runs). Cached while the
+ * config files it came from stay the same.
  */
-export function gitConfigReferences(cwd: string, home: string, env: NodeJS.ProcessEnv = process.env): ConfigReference[] {
+export function gitConfigReferences(cwd: string, home: string, env: NodeJS.ProcessEnv = process.env): ConfigReference[] | undefined {
   const cached = cache.get(cwd);
   const fixed = [path.join(cwd, '.git', 'config'), path.join(cwd, '.git', 'config.worktree'), path.join(home, '.gitconfig'), path.join(env.XDG_CONFIG_HOME ?? path.join(home, '.config'), 'git', 'config'), '/etc/gitconfig'];
   if (cached) {
@@ -105,7 +107,13 @@ export function gitConfigReferences(cwd: string, home: string, env: NodeJS.Proce
   for (const [k, v] of Object.entries(env)) if (!k.startsWith('GIT_') || k === 'GIT_CONFIG_NOSYSTEM' || k.startsWith('GIT_CONFIG_')) cleanEnv[k] = v;
   cleanEnv.HOME = home;
   cleanEnv.GIT_TERMINAL_PROMPT = '0';
-  const r = spawnSync('git', ['config', '--list', '--show-origin', '--includes', '--null'], { cwd, env: cleanEnv, encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] });
+  // git from a trusted folder only (hostPrograms.ts): never one a command wrote on a PATH folder.
+  const git = hostProgram('git');
+  if (git === undefined) return [];
+  const r = spawnSync(git, ['config', '--list', '--show-origin', '--includes', '--null'], { cwd, env: cleanEnv, encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] });
+  // git there but failing (a config it cannot parse, a timeout): what it would run is unknown.
+  if (r.error === undefined && r.status !== 0) return undefined;
+  if (r.error !== undefined && (r.error as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
   const refs: ConfigReference[] = [];
   if (typeof r.stdout === 'string') {
     const parts = r.stdout.split('\0');

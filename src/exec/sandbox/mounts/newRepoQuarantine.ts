@@ -17,10 +17,11 @@
 // writable), so a background job that swaps a folder for a symlink between that check and the
 // rename can only point it at what the sandbox may change anyway.
 import { spawnSync } from 'node:child_process';
-import { lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import * as path from 'node:path';
 import { gitSensitivePaths } from './protectedMounts';
 import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/protectedPaths';
+import { hostProgram } from '../../hostPrograms';
 
 /** The suffix of what was moved aside. */
 export const BLOCKED_SUFFIX = '.agent-bash-blocked';
@@ -55,7 +56,9 @@ function keyPattern(key: string): string {
  * (unparseable, or no git here: then nothing tells it is harmless).
  */
 export function disallowedConfigKeys(file: string): string[] | undefined {
-  const r = spawnSync('git', ['config', '--file', file, '--null', '--list'], {
+  const git = hostProgram('git');
+  if (git === undefined) return undefined;
+  const r = spawnSync(git, ['config', '--file', file, '--null', '--list'], {
     cwd: '/',
     encoding: 'utf8',
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: '/nonexistent' },
@@ -89,7 +92,7 @@ function realOrUndefined(p: string): string | undefined {
 /** Renames each `[from, to]`; per pair an error message, or undefined when it was renamed. */
 export type Mover = (moves: ReadonlyArray<readonly [string, string]>) => Array<string | undefined>;
 
-/** Renames at most per look (one confined process does them all); the rest are named, not moved. */
+/** Renames per confined process (a look with more runs more of them: none is left unmoved for a count). */
 export const MAX_MOVES = 500;
 /** Configs read with git at most per look; past it a new repository's config is moved aside unread. */
 export const MAX_CONFIG_CHECKS = 100;
@@ -136,12 +139,14 @@ class Moves {
     if (real === undefined || !realWritable.some((w) => isInside(real, w))) this.lines.push(`${p} ${why} (not moved: its folder is not in a writable folder)`);
     // The folder itself as named: every component on the way a real folder, none a symlink.
     else if (!plainPath(dir)) this.lines.push(`${p} ${why} (not moved: its folder is reached through a symlink)`);
-    else if (this.pending.length >= MAX_MOVES) this.lines.push(`${p} ${why} (not moved: more than ${MAX_MOVES} to move at once)`);
     else this.pending.push({ p, why });
   }
 
   run(mover: Mover): string[] {
-    const results = mover(this.pending.map(({ p }) => [p, `${p}${BLOCKED_SUFFIX}`] as const));
+    const results: Array<string | undefined> = [];
+    for (let i = 0; i < this.pending.length; i += MAX_MOVES) {
+      results.push(...mover(this.pending.slice(i, i + MAX_MOVES).map(({ p }) => [p, `${p}${BLOCKED_SUFFIX}`] as const)));
+    }
     this.pending.forEach(({ p, why }, i) => {
       const failed = results[i];
       this.lines.push(failed === undefined ? `${p} ${why} (moved aside to ${p}${BLOCKED_SUFFIX})` : `${p} ${why} (not moved: ${failed})`);
@@ -173,23 +178,34 @@ function emptyOrAbsent(p: string): boolean {
   }
 }
 
-/** The git dir a new `.git` stands for: itself (a folder), or what its `gitdir:` file names. */
-function gitDirOf(git: string): string | undefined {
-  let st;
+function listDirOf(dir: string): string[] {
   try {
-    st = lstatSync(git);
+    return readdirSync(dir);
   } catch {
-    return undefined;
+    return [];
   }
-  if (st.isDirectory()) return git;
-  if (st.isSymbolicLink()) return realOrUndefined(git);
-  if (!st.isFile()) return undefined;
-  try {
-    const m = /^gitdir: (.+)$/m.exec(readFileSync(git, 'utf8').slice(0, 4096));
-    return m ? path.resolve(path.dirname(git), m[1].trim()) : undefined;
-  } catch {
-    return undefined;
-  }
+}
+
+/**
+ * Where git itself says the repository of `entry` lives: its git dir and common dir (absolute).
+ * A `.git` entry is found as git finds it from its folder (never above it); any other path is
+ * taken as a git dir (`GIT_DIR`). Asked with no system, global or user config and `safe.directory`
+ * open (`rev-parse` runs no program of the repository's). Undefined when git says it is no
+ * repository (or there is no git): then the caller decides as if in doubt.
+ */
+export function gitLocations(entry: string): { gitDir: string; commonDir: string } | undefined {
+  const git = hostProgram('git');
+  if (git === undefined) return undefined;
+  const dotGit = path.basename(entry) === '.git';
+  const cwd = dotGit ? path.dirname(entry) : '/';
+  const env: Record<string, string> = { PATH: '/usr/bin:/bin', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: '/nonexistent', GIT_TERMINAL_PROMPT: '0' };
+  if (dotGit) env.GIT_CEILING_DIRECTORIES = path.dirname(cwd);
+  else env.GIT_DIR = entry;
+  const r = spawnSync(git, ['-c', 'safe.directory=*', 'rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir'], { cwd, env, encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] });
+  if (r.status !== 0 || typeof r.stdout !== 'string') return undefined;
+  const [gitDir, commonDir] = r.stdout.split('\n');
+  if (!gitDir || !commonDir || !path.isAbsolute(gitDir) || !path.isAbsolute(commonDir)) return undefined;
+  return { gitDir, commonDir };
 }
 
 /** What makes a new git dir run something, each moved aside; one line per path moved (or not). */
@@ -202,7 +218,10 @@ function neutralizeGitDir(gitDir: string, moves: Moves, budget: { checks: number
     } catch {
       continue;
     }
-    if (name === 'hooks') {
+    if (name === 'modules') {
+      // Listed only when it holds too many submodule git dirs to check one by one (protectedMounts.ts).
+      moves.add(p, 'holds more submodule git dirs than are checked one by one');
+    } else if (name === 'hooks') {
       if (!st.isDirectory()) {
         moves.add(p, 'is not a hooks folder');
         continue;
@@ -253,13 +272,31 @@ export function quarantineCreated(
       continue;
     }
     if (gitPaths.includes(p) || path.basename(p) === '.git') {
-      const gitDir = gitDirOf(p);
-      if (gitDir === undefined || done.has(gitDir)) continue;
-      done.add(gitDir);
-      // A git dir outside the writable folders is the host's own: the command could not write it.
-      const real = realOrUndefined(gitDir);
-      if (real === undefined || !writable.some((w) => isInside(real, realOrUndefined(w) ?? w))) continue;
-      neutralizeGitDir(real, moves, budget);
+      // By name, then by git itself (gitLocations): never a parse of our own of `gitdir:` files.
+      const st = lstatOrUndefined(p);
+      if (st === undefined) continue;
+      // A folder is checked as a git dir itself; git is asked where it leads only when it may lead
+      // elsewhere (a `commondir`), as for every entry that is no folder.
+      const where = st.isDirectory() && !lstatOrUndefined(path.join(p, 'commondir')) ? undefined : gitLocations(p);
+      // A `.git` that is no folder and that git cannot place: in doubt, the pointer itself goes.
+      if (where === undefined && !st.isDirectory()) {
+        moves.add(p, 'points at a repository git cannot tell');
+        continue;
+      }
+      const dirs = [...(st.isDirectory() ? [p] : []), ...(where ? [where.gitDir, where.commonDir] : [])];
+      // Each linked worktree's git dir inside these names a common dir of its own: as git says.
+      for (const d of [...dirs]) for (const wt of listDirOf(path.join(d, 'worktrees'))) {
+        const w = gitLocations(path.join(d, 'worktrees', wt));
+        if (w) dirs.push(w.gitDir, w.commonDir);
+      }
+      for (const gitDir of dirs) {
+        // A git dir outside the writable folders is the host's own: the command could not write it.
+        const real = realOrUndefined(gitDir);
+        if (real === undefined || done.has(real)) continue;
+        done.add(real);
+        if (!writable.some((w) => isInside(real, realOrUndefined(w) ?? w))) continue;
+        neutralizeGitDir(real, moves, budget);
+      }
       continue;
     }
     const root = workspaceRoots.find((r) => path.dirname(p) === r);

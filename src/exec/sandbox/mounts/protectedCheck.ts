@@ -111,6 +111,12 @@ export function protectedChangeNotice(changes: readonly string[]): string | unde
   return `Agent Bash: the sandboxed command changed protected paths the sandbox's mounts did not cover: ${shown.join('; ')}${more}. Check them before running git or opening the folder's settings: these paths can run programs on your machine.`;
 }
 
+/** The command ran with the workspace folders read-only: why, and what makes them writable again. */
+export function readOnlyNotice(reasons: readonly string[]): string | undefined {
+  if (reasons.length === 0) return undefined;
+  return `Agent Bash: the workspace folders (and allowWrite) were read-only for this command, because the sandbox could not protect everything in them: ${reasons.join('; ')}. To write there again, remove what is named (repositories or \`.git\` entries the workspace does not need, or open a smaller folder; or fix the config git cannot read), then run the command again.`;
+}
+
 export function skippedNotice(skipped: readonly string[]): string | undefined {
   if (skipped.length === 0) return undefined;
   return `Agent Bash: the sandbox did not protect ${skipped.join('; ')}.`;

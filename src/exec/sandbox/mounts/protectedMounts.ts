@@ -5,7 +5,9 @@
 // removed (EBUSY), so each `.git` is mounted onto itself and so is every folder between a workspace
 // root and a nested repository: `mv .git x`, `mv sub x` then a new `sub/.git` fail. A protected folder
 // that does not exist yet gets an empty read-only one in its place. What cannot be mounted (a
-// symlink, a socket…) is skipped and named, never a reason for the command not to run.
+// symlink, a socket…) is skipped and named, never a reason for the command not to run. Every budget
+// (folders searched, mounts, configs read, files checked for hard links) fails closed: past one, the
+// plan says so (`readOnlyBecause`) and the command gets the folders it covers read-only (sandboxPolicy.ts).
 import { lstatSync, readdirSync, readFileSync, realpathSync, type Stats } from 'node:fs';
 import * as path from 'node:path';
 import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/protectedPaths';
@@ -23,10 +25,12 @@ export const GIT_ALWAYS_READ_ONLY = ['config', 'config.worktree', 'hooks', 'comm
 /** Folders walked past (huge, generated); a `.git` directly inside one is still found. */
 export const SKIPPED_TREES: ReadonlySet<string> = new Set(['node_modules', '.venv', 'venv', '__pycache__', '.tox', '.mypy_cache', '.pytest_cache', 'target', '.gradle', '.next', '.cache']);
 
-/** Folders read at most per scan; past it the scan stops and says so. */
+/** Folders read at most per scan; past it the scan stops and the scanned folders are read-only for the command. */
 export const SCAN_DIR_BUDGET = 20_000;
-/** Mounts at most; past it the rest are skipped and named. */
+/** Mounts at most (each costs bubblewrap and the kernel time at every start); past it the scanned folders are read-only for the command. */
 export const MOUNT_BUDGET = 400;
+/** Files of a protected path checked for other hard links; past it the scanned folders are read-only for the command. */
+export const LINK_CHECK_BUDGET = 20_000;
 
 export interface ProtectedPlan {
   /** Folders bound read-write onto themselves (mount points: cannot be renamed), parents first. */
@@ -44,6 +48,12 @@ export interface ProtectedPlan {
    * there, so one a command makes is moved aside after it (newRepoQuarantine.ts).
    */
   watched: string[];
+  /**
+   * Why the plan cannot protect what it should (a budget was passed, git could not read a config):
+   * non-empty, the folders it covers are bound read-only for the command (sandboxPolicy.ts), never
+   * writable with part of their protection missing. One line each.
+   */
+  readOnlyBecause: string[];
 }
 
 export interface PlanOptions {
@@ -56,13 +66,22 @@ export interface PlanOptions {
   /** Paths the user opened up (allowWrite): not protected. */
   opened?: readonly string[];
   dirBudget?: number;
+  /**
+   * Search every folder however many (the look after a command: a repository made past the budget
+   * is found all the same); past the budget the plan is still read-only (`readOnlyBecause`).
+   */
+  searchAll?: boolean;
   /** The home directory git expands `~` in and reads the global config from (absent: git's config is not read). */
   home?: string;
-  /** How the config of a work tree is read (tests); gitConfigPaths.ts by default. */
-  gitConfig?: (cwd: string, home: string) => ConfigReference[];
+  /** How the config of a work tree is read (tests); gitConfigPaths.ts by default. Undefined: git could not read it. */
+  gitConfig?: (cwd: string, home: string) => ConfigReference[] | undefined;
+  /** Mounts at most (tests); MOUNT_BUDGET by default. */
+  mountBudget?: number;
+  /** Protected files checked for hard links at most (tests); LINK_CHECK_BUDGET by default. */
+  linkBudget?: number;
 }
 
-/** Work trees whose git config is read at most per plan; past it the rest are named. */
+/** Work trees whose git config is read at most per plan; past it the scanned folders are read-only for the command. */
 export const CONFIG_READ_BUDGET = 100;
 
 function lstat(p: string): Stats | undefined {
@@ -171,15 +190,15 @@ function walk(root: string, budget: { dirs: number }, wantLinks: boolean): Walk 
   return out;
 }
 
-/** The files under `p` (itself when a file), bounded: protected content whose hard links matter. */
-function filesUnder(p: string, limit = 500): string[] {
+/** The files under `p` (itself when a file), at most `budget.files` in all (past it: `budget.over`). */
+function filesUnder(p: string, budget: { files: number; over: boolean }): string[] {
   const st = lstat(p);
   if (!st) return [];
   if (st.isFile()) return [p];
   if (!st.isDirectory()) return [];
   const out: string[] = [];
   const queue = [p];
-  while (queue.length > 0 && out.length < limit) {
+  while (queue.length > 0) {
     const dir = queue.shift() as string;
     let entries;
     try {
@@ -193,13 +212,18 @@ function filesUnder(p: string, limit = 500): string[] {
         // A repository's objects are hard-linked by `git clone --local`: they are data, not code.
         if (e.name !== 'objects') queue.push(child);
       } else if (e.isFile()) out.push(child);
+      if (out.length > budget.files) {
+        budget.over = true;
+        return out;
+      }
     }
   }
+  budget.files -= out.length;
   return out;
 }
 
 export function planProtected(opts: PlanOptions): ProtectedPlan {
-  const plan: ProtectedPlan = { selfBinds: [], readOnly: [], placeholders: [], gitPaths: [], skipped: [], watched: [] };
+  const plan: ProtectedPlan = { selfBinds: [], readOnly: [], placeholders: [], gitPaths: [], skipped: [], watched: [], readOnlyBecause: [] };
   const opened = new Set(opts.opened ?? []);
   const roots = [...new Set(opts.roots)].filter((r) => lstat(r)?.isDirectory());
   const selfBinds = new Set<string>();
@@ -227,12 +251,16 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
     readOnly.add(p);
   };
 
-  const budget = { dirs: opts.dirBudget ?? SCAN_DIR_BUDGET };
+  const dirBudget = opts.dirBudget ?? SCAN_DIR_BUDGET;
+  const budget = { dirs: opts.searchAll === true ? Number.MAX_SAFE_INTEGER : dirBudget };
   const gits: string[] = [];
   for (const root of roots) {
     const w = walk(root, budget, false);
     gits.push(...w.gits);
-    if (w.truncated) skip(root, `more than ${opts.dirBudget ?? SCAN_DIR_BUDGET} folders: the search for .git stopped early`);
+    // Past the budget, also when the search went on (searchAll): the same verdict either way.
+    if (w.truncated || (opts.searchAll === true && Number.MAX_SAFE_INTEGER - budget.dirs > dirBudget && !plan.readOnlyBecause.some((l) => l.includes(' folders (outside ')))) {
+      plan.readOnlyBecause.push(`${root}: more than ${dirBudget} folders (outside ${[...SKIPPED_TREES].slice(0, 3).join(', ')}…): the search for .git stopped early`);
+    }
   }
 
   // Every `.git`, whole (or, when commits may write, all but what makes git run something).
@@ -259,15 +287,22 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
     } else protect(git, st);
   }
 
+  const unreadableConfigs: string[] = [];
   // What the git config of each repository (and of the workspace folders: the global config) names
   // inside a writable folder: config files it includes, hook folders, programs (gitConfigPaths.ts).
   if (opts.home !== undefined) {
     const read = opts.gitConfig ?? gitConfigReferences;
     const trees = [...new Set([...opts.workspaceRoots, ...plan.gitPaths.filter((g) => path.basename(g) === '.git').map((g) => path.dirname(g))])];
-    if (trees.length > CONFIG_READ_BUDGET) skip(trees[CONFIG_READ_BUDGET], `and ${trees.length - CONFIG_READ_BUDGET - 1} more: over ${CONFIG_READ_BUDGET} repositories; their git config was not read`);
+    // Past the budget none is read: the plan is read-only whatever they say.
+    if (trees.length > CONFIG_READ_BUDGET) plan.readOnlyBecause.push(`${trees.length} repositories: over ${CONFIG_READ_BUDGET}, whose git config is read to find what it runs`);
     const covered = (p: string): boolean => (!opts.gitAllowWrite && plan.gitPaths.some((g) => inside(p, g))) || [...readOnly].some((r) => inside(p, r));
-    for (const tree of trees.slice(0, CONFIG_READ_BUDGET)) {
-      for (const ref of read(tree, opts.home)) {
+    for (const tree of trees.length > CONFIG_READ_BUDGET ? [] : trees) {
+      const refs = read(tree, opts.home);
+      if (refs === undefined) {
+        unreadableConfigs.push(tree);
+        continue;
+      }
+      for (const ref of refs) {
         const p = ref.path;
         // The writable folders themselves and what holds them cannot be read-only (nothing could be written).
         if (opened.has(p) || !roots.some((r) => inside(p, r)) || roots.some((r) => inside(r, p)) || covered(p)) continue;
@@ -298,6 +333,11 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
     }
   }
 
+  if (unreadableConfigs.length > 0) {
+    const more = unreadableConfigs.length > 1 ? ` (and ${unreadableConfigs.length - 1} more)` : '';
+    plan.readOnlyBecause.push(`${unreadableConfigs[0]}${more}: git could not read the config, so what it runs is unknown`);
+  }
+
   // The protected names of each workspace folder.
   for (const root of opts.workspaceRoots) {
     if (!lstat(root)?.isDirectory()) continue;
@@ -317,8 +357,9 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
 
   // Hard links: a protected file's other names are as protected as it is.
   const linkedProtected = new Map<string, { path: string; nlink: number }>();
+  const linkCheck = { files: opts.linkBudget ?? LINK_CHECK_BUDGET, over: false };
   for (const p of readOnly) {
-    for (const f of filesUnder(p)) {
+    for (const f of filesUnder(p, linkCheck)) {
       const st = lstat(f);
       if (st && st.nlink > 1) linkedProtected.set(`${st.dev}:${st.ino}`, { path: f, nlink: st.nlink });
     }
@@ -326,7 +367,11 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
   if (linkedProtected.size > 0) {
     const links = new Map<string, string[]>();
     const linkBudget = { dirs: opts.dirBudget ?? SCAN_DIR_BUDGET };
-    for (const root of roots) for (const [key, list] of walk(root, linkBudget, true).linked) links.set(key, [...(links.get(key) ?? []), ...list]);
+    for (const root of roots) {
+      const w = walk(root, linkBudget, true);
+      if (w.truncated) linkCheck.over = true;
+      for (const [key, list] of w.linked) links.set(key, [...(links.get(key) ?? []), ...list]);
+    }
     for (const [key, { path: p, nlink }] of linkedProtected) {
       const found = (links.get(key) ?? []).filter((o) => o !== p);
       const others = found.filter((o) => ![...readOnly].some((r) => inside(o, r)));
@@ -344,20 +389,15 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
     return false;
   });
 
+  if (linkCheck.over) plan.readOnlyBecause.push(`more than ${opts.linkBudget ?? LINK_CHECK_BUDGET} protected files or ${opts.dirBudget ?? SCAN_DIR_BUDGET} folders to check for hard links`);
+
   const byDepth = (a: string, b: string): number => a.split('/').length - b.split('/').length || a.localeCompare(b);
   plan.selfBinds = [...selfBinds].sort(byDepth);
   plan.readOnly = [...readOnly].sort(byDepth);
   const total = plan.selfBinds.length + plan.readOnly.length + plan.placeholders.length;
-  if (total > MOUNT_BUDGET) {
-    // Keep what runs code (the repositories) first; the rest are named.
-    const keep = MOUNT_BUDGET;
-    const all = [...plan.selfBinds.map((p) => ['s', p]), ...plan.readOnly.map((p) => ['r', p]), ...plan.placeholders.map((p) => ['p', p])];
-    const dropped = all.slice(keep);
-    plan.selfBinds = all.slice(0, keep).filter(([k]) => k === 's').map(([, p]) => p);
-    plan.readOnly = all.slice(0, keep).filter(([k]) => k === 'r').map(([, p]) => p);
-    plan.placeholders = all.slice(0, keep).filter(([k]) => k === 'p').map(([, p]) => p);
-    skip(dropped[0][1], `and ${dropped.length - 1} more: over ${MOUNT_BUDGET} protected mounts; not mounted`);
-  }
+  const mountBudget = opts.mountBudget ?? MOUNT_BUDGET;
+  // Never some of them: a plan past the budget protects by making the scanned folders read-only.
+  if (total > mountBudget) plan.readOnlyBecause.push(`${total} protected paths (${plan.gitPaths.length} .git among them): over ${mountBudget} mounts`);
   return plan;
 }
 
@@ -393,27 +433,34 @@ export function gitSensitivePaths(git: string): string[] {
   const st = lstat(git);
   if (!st?.isDirectory()) return [git];
   const out: string[] = [];
-  for (const gitDir of [git, ...nestedGitDirs(git)]) {
+  const nested = nestedGitDirs(git);
+  // Too many submodule git dirs to list: the `modules` folder itself, whole (protected or moved aside).
+  if (nested === undefined) out.push(path.join(git, 'modules'));
+  for (const gitDir of [git, ...(nested ?? [])]) {
     for (const rel of GIT_ALWAYS_READ_ONLY) out.push(path.join(gitDir, rel));
     for (const wt of listDir(path.join(gitDir, 'worktrees'))) for (const rel of ['gitdir', 'commondir', 'config.worktree']) out.push(path.join(gitDir, 'worktrees', wt, rel));
   }
   return out;
 }
 
-/** A repository's submodule git dirs (`.git/modules/a`, `.git/modules/a/modules/b`…). */
-function nestedGitDirs(gitDir: string): string[] {
+/** Submodule git dirs listed at most per repository; past it the `modules` folder counts whole. */
+export const NESTED_GIT_DIR_BUDGET = 200;
+
+/** A repository's submodule git dirs (`.git/modules/a`, `.git/modules/a/modules/b`…); undefined past the budget. */
+function nestedGitDirs(gitDir: string): string[] | undefined {
   const out: string[] = [];
   const queue = [path.join(gitDir, 'modules')];
-  while (queue.length > 0 && out.length < 200) {
+  for (let seen = 0; queue.length > 0; seen++) {
+    if (out.length > NESTED_GIT_DIR_BUDGET || seen > 10 * NESTED_GIT_DIR_BUDGET) return undefined;
     const dir = queue.shift() as string;
     for (const name of listDir(dir)) {
       const p = path.join(dir, name);
       if (!lstat(p)?.isDirectory()) continue;
-      // A submodule's git dir has a HEAD; a folder without one groups names (`modules/a/b`).
-      if (lstat(path.join(p, 'HEAD'))) {
-        out.push(p);
-        queue.push(path.join(p, 'modules'));
-      } else queue.push(p);
+      // By name: every folder under `modules/` counts as a git dir (its config, hooks… are
+      // checked); one with a HEAD is a submodule's, whose own `modules/` is next; one without may
+      // also group names (`modules/a/b`), so its folders are looked at too.
+      out.push(p);
+      queue.push(lstat(path.join(p, 'HEAD')) ? path.join(p, 'modules') : p);
     }
   }
   return out;

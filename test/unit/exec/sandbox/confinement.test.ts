@@ -6,7 +6,7 @@
 // also as root, `/proc/sys` read-only, a session of its own; no descriptor the host inherited; and
 // an environment allowlist.
 import * as assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
@@ -23,12 +23,74 @@ import { seccompFilter } from '../../../../src/exec/sandbox/kernel/seccompFilter
 import { FakeSink } from '../helpers';
 import { buildSyscallProbe, probeOutcomes } from './syscallProbe';
 
+/**
+ * Unix datagram sockets of the host's, one at a path and one at an abstract name (as journald's
+ * `/dev/log` or systemd's notify socket), in python3 (Node has no unix datagram sockets): on each
+ * `count()` it reads what is queued, without waiting, and answers how many datagrams that was.
+ */
+class DatagramListener {
+  private lines: string[] = [];
+  private waiters: Array<(line: string) => void> = [];
+  private constructor(private readonly child: ChildProcessWithoutNullStreams, readonly file: string, readonly abstractName: string) {
+    let buf = '';
+    child.stdout.on('data', (d: Buffer) => {
+      buf += d.toString('utf8');
+      for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        const w = this.waiters.shift();
+        if (w) w(line);
+        else this.lines.push(line);
+      }
+    });
+  }
+
+  static async start(file: string, abstractName: string): Promise<DatagramListener> {
+    const script = [
+      'import socket, sys',
+      'a = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); a.bind(sys.argv[1]); a.setblocking(False)',
+      'b = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); b.bind("\\0" + sys.argv[2]); b.setblocking(False)',
+      'print("ready", flush=True)',
+      'for _ in sys.stdin:',
+      '    n = 0',
+      '    for s in (a, b):',
+      '        while True:',
+      '            try: s.recv(100); n += 1',
+      '            except BlockingIOError: break',
+      '    print(n, flush=True)',
+    ].join('\n');
+    const listener = new DatagramListener(spawn('python3', ['-c', script, file, abstractName]), file, abstractName);
+    assert.equal(await listener.next(), 'ready');
+    return listener;
+  }
+
+  private next(): Promise<string> {
+    const line = this.lines.shift();
+    if (line !== undefined) return Promise.resolve(line);
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  async count(): Promise<number> {
+    this.child.stdin.write('\n');
+    return Number(await this.next());
+  }
+
+  close(): void {
+    this.child.stdin.end();
+    this.child.kill();
+  }
+}
+
 const CLI = path.resolve(__dirname, '../../../../../dist/cli.js');
 
 /** What each probe must report inside the sandbox, on every route. */
 const INSIDE: Record<string, string> = {
   unix_socket: 'EACCES',
   socketpair: 'ok',
+  seqpacket_pair: 'ok',
+  raw_pair: 'EACCES',
+  dgram_path: 'EACCES',
+  dgram_abstract: 'EACCES',
   inet_socket: 'ok',
   inet6_socket: 'ok',
   netlink_socket: 'ok',
@@ -60,7 +122,7 @@ const INSIDE: Record<string, string> = {
  * `int 0x80` is a SIGSEGV on kernels built or booted without IA-32 emulation, as on the CI machine,
  * and the filter's own test checks the i386 and x32 verdicts without running them).
  */
-const MUST_WORK_OUTSIDE = ['unix_socket', 'socketpair', 'io_uring_setup', 'keyctl', 'add_key', 'clone_plain', 'clone3', 'personality', 'process_vm_readv'];
+const MUST_WORK_OUTSIDE = ['unix_socket', 'socketpair', 'seqpacket_pair', 'raw_pair', 'dgram_path', 'dgram_abstract', 'io_uring_setup', 'keyctl', 'add_key', 'clone_plain', 'clone3', 'personality', 'process_vm_readv'];
 
 describe('exec/sandbox: confinement beyond the mounts (seccomp, namespaces, descriptors, environment)', function () {
   this.timeout(240_000);
@@ -70,6 +132,7 @@ describe('exec/sandbox: confinement beyond the mounts (seccomp, namespaces, desc
   let hostSocket: string;
   let server: net.Server;
   let contacts = 0;
+  let dgram: DatagramListener;
   /** Probes that work outside here (the judge), with the outcome expected inside. */
   let expected: Record<string, string>;
   let probeLine: string;
@@ -88,13 +151,17 @@ describe('exec/sandbox: confinement beyond the mounts (seccomp, namespaces, desc
       s.end();
     });
     await new Promise<void>((r) => server.listen(hostSocket, r));
-    const names = Object.keys(INSIDE).map((n) => (n === 'unix_socket' ? `unix_socket=${hostSocket}` : n));
+    dgram = await DatagramListener.start(path.join(root, 'host-dgram.sock'), `agent-bash-test-${process.pid}`);
+    const arg: Partial<Record<string, string>> = { unix_socket: hostSocket, dgram_path: dgram.file, dgram_abstract: dgram.abstractName };
+    const names = Object.keys(INSIDE).map((n) => (arg[n] !== undefined ? `${n}=${arg[n]}` : n));
     // Outside, with nothing in between: the probe's calls work, and the host socket hears it.
     const outside = probeOutcomes(spawnSync(probe, names, { encoding: 'utf8' }).stdout);
     for (const name of MUST_WORK_OUTSIDE) assert.equal(outside[name], 'ok', `${name} outside the sandbox: ${outside[name]}`);
     for (let i = 0; i < 100 && contacts === 0; i++) await new Promise((r) => setTimeout(r, 20));
     assert.equal(contacts, 1, 'the host socket heard the probe run outside');
     contacts = 0;
+    // Outside, each datagram probe reaches the host twice (sendto, then connect + send).
+    assert.equal(await dgram.count(), 4, 'the host datagram sockets heard the probe run outside');
     expected = Object.fromEntries(Object.entries(INSIDE).filter(([name]) => outside[name] === 'ok'));
     probeLine = [probe, ...names.filter((n) => n.split('=')[0] in expected)].join(' ');
   });
@@ -102,17 +169,21 @@ describe('exec/sandbox: confinement beyond the mounts (seccomp, namespaces, desc
   after(async () => {
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when skipped
     server?.close();
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- undefined when skipped
+    dgram?.close();
     if (root) rmSync(root, { recursive: true, force: true });
     if (probe) rmSync(path.dirname(probe), { recursive: true, force: true });
   });
 
   const settings = (extra: Partial<SandboxSettings> = {}): SandboxSettings => ({ ...DEFAULT_SANDBOX_SETTINGS, enabled: 'on', ...extra });
 
-  function assertConfined(route: string, text: string): void {
+  async function assertConfined(route: string, text: string): Promise<void> {
     const got = probeOutcomes(text);
     const want = Object.fromEntries(Object.keys(expected).map((k) => [k, got[k] ?? '(missing)']));
     assert.deepEqual(want, expected, `${route}:\n${text}`);
     assert.equal(contacts, 0, `${route}: the host socket was reached`);
+    // A datagram is queued when sendto returns: after the run, none may be waiting.
+    assert.equal(await dgram.count(), 0, `${route}: the host's datagram sockets received something`);
   }
 
   it('every executor route runs under the filter: one-shot, persistent (first and later calls), background job, PTY, bridge process — first calls before the shared namespace serves included', async () => {
@@ -128,13 +199,13 @@ describe('exec/sandbox: confinement beyond the mounts (seccomp, namespaces, desc
       // Nothing warmed: the first persistent shell and a first background job start while the
       // shared namespace does (they wait for it rather than bridge without the filter).
       const [firstShell, firstJob] = await Promise.all([run('session-a'), run('session-b:async:1')]);
-      assertConfined('persistent shell, first call', firstShell);
-      assertConfined('background job, first call', firstJob);
-      assertConfined('persistent shell, later call', await run('session-a'));
-      assertConfined('one-shot', await run());
+      await assertConfined('persistent shell, first call', firstShell);
+      await assertConfined('background job, first call', firstJob);
+      await assertConfined('persistent shell, later call', await run('session-a'));
+      await assertConfined('one-shot', await run());
       const sink = new FakeSink();
       await pty.start({ command: probeLine, cwd: ws, timeoutMs: 60_000, sink }).result;
-      assertConfined('PTY', sink.text());
+      await assertConfined('PTY', sink.text());
       const bridge = new BridgeProcess({
         params: { command: probe as string, args: probeLine.split(' ').slice(1), cwd: ws },
         shell: { path: '/bin/bash', args: ['-c'] },
@@ -144,7 +215,7 @@ describe('exec/sandbox: confinement beyond the mounts (seccomp, namespaces, desc
         sandbox: runtime,
       });
       await bridge.exited;
-      assertConfined('bridge process', bridge.output().output);
+      await assertConfined('bridge process', bridge.output().output);
       // The first calls did get the shared network (they waited; they did not go without).
       const netOf = async (sessionKey?: string): Promise<string> => {
         const s = new FakeSink();
@@ -160,7 +231,7 @@ describe('exec/sandbox: confinement beyond the mounts (seccomp, namespaces, desc
 
   it("the CLI's run and the stdio MCP server's first call run under the filter", async function () {
     const cli = spawnSync(process.execPath, [CLI, 'run', '--yes', '--sandbox', 'on', '--cwd', ws, '--', probeLine], { cwd: ws, encoding: 'utf8', timeout: 180_000 });
-    assertConfined('CLI run', cli.stdout);
+    await assertConfined('CLI run', cli.stdout);
     const home = path.join(root, 'home');
     mkdirSync(home, { recursive: true });
     const transport = new StdioClientTransport({
@@ -174,7 +245,7 @@ describe('exec/sandbox: confinement beyond the mounts (seccomp, namespaces, desc
     await client.connect(transport, { timeout: 180_000 });
     try {
       const r = (await client.callTool({ name: 'bash', arguments: { command: probeLine } }, undefined, { timeout: 180_000 })) as { content: Array<{ text: string }> };
-      assertConfined('MCP stdio, first call', r.content.map((c) => c.text).join('\n'));
+      await assertConfined('MCP stdio, first call', r.content.map((c) => c.text).join('\n'));
     } finally {
       await client.close();
     }

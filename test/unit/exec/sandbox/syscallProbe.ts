@@ -13,6 +13,7 @@ const SOURCE = String.raw`
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,21 @@ static int probe(const char *name) {
     return 0;
   }
   if (!strcmp(name, "socketpair")) { int sv[2]; return res(socketpair(AF_UNIX, SOCK_STREAM, 0, sv)); }
+  if (!strcmp(name, "seqpacket_pair")) { int sv[2]; return res(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)); }
+  if (!strcmp(name, "raw_pair")) { int sv[2]; return res(socketpair(AF_UNIX, SOCK_RAW, 0, sv)); }
+  /* A datagram pair sends to a host socket by path or abstract name: sendto, then connect + send. */
+  if (!strcmp(name, "dgram_path") || !strcmp(name, "dgram_abstract")) {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) < 0) return errno;
+    struct sockaddr_un a = { .sun_family = AF_UNIX };
+    socklen_t len = sizeof a;
+    if (name[6] == 'p') strncpy(a.sun_path, arg1, sizeof a.sun_path - 1);
+    else { size_t n = strlen(arg1); memcpy(a.sun_path + 1, arg1, n); len = offsetof(struct sockaddr_un, sun_path) + 1 + n; }
+    if (sendto(sv[0], "contact\n", 8, 0, (struct sockaddr *)&a, len) < 0) return errno;
+    if (connect(sv[0], (struct sockaddr *)&a, len) < 0) return errno;
+    if (send(sv[0], "contact\n", 8, 0) < 0) return errno;
+    return 0;
+  }
   if (!strcmp(name, "inet_socket")) return res(socket(AF_INET, SOCK_STREAM, 0));
   if (!strcmp(name, "inet6_socket")) return res(socket(AF_INET6, SOCK_DGRAM, 0));
   if (!strcmp(name, "netlink_socket")) return res(socket(AF_NETLINK, SOCK_RAW, 0));

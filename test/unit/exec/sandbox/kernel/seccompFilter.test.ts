@@ -27,6 +27,7 @@ function verdict(nr: number, arch: number, args: number[] = []): number {
     else if (code === 0x15) pc += acc === k ? jt : jf;
     else if (code === 0x35) pc += acc >= k ? jt : jf;
     else if (code === 0x45) pc += (acc & k) !== 0 ? jt : jf;
+    else if (code === 0x54) acc = (acc & k) >>> 0;
     else throw new Error(`opcode ${code}`);
   }
   throw new Error('fell off the end');
@@ -40,9 +41,30 @@ describe('exec/sandbox: the seccomp program', () => {
     }
   });
 
-  it('allows everyday calls (read, write, openat, execve, mmap, socketpair, wait4) on both', () => {
-    for (const nr of [0, 1, 257, 59, 9, 53, 61]) assert.equal(verdict(nr, AUDIT_ARCH_X86_64), ALLOW, `x86_64 ${nr}`);
-    for (const nr of [63, 64, 56, 221, 222, 199, 260]) assert.equal(verdict(nr, AUDIT_ARCH_AARCH64), ALLOW, `aarch64 ${nr}`);
+  it('allows everyday calls (read, write, openat, execve, mmap, socketpair of a unix stream, wait4) on both', () => {
+    for (const nr of [0, 1, 257, 59, 9, 61]) assert.equal(verdict(nr, AUDIT_ARCH_X86_64), ALLOW, `x86_64 ${nr}`);
+    for (const nr of [63, 64, 56, 221, 222, 260]) assert.equal(verdict(nr, AUDIT_ARCH_AARCH64), ALLOW, `aarch64 ${nr}`);
+    assert.equal(verdict(53, AUDIT_ARCH_X86_64, [1, 1, 0]), ALLOW);
+    assert.equal(verdict(199, AUDIT_ARCH_AARCH64, [1, 1, 0]), ALLOW);
+  });
+
+  it('socketpair: AF_UNIX stream and seqpacket only (with or without NONBLOCK/CLOEXEC); datagram and raw EACCES; other families EAFNOSUPPORT', () => {
+    const NONBLOCK_CLOEXEC = 0o4000 | 0o2000000;
+    for (const [nr, arch] of [[53, AUDIT_ARCH_X86_64], [199, AUDIT_ARCH_AARCH64]] as const) {
+      for (const type of [1, 5]) {
+        assert.equal(verdict(nr, arch, [1, type, 0]), ALLOW, `type ${type}`);
+        assert.equal(verdict(nr, arch, [1, type | NONBLOCK_CLOEXEC, 0]), ALLOW, `type ${type} with flags`);
+      }
+      // SOCK_DGRAM 2, SOCK_RAW 3 (a unix datagram socket), SOCK_RDM 4, SOCK_PACKET 10, and any other.
+      for (let type = 0; type < 16; type++) {
+        if (type === 1 || type === 5) continue;
+        assert.equal(verdict(nr, arch, [1, type, 0]), errno(13), `type ${type}`);
+        assert.equal(verdict(nr, arch, [1, type | NONBLOCK_CLOEXEC, 0]), errno(13), `type ${type} with flags`);
+      }
+      // The type is an int: a high word cannot turn a datagram pair into an allowed one.
+      assert.equal(verdict(nr, arch, [1, 0x1_0000_0002, 0]), errno(13));
+      for (const family of [0, 2, 10, 16, 30, 40]) assert.equal(verdict(nr, arch, [family, 1, 0]), errno(97), `family ${family}`);
+    }
   });
 
   it('socket: an allowlist — AF_INET, AF_INET6, AF_NETLINK allowed; AF_UNIX EACCES; every other family (vsock, alg, packet…) EAFNOSUPPORT', () => {
