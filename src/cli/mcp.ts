@@ -24,7 +24,7 @@ import { parseCliArgs, readCliRuleLayers, resolveCwdOption, RULE_LAYER_FLAGS, RU
 import { startCliProcesses, type CliProcesses } from './cliProcesses';
 import { cliSettings, EXIT_USAGE, SANDBOX_OPTIONS, SANDBOX_USAGE, sandboxSettingsOf } from './run';
 
-export const MCP_USAGE = `usage: agent-bash mcp ${RULE_LAYER_USAGE} [--cwd DIR] [--yes] [--allow-unsandboxed] [--max-result-chars N] ${SANDBOX_USAGE}`;
+export const MCP_USAGE = `usage: agent-bash mcp ${RULE_LAYER_USAGE} [--cwd DIR] [--yes] [--allow-unsandboxed] [--max-result-chars N] [--max-line-bytes N] ${SANDBOX_USAGE}`;
 export const MCP_CLI_VERSION = '0.1.0';
 
 export function needsApprovalMessage(reason: string): string {
@@ -65,10 +65,11 @@ export async function mcpMain(args: string[]): Promise<number> {
   let yes: boolean;
   let allowUnsandboxed: boolean;
   let maxResultChars: number;
+  let maxLineBytes: number | undefined;
   let sandboxSettings: SandboxSettings;
   try {
     const parsed = parseCliArgs(args, {
-      values: [...RULE_LAYER_VALUES, '--cwd', '--max-result-chars', ...SANDBOX_OPTIONS],
+      values: [...RULE_LAYER_VALUES, '--cwd', '--max-result-chars', '--max-line-bytes', ...SANDBOX_OPTIONS],
       flags: ['--yes', '--allow-unsandboxed', ...RULE_LAYER_FLAGS],
       repeatable: ['--allow-write', '--allow-domain', '--rules'],
       noCommand: true,
@@ -82,6 +83,8 @@ export async function mcpMain(args: string[]): Promise<number> {
     allowUnsandboxed = parsed.flags.has('--allow-unsandboxed');
     const chars = parsed.values.get('--max-result-chars')?.[0];
     maxResultChars = chars === undefined ? DEFAULT_MCP_RESULT_CHARS : Number(chars);
+    const lineBytes = parsed.values.get('--max-line-bytes')?.[0];
+    if (lineBytes !== undefined) maxLineBytes = Number(lineBytes);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     process.stderr.write(`agent-bash mcp: ${err.message}\n${MCP_USAGE}\n`);
@@ -89,7 +92,7 @@ export async function mcpMain(args: string[]): Promise<number> {
   }
 
   const artifactDir = makeOwnedTempDir('mcp');
-  const settings = { ...cliSettings(layers), asyncEnabled: true };
+  const settings = { ...cliSettings(layers, maxLineBytes), asyncEnabled: true };
   const sessionId = `mcp-stdio-${process.pid}`;
   const jobs = new BashJobManager(() => settings.asyncMaxJobs);
   const artifacts = new FileArtifactStore(artifactDir);
