@@ -6,7 +6,6 @@
 // shell it started is killed and the artifacts are removed.
 import { BashExpander } from '../exec/bashExpander';
 import * as fs from 'node:fs';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { ApprovalAnswer, ApprovalRequest, Approver, RuleLayer } from '../core/contracts';
 import { ToolError } from '../core/errors';
 import { FileArtifactStore } from '../core/output/artifacts';
@@ -16,7 +15,8 @@ import { direnvStage } from '../exec/direnv';
 import { BashJobManager } from '../exec/jobManager';
 import type { SandboxSettings } from '../exec/sandbox/sandboxPolicy';
 import { makeOwnedTempDir } from '../exec/sandbox/cleanup/tempSweep';
-import { createBashMcpServer } from '../mcp/bashMcpServer';
+import { configErrorMessage, createBashMcpServer, createConfigErrorMcpServer } from '../mcp/bashMcpServer';
+import { LineStdioServerTransport } from '../mcp/stdioTransport';
 import { McpCallerSession } from '../mcp/mcpSession';
 import type { McpBackend } from '../mcp/mcpTools';
 import { DEFAULT_MCP_RESULT_CHARS } from '../mcp/resultCap';
@@ -59,6 +59,24 @@ class StdioApprover implements Approver {
   }
 }
 
+/** Serves the configuration error until the client goes away; then exits with the usage status. */
+function serveConfigError(message: string): Promise<number> {
+  const server = createConfigErrorMcpServer(message, MCP_CLI_VERSION);
+  return new Promise<number>((resolve) => {
+    let ending = false;
+    const end = (): void => {
+      if (ending) return;
+      ending = true;
+      void server.close().finally(() => resolve(EXIT_USAGE));
+    };
+    process.stdin.once('end', end);
+    process.stdin.once('close', end);
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, end);
+    server.onclose = end;
+    server.connect(new LineStdioServerTransport()).catch(end);
+  });
+}
+
 export async function mcpMain(args: string[]): Promise<number> {
   let layers: RuleLayer[];
   let cwd: string;
@@ -88,7 +106,9 @@ export async function mcpMain(args: string[]): Promise<number> {
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     process.stderr.write(`agent-bash mcp: ${err.message}\n${MCP_USAGE}\n`);
-    return EXIT_USAGE;
+    // A person at a terminal has read it; a client gets it as the answer to every tool call.
+    if (process.stdin.isTTY) return EXIT_USAGE;
+    return serveConfigError(configErrorMessage(err.message, MCP_USAGE));
   }
 
   const artifactDir = makeOwnedTempDir('mcp');
@@ -155,7 +175,7 @@ export async function mcpMain(args: string[]): Promise<number> {
     process.stdin.once('close', end);
     for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, end);
     server.onclose = end;
-    server.connect(new StdioServerTransport()).catch((err: unknown) => {
+    server.connect(new LineStdioServerTransport()).catch((err: unknown) => {
       process.stderr.write(`agent-bash mcp: ${err instanceof Error ? err.message : String(err)}\n`);
       end();
     });

@@ -16,6 +16,27 @@ export function unknownToolMessage(name: string): string {
   return `Unknown tool: ${name}`;
 }
 
+/** Every tool call's answer (and the server's instructions) when the server could not start as configured. */
+export function configErrorMessage(error: string, usage: string): string {
+  return (
+    `Agent Bash cannot run commands: its MCP server could not start as configured: ${error}. ` +
+    "Fix the server's arguments in this client's MCP configuration and restart the server.\n" +
+    usage
+  );
+}
+
+/**
+ * The server of a configuration that cannot run (a mistyped --rules path, an unknown option): it
+ * still answers `initialize` and lists its tools, so the client connects and shows its model and its
+ * user the reason on every call, instead of a closed connection whose cause went to stderr.
+ */
+export function createConfigErrorMcpServer(message: string, version: string): Server {
+  const server = new Server({ name: MCP_SERVER_NAME, version }, { capabilities: { tools: {} }, instructions: message });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: mcpToolList({ asyncEnabled: () => false }) }));
+  server.setRequestHandler(CallToolRequestSchema, () => ({ content: [{ type: 'text', text: message }], isError: true }));
+  return server;
+}
+
 export function createBashMcpServer(backend: McpBackend, session: McpCallerSession, version: string): Server {
   const server = new Server(
     { name: MCP_SERVER_NAME, version },

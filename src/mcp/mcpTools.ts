@@ -111,7 +111,7 @@ export interface McpToolInfo {
   inputSchema: Record<string, unknown>;
 }
 
-export function mcpToolList(backend: McpBackend): McpToolInfo[] {
+export function mcpToolList(backend: Pick<McpBackend, 'asyncEnabled' | 'jobs'>): McpToolInfo[] {
   const tools: McpToolInfo[] = [
     { name: MCP_TOOL_NAMES.bash, description: BASH_DESCRIPTION, inputSchema: bashInputJsonSchema({ asyncEnabled: backend.asyncEnabled() }) },
     {
