@@ -161,6 +161,12 @@ class InvalidArgs extends Error {}
 /** Runs one tool call. Unknown tool names return undefined (the server answers with a protocol error). */
 export async function callMcpTool(backend: McpBackend, call: McpToolCall): Promise<McpToolResult | undefined> {
   if (call.session.closed) return text(SESSION_CLOSED_MESSAGE, true);
+  const result = await dispatch(backend, call);
+  // Every answer under the cap, whatever produced it (a validation message quoting a huge input too).
+  return result === undefined ? undefined : capped(backend, call.session, result);
+}
+
+async function dispatch(backend: McpBackend, call: McpToolCall): Promise<McpToolResult | undefined> {
   try {
     switch (call.name) {
       case MCP_TOOL_NAMES.bash:
@@ -260,7 +266,13 @@ async function readArtifact(backend: McpBackend, call: McpToolCall): Promise<Mcp
     let shown = body;
     let to = from + bytesRead;
     if (shown.length + footer(to).length + 1 > cap) {
-      shown = shown.slice(0, Math.max(0, cap - footer(total).length - 1));
+      // Room for the longer footer ("continue with offset N", N at most the size) and its newline.
+      const reserve = MCP_MESSAGES.artifactFooter(args.id, from, total - 1, total).length + 1;
+      let end = Math.max(0, cap - reserve);
+      // A cut between the two halves of a surrogate pair would leave half a character.
+      const last = shown.charCodeAt(end - 1);
+      if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+      shown = shown.slice(0, end);
       to = from + Buffer.byteLength(shown, 'utf8');
     }
     return text(`${shown}${shown.endsWith('\n') || shown === '' ? '' : '\n'}${footer(to)}`);
