@@ -29,15 +29,15 @@ export const MCP_CLI_VERSION = '0.1.0';
 
 export function needsApprovalMessage(reason: string): string {
   return (
-    `Command not run: it needs approval (${reason}), and this stdio MCP server has no approval dialog. ` +
-    'Ask the user to add an allow rule to the server\'s --rules file, or to start it with --yes to approve every prompt-level command.'
+    `Command refused: it needs approval (${reason}), and this server cannot ask a person; ` +
+    "start it with --yes (approves every prompt-level command) or add a rule that allows it to the server's --rules file."
   );
 }
 
 /** `sandbox: "off"` under `--yes` alone: leaving the sandbox takes its own flag. */
 export function unsandboxedRefusedMessage(reason: string): string {
   return (
-    `Command not run: it asks to run outside the OS sandbox (${reason}), and this stdio MCP server has no approval dialog. ` +
+    `Command refused: it asks to run outside the OS sandbox (${reason}), and this server cannot ask a person; ` +
     '--yes approves prompt-level commands inside the sandbox only; the user can start the server with --allow-unsandboxed as well to allow `"sandbox": "off"`.'
   );
 }
@@ -153,6 +153,7 @@ export async function mcpMain(args: string[]): Promise<number> {
     artifacts,
     asyncEnabled: () => settings.asyncEnabled,
     maxResultChars: () => maxResultChars,
+    route: 'stdio',
   };
   const session = new McpCallerSession(sessionId, jobs);
   const server = createBashMcpServer(backend, session, MCP_CLI_VERSION);

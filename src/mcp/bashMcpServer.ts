@@ -6,7 +6,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } fr
 import type { CallerInfo } from '../core/contracts';
 import type { McpCallerSession } from './mcpSession';
 import { callMcpTool, mcpToolList, type McpBackend } from './mcpTools';
-import { ProgressReporter } from './progressReporter';
+import { KEEP_ALIVE_MS, keepAliveMessage, PROGRESS_INTERVAL_MS, ProgressReporter } from './progressReporter';
 
 export const MCP_SERVER_NAME = 'agent-bash';
 /** Shown for a client that did not send `clientInfo.name`. */
@@ -32,7 +32,7 @@ export function configErrorMessage(error: string, usage: string): string {
  */
 export function createConfigErrorMcpServer(message: string, version: string): Server {
   const server = new Server({ name: MCP_SERVER_NAME, version }, { capabilities: { tools: {} }, instructions: message });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: mcpToolList({ asyncEnabled: () => false }) }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: mcpToolList({ asyncEnabled: () => false, route: 'stdio' }) }));
   server.setRequestHandler(CallToolRequestSchema, () => ({ content: [{ type: 'text', text: message }], isError: true }));
   return server;
 }
@@ -55,8 +55,11 @@ export function createBashMcpServer(backend: McpBackend, session: McpCallerSessi
     const progress =
       token === undefined
         ? undefined
-        : new ProgressReporter((n, message) =>
-            extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: n, message } }),
+        : new ProgressReporter(
+            (n, message) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: n, message } }),
+            PROGRESS_INTERVAL_MS,
+            KEEP_ALIVE_MS,
+            (seconds) => keepAliveMessage(seconds, backend.route !== 'stdio'),
           );
     const run = session.begin(extra.requestId, extra.signal);
     try {
