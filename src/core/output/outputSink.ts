@@ -166,6 +166,12 @@ export class OutputSink implements OutputSinkLike {
   /** The last bytes of the line being cut (rolling, twice `keepTail` so trimming is rare). */
   private lineEndBuf: Buffer = EMPTY;
   private lineEndLen = 0;
+  /**
+   * Where the kept ends of the lines cut in one `lines` call are copied (views of it go into the
+   * windows before the call returns), so a cut line costs no allocation of its own.
+   */
+  private endsScratch: Buffer = EMPTY;
+  private endsUsed = 0;
   /** A cut line keeps `keepHead` bytes of its start, `…`, and `keepTail` bytes of its end. */
   private readonly keepHead: number;
   private readonly keepTail: number;
@@ -390,6 +396,7 @@ export class OutputSink implements OutputSinkLike {
     }
     const n = x.length;
     if (n === 0 && !(final && this.lineCut)) return;
+    this.endsUsed = 0;
     const max = this.maxColumns;
     const keepHead = this.keepHead;
     let commitEnd = n;
@@ -504,11 +511,22 @@ export class OutputSink implements OutputSinkLike {
     this.lineEndLen += b.length;
   }
 
-  /** The cut line's kept end (a copy, starting on a code point) and its dropped-bytes count. */
+  /**
+   * The cut line's kept end (starting on a code point), copied into `endsScratch` for the rest of this
+   * `lines` call, and its dropped-bytes count.
+   */
   private takeLineEnd(): Buffer {
     let start = Math.max(0, this.lineEndLen - this.keepTail);
     while (start < this.lineEndLen && isContinuation(this.lineEndBuf[start])) start++;
-    const end = Buffer.from(this.lineEndBuf.subarray(start, this.lineEndLen));
+    const length = this.lineEndLen - start;
+    if (this.endsUsed + length > this.endsScratch.length) {
+      // Earlier views keep the old buffer alive until the call is over; the new one is reused after.
+      this.endsScratch = Buffer.allocUnsafeSlow(Math.max(64 * 1024, 2 * (this.endsUsed + length)));
+      this.endsUsed = 0;
+    }
+    const end = this.endsScratch.subarray(this.endsUsed, this.endsUsed + length);
+    this.lineEndBuf.copy(end, 0, start, this.lineEndLen);
+    this.endsUsed += length;
     this.columnDroppedBytes += this.lineBytes - this.lineHeadKept - end.length;
     this.lineEndLen = 0;
     this.lineCut = false;
