@@ -20,6 +20,7 @@ export const CLI_MESSAGES = {
   repeated: (opt: string) => `option ${opt} given twice`,
   badCwd: (dir: string) => `--cwd ${shownValue(dir)} is not a directory`,
   notSeconds: (opt: string, value: string) => `${opt} ${shownValue(value)} is not a number of seconds (use digits, e.g. 30 or 2.5; 0 means no limit)`,
+  notByteCount: (opt: string, value: string) => `${opt} ${shownValue(value)} is not a number of bytes (digits; 0 means no limit)`,
   notCharacterCount: (opt: string, value: string) => `${opt} ${shownValue(value)} is not a number of characters (digits, at least ${MIN_MCP_RESULT_CHARS})`,
   pathTooLong: (opt: string, value: string) =>
     `${opt} is too long (${Buffer.byteLength(value)} bytes; a path may have ${PATH_MAX_BYTES} bytes and each name in it ${NAME_MAX_BYTES})`,
@@ -73,6 +74,7 @@ function pathLengthProblem(opt: string, value: string): string | undefined {
  */
 const VALUE_CHECKS: Record<string, (opt: string, value: string) => string | undefined> = {
   '--timeout': (opt, value) => (SECONDS.test(value) ? undefined : CLI_MESSAGES.notSeconds(opt, value)),
+  '--max-line-bytes': (opt, value) => (/^\d+$/.test(value) ? undefined : CLI_MESSAGES.notByteCount(opt, value)),
   '--max-result-chars': (opt, value) => (/^\d+$/.test(value) && Number(value) >= MIN_MCP_RESULT_CHARS ? undefined : CLI_MESSAGES.notCharacterCount(opt, value)),
   '--cwd': (opt, value) => pathLengthProblem(opt, value) ?? cwdProblem(opt, value),
   '--rules': pathLengthProblem,

@@ -6,7 +6,6 @@
 // shell it started is killed and the artifacts are removed.
 import { BashExpander } from '../exec/bashExpander';
 import * as fs from 'node:fs';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { ApprovalAnswer, ApprovalRequest, Approver, RuleLayer } from '../core/contracts';
 import { ToolError } from '../core/errors';
 import { FileArtifactStore } from '../core/output/artifacts';
@@ -16,7 +15,8 @@ import { direnvStage } from '../exec/direnv';
 import { BashJobManager } from '../exec/jobManager';
 import type { SandboxSettings } from '../exec/sandbox/sandboxPolicy';
 import { makeOwnedTempDir } from '../exec/sandbox/cleanup/tempSweep';
-import { createBashMcpServer } from '../mcp/bashMcpServer';
+import { configErrorMessage, createBashMcpServer, createConfigErrorMcpServer } from '../mcp/bashMcpServer';
+import { LineStdioServerTransport } from '../mcp/stdioTransport';
 import { McpCallerSession } from '../mcp/mcpSession';
 import type { McpBackend } from '../mcp/mcpTools';
 import { DEFAULT_MCP_RESULT_CHARS } from '../mcp/resultCap';
@@ -24,20 +24,20 @@ import { parseCliArgs, readCliRuleLayers, resolveCwdOption, RULE_LAYER_FLAGS, RU
 import { startCliProcesses, type CliProcesses } from './cliProcesses';
 import { cliSettings, EXIT_USAGE, SANDBOX_OPTIONS, SANDBOX_USAGE, sandboxSettingsOf } from './run';
 
-export const MCP_USAGE = `usage: agent-bash mcp ${RULE_LAYER_USAGE} [--cwd DIR] [--yes] [--allow-unsandboxed] [--max-result-chars N] ${SANDBOX_USAGE}`;
+export const MCP_USAGE = `usage: agent-bash mcp ${RULE_LAYER_USAGE} [--cwd DIR] [--yes] [--allow-unsandboxed] [--max-result-chars N] [--max-line-bytes N] ${SANDBOX_USAGE}`;
 export const MCP_CLI_VERSION = '0.1.0';
 
 export function needsApprovalMessage(reason: string): string {
   return (
-    `Command not run: it needs approval (${reason}), and this stdio MCP server has no approval dialog. ` +
-    'Ask the user to add an allow rule to the server\'s --rules file, or to start it with --yes to approve every prompt-level command.'
+    `Command refused: it needs approval (${reason}), and this server cannot ask a person; ` +
+    "start it with --yes (approves every prompt-level command) or add a rule that allows it to the server's --rules file."
   );
 }
 
 /** `sandbox: "off"` under `--yes` alone: leaving the sandbox takes its own flag. */
 export function unsandboxedRefusedMessage(reason: string): string {
   return (
-    `Command not run: it asks to run outside the OS sandbox (${reason}), and this stdio MCP server has no approval dialog. ` +
+    `Command refused: it asks to run outside the OS sandbox (${reason}), and this server cannot ask a person; ` +
     '--yes approves prompt-level commands inside the sandbox only; the user can start the server with --allow-unsandboxed as well to allow `"sandbox": "off"`.'
   );
 }
@@ -59,16 +59,35 @@ class StdioApprover implements Approver {
   }
 }
 
+/** Serves the configuration error until the client goes away; then exits with the usage status. */
+function serveConfigError(message: string): Promise<number> {
+  const server = createConfigErrorMcpServer(message, MCP_CLI_VERSION);
+  return new Promise<number>((resolve) => {
+    let ending = false;
+    const end = (): void => {
+      if (ending) return;
+      ending = true;
+      void server.close().finally(() => resolve(EXIT_USAGE));
+    };
+    process.stdin.once('end', end);
+    process.stdin.once('close', end);
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, end);
+    server.onclose = end;
+    server.connect(new LineStdioServerTransport()).catch(end);
+  });
+}
+
 export async function mcpMain(args: string[]): Promise<number> {
   let layers: RuleLayer[];
   let cwd: string;
   let yes: boolean;
   let allowUnsandboxed: boolean;
   let maxResultChars: number;
+  let maxLineBytes: number | undefined;
   let sandboxSettings: SandboxSettings;
   try {
     const parsed = parseCliArgs(args, {
-      values: [...RULE_LAYER_VALUES, '--cwd', '--max-result-chars', ...SANDBOX_OPTIONS],
+      values: [...RULE_LAYER_VALUES, '--cwd', '--max-result-chars', '--max-line-bytes', ...SANDBOX_OPTIONS],
       flags: ['--yes', '--allow-unsandboxed', ...RULE_LAYER_FLAGS],
       repeatable: ['--allow-write', '--allow-domain', '--rules'],
       noCommand: true,
@@ -82,14 +101,18 @@ export async function mcpMain(args: string[]): Promise<number> {
     allowUnsandboxed = parsed.flags.has('--allow-unsandboxed');
     const chars = parsed.values.get('--max-result-chars')?.[0];
     maxResultChars = chars === undefined ? DEFAULT_MCP_RESULT_CHARS : Number(chars);
+    const lineBytes = parsed.values.get('--max-line-bytes')?.[0];
+    if (lineBytes !== undefined) maxLineBytes = Number(lineBytes);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     process.stderr.write(`agent-bash mcp: ${err.message}\n${MCP_USAGE}\n`);
-    return EXIT_USAGE;
+    // A person at a terminal has read it; a client gets it as the answer to every tool call.
+    if (process.stdin.isTTY) return EXIT_USAGE;
+    return serveConfigError(configErrorMessage(err.message, MCP_USAGE));
   }
 
   const artifactDir = makeOwnedTempDir('mcp');
-  const settings = { ...cliSettings(layers), asyncEnabled: true };
+  const settings = { ...cliSettings(layers, maxLineBytes), asyncEnabled: true };
   const sessionId = `mcp-stdio-${process.pid}`;
   const jobs = new BashJobManager(() => settings.asyncMaxJobs);
   const artifacts = new FileArtifactStore(artifactDir);
@@ -130,6 +153,7 @@ export async function mcpMain(args: string[]): Promise<number> {
     artifacts,
     asyncEnabled: () => settings.asyncEnabled,
     maxResultChars: () => maxResultChars,
+    route: 'stdio',
   };
   const session = new McpCallerSession(sessionId, jobs);
   const server = createBashMcpServer(backend, session, MCP_CLI_VERSION);
@@ -152,7 +176,7 @@ export async function mcpMain(args: string[]): Promise<number> {
     process.stdin.once('close', end);
     for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, end);
     server.onclose = end;
-    server.connect(new StdioServerTransport()).catch((err: unknown) => {
+    server.connect(new LineStdioServerTransport()).catch((err: unknown) => {
       process.stderr.write(`agent-bash mcp: ${err instanceof Error ? err.message : String(err)}\n`);
       end();
     });

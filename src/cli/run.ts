@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ApprovalAnswer, ApprovalRequest, Approver, BashSettings, RuleLayer, ToolResult } from '../core/contracts';
 import { FileArtifactStore } from '../core/output/artifacts';
+import { DEFAULT_MAX_COLUMNS } from '../core/output/outputLimits';
 import { DEFAULT_INTERCEPTOR_RULES } from '../core/interceptor';
 import { BashPipeline } from '../core/pipeline';
 import { createShellAnalyzer } from '../core/policy/shellAnalysis';
@@ -23,7 +24,7 @@ import { pruneRunArtifacts, runArtifactDir } from './runArtifacts';
 import { TtyPtyExecutor } from './ttyPty';
 
 export const RUN_USAGE =
-  `usage: agent-bash run ${RULE_LAYER_USAGE} [--cwd DIR] [--timeout S] [--pty] [--yes] [--sandbox auto|on|off] [--allow-write DIR]... [--allow-domain HOST]... -- COMMAND`;
+  `usage: agent-bash run ${RULE_LAYER_USAGE} [--cwd DIR] [--timeout S] [--pty] [--yes] [--max-line-bytes N] [--sandbox auto|on|off] [--allow-write DIR]... [--allow-domain HOST]... -- COMMAND`;
 /** The mark on every process a CLI run starts (the same variable as the extension's session mark). */
 
 /** Every message `run` writes to stderr. Tests assert these. */
@@ -48,6 +49,8 @@ interface RunArgs {
   yes: boolean;
   command: string;
   sandbox: SandboxSettings;
+  /** `--max-line-bytes`: the per-line cap (`outputMaxColumns`). */
+  maxLineBytes?: number;
 }
 
 /** The options every CLI command that runs commands takes for the OS sandbox (`run`, `mcp`). */
@@ -72,7 +75,7 @@ export function sandboxSettingsOf(values: ReadonlyMap<string, string[]>): Sandbo
 
 export function parseRunArgs(args: string[]): RunArgs {
   const parsed = parseCliArgs(args, {
-    values: [...RULE_LAYER_VALUES, '--cwd', '--timeout', ...SANDBOX_OPTIONS],
+    values: [...RULE_LAYER_VALUES, '--cwd', '--timeout', '--max-line-bytes', ...SANDBOX_OPTIONS],
     flags: ['--pty', '--yes', ...RULE_LAYER_FLAGS],
     repeatable: ['--allow-write', '--allow-domain', '--rules'],
   });
@@ -83,11 +86,13 @@ export function parseRunArgs(args: string[]): RunArgs {
   if (cwd !== undefined) out.cwd = cwd;
   // parseCliArgs accepted only decimal digits here.
   if (timeout !== undefined) out.timeout = Number(timeout);
+  const lineBytes = parsed.values.get('--max-line-bytes')?.[0];
+  if (lineBytes !== undefined) out.maxLineBytes = Number(lineBytes);
   return out;
 }
 
 /** The settings of a command-line run: the extension's defaults, the given rule layers, no background jobs. */
-export function cliSettings(layers: RuleLayer[]): BashSettings {
+export function cliSettings(layers: RuleLayer[], maxLineBytes: number = DEFAULT_MAX_COLUMNS): BashSettings {
   return {
     ruleLayers: layers,
     interceptor: { enabled: false, patterns: [...DEFAULT_INTERCEPTOR_RULES] },
@@ -96,7 +101,7 @@ export function cliSettings(layers: RuleLayer[]): BashSettings {
     asyncMaxJobs: 100,
     autoBackground: { enabled: false, thresholdMs: 60_000 },
     artifactHeadBytes: 20,
-    outputMaxColumns: 768,
+    outputMaxColumns: maxLineBytes,
     shell: {},
     direnv: 'auto',
   };
@@ -138,7 +143,7 @@ export async function runMain(args: string[]): Promise<number> {
   // Made only when an artifact is written; older runs' folders are pruned meanwhile, off the run's path.
   const artifactDir = runArtifactDir(os.tmpdir());
   const pruned = pruneRunArtifacts(os.tmpdir(), artifactDir).catch(() => []);
-  const settings = cliSettings(layers);
+  const settings = cliSettings(layers, parsed.maxLineBytes);
   const sessionId = `cli-${process.pid}`;
   const processes = startCliProcesses({ subcommand: 'run', sessionId, sandbox: parsed.sandbox, cwd, rules: layers.flatMap((l) => l.rules) });
   const { sandbox, executor, pty } = processes;

@@ -15,6 +15,43 @@ export const DESCRIPTION_MAX_CHARS = 500;
 /** Raw JSON in the bad-JSON message is cut here so a huge payload can't flood the reply. */
 export const RAW_JSON_PREVIEW_CHARS = 512;
 
+/**
+ * The longest command line that runs on every route: a fresh shell gets it as one argument, and Linux
+ * refuses an argument over 128 KiB (MAX_ARG_STRLEN, E2BIG); the rest is room for the shell's wrapper.
+ * The persistent shell could take more, but one limit for every route keeps a call's fate independent
+ * of which shell it lands in.
+ */
+export const COMMAND_MAX_BYTES = 100 * 1024;
+/** One `env` entry (`NAME=value`) at most: the same kernel limit on each environment string. */
+export const ENV_ENTRY_MAX_BYTES = 100 * 1024;
+/** The command and every `env` entry together at most (well under the kernel's total for exec). */
+export const COMMAND_AND_ENV_MAX_BYTES = 1024 * 1024;
+
+export const INPUT_LIMIT_MESSAGES = {
+  commandNul: 'command holds a NUL byte (\\0), which no shell command line can carry; nothing was run',
+  envNul: (key: string) => `env ${key} holds a NUL byte (\\0), which no environment variable can carry; nothing was run`,
+  commandTooLong: (bytes: number) =>
+    `command is ${bytes} bytes; at most ${COMMAND_MAX_BYTES} bytes can run (the kernel refuses a longer argument); write a long script to a file and run the file; nothing was run`,
+  envTooLong: (key: string, bytes: number) =>
+    `env ${key} is ${bytes} bytes with its name; at most ${ENV_ENTRY_MAX_BYTES} bytes can be passed in one variable (the kernel refuses a longer one); pass long data in a file; nothing was run`,
+  tooLarge: (bytes: number) =>
+    `command and env are ${bytes} bytes together; at most ${COMMAND_AND_ENV_MAX_BYTES} bytes can be passed; pass long data in a file; nothing was run`,
+} as const;
+
+/** The kernel's limits and NUL, checked the same way for every route (a fresh shell or a persistent one). */
+function checkSizes(input: { command: string; env?: Record<string, string> }): void {
+  if (input.command.includes('\0')) throw new ToolError(INPUT_LIMIT_MESSAGES.commandNul);
+  let total = Buffer.byteLength(input.command, 'utf8');
+  if (total > COMMAND_MAX_BYTES) throw new ToolError(INPUT_LIMIT_MESSAGES.commandTooLong(total));
+  for (const [key, value] of Object.entries(input.env ?? {})) {
+    if (value.includes('\0')) throw new ToolError(INPUT_LIMIT_MESSAGES.envNul(key));
+    const entry = Buffer.byteLength(key, 'utf8') + 1 + Buffer.byteLength(value, 'utf8');
+    if (entry > ENV_ENTRY_MAX_BYTES) throw new ToolError(INPUT_LIMIT_MESSAGES.envTooLong(key, entry));
+    total += entry;
+  }
+  if (total > COMMAND_AND_ENV_MAX_BYTES) throw new ToolError(INPUT_LIMIT_MESSAGES.tooLarge(total));
+}
+
 export function invalidEnvNameMessage(key: string): string {
   return `Invalid bash env name: ${key}`;
 }
@@ -151,6 +188,7 @@ export function parseBashInput(raw: unknown, opts: { asyncEnabled: boolean }): B
     // An empty object means "no overrides"; dropping it keeps every later stage to one check.
     if (Object.keys(input.env).length === 0) delete input.env;
   }
+  checkSizes(input);
   if (input.async && !opts.asyncEnabled) throw new ToolError(ASYNC_DISABLED_MESSAGE);
   return input;
 }

@@ -8,7 +8,7 @@ import { matchedRuleName } from './policy/ruleLayerLabel';
 import type { WordExpander } from './policy/wordExpansion';
 import * as path from 'node:path';
 import { BridgeShell, runBridgeCommand } from './bridgeRoute';
-import { autoBackgroundWaitMs } from './autoBackground';
+import { autoBackgroundApplies, autoBackgroundWaitMs } from './autoBackground';
 import { extractCdPrefix } from './cdPrefix';
 import type {
   Approver,
@@ -370,7 +370,9 @@ export class BashPipeline {
     const auto = deps.settings().autoBackground;
     const thresholdMs = auto.enabled ? Math.min(auto.thresholdMs, opts.backgroundAfterMs ?? Infinity) : opts.backgroundAfterMs;
     // The bridge wins over auto-background: the client shows the live terminal instead.
-    if (thresholdMs !== undefined && !pty && !useBridge && deps.jobs?.waitFor && !deps.jobs.atCapacity()) {
+    // A call whose own deadline comes first stays in the foreground and reports its timeout.
+    const backgroundable = thresholdMs !== undefined && autoBackgroundApplies(thresholdMs, p.timeout.timeoutMs);
+    if (thresholdMs !== undefined && backgroundable && !pty && !useBridge && deps.jobs?.waitFor && !deps.jobs.atCapacity()) {
       return this.autoBackground(deps.jobs, p, raw, opts, thresholdMs);
     }
     p = await this.withEnvironment(p, opts.signal);

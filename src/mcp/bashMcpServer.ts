@@ -6,7 +6,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } fr
 import type { CallerInfo } from '../core/contracts';
 import type { McpCallerSession } from './mcpSession';
 import { callMcpTool, mcpToolList, type McpBackend } from './mcpTools';
-import { ProgressReporter } from './progressReporter';
+import { KEEP_ALIVE_MS, keepAliveMessage, PROGRESS_INTERVAL_MS, ProgressReporter } from './progressReporter';
 
 export const MCP_SERVER_NAME = 'agent-bash';
 /** Shown for a client that did not send `clientInfo.name`. */
@@ -14,6 +14,27 @@ export const UNNAMED_CLIENT = 'MCP client';
 
 export function unknownToolMessage(name: string): string {
   return `Unknown tool: ${name}`;
+}
+
+/** Every tool call's answer (and the server's instructions) when the server could not start as configured. */
+export function configErrorMessage(error: string, usage: string): string {
+  return (
+    `Agent Bash cannot run commands: its MCP server could not start as configured: ${error}. ` +
+    "Fix the server's arguments in this client's MCP configuration and restart the server.\n" +
+    usage
+  );
+}
+
+/**
+ * The server of a configuration that cannot run (a mistyped --rules path, an unknown option): it
+ * still answers `initialize` and lists its tools, so the client connects and shows its model and its
+ * user the reason on every call, instead of a closed connection whose cause went to stderr.
+ */
+export function createConfigErrorMcpServer(message: string, version: string): Server {
+  const server = new Server({ name: MCP_SERVER_NAME, version }, { capabilities: { tools: {} }, instructions: message });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: mcpToolList({ asyncEnabled: () => false, route: 'stdio' }) }));
+  server.setRequestHandler(CallToolRequestSchema, () => ({ content: [{ type: 'text', text: message }], isError: true }));
+  return server;
 }
 
 export function createBashMcpServer(backend: McpBackend, session: McpCallerSession, version: string): Server {
@@ -34,8 +55,11 @@ export function createBashMcpServer(backend: McpBackend, session: McpCallerSessi
     const progress =
       token === undefined
         ? undefined
-        : new ProgressReporter((n, message) =>
-            extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: n, message } }),
+        : new ProgressReporter(
+            (n, message) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: n, message } }),
+            PROGRESS_INTERVAL_MS,
+            KEEP_ALIVE_MS,
+            (seconds) => keepAliveMessage(seconds, backend.route !== 'stdio'),
           );
     const run = session.begin(extra.requestId, extra.signal);
     try {

@@ -41,6 +41,9 @@ export const MCP_MESSAGES = {
 } as const;
 
 /** What the tools run on: the extension's pipeline and stores, or the CLI's. */
+/** `editor`: the extension's server (dialogs, VS Code terminals); `stdio`: `agent-bash mcp` (no person to ask). */
+export type McpRoute = 'editor' | 'stdio';
+
 export interface McpBackend {
   run(input: unknown, opts: { signal: AbortSignal; onUpdate?: UpdateListener; caller: CallerInfo; backgroundAfterMs?: number }): Promise<ToolResult>;
   jobs?: JobManager;
@@ -48,6 +51,8 @@ export interface McpBackend {
   asyncEnabled(): boolean;
   /** Characters a result's text may have at most (default DEFAULT_MCP_RESULT_CHARS). */
   maxResultChars?(): number;
+  /** Which server this is, for the texts the client reads (default `editor`). */
+  route?: McpRoute;
   /** When a call without a progress token is answered as a background job (default NO_PROGRESS_ANSWER_MS; tests shorten it). */
   noProgressAnswerMs?: number;
 }
@@ -93,13 +98,36 @@ const artifactSchema = z.strictObject({
   limit: z.number().int().min(1).max(ARTIFACT_MAX_LIMIT).default(ARTIFACT_DEFAULT_LIMIT).describe('bytes to read at most'),
 });
 
-const BASH_DESCRIPTION =
-  'Runs one bash command line through Agent Bash and returns its output, wall time and exit code; the user watches it in a VS Code terminal (or the local shell of the stdio server). ' +
-  'Set `cwd` instead of `cd`, pass multi-line or quote-heavy values through `env`. The command times out after `timeout` SECONDS, not milliseconds (default 300, clamped to 1-3600; 0 disables the deadline). ' +
-  'A result is at most about 38,000 characters (head and tail kept, long lines cut); a footer naming `artifact://<id>` means the full output can be read with read_artifact. ' +
-  '`description` (optional) says in a few words what the command does; the user sees it in the approval dialog, the terminal and the history. ' +
-  "Every command is checked against the user's allow/prompt/deny rules; a denied command does not run and returns an error naming the rule; a prompted one waits for the user's answer. " +
-  '`async: true` (or `run_in_background: true`) runs it as a background job and returns its id at once: read it with bash_output, stop it with bash_kill.';
+/** The `bash` tool's description, in the words of the route: the editor's server can ask a person, stdio cannot. */
+export function bashDescription(route: McpRoute): string {
+  const editor = route === 'editor';
+  return (
+    (editor
+      ? 'Runs one bash command line through Agent Bash and returns its output, wall time and exit code; the user watches it in a VS Code terminal. '
+      : 'Runs one bash command line through Agent Bash on this machine and returns its output, wall time and exit code. ') +
+    'Set `cwd` instead of `cd`, pass multi-line or quote-heavy values through `env`. The command times out after `timeout` SECONDS, not milliseconds (default 300, clamped to 1-3600; 0 disables the deadline); a call that reaches its timeout is an error result saying so. ' +
+    'A result is at most about 38,000 characters (head and tail kept; in output too long to show whole, long lines keep their start and end); a footer naming `artifact://<id>` means the full output can be read with read_artifact. ' +
+    (editor
+      ? '`description` (optional) says in a few words what the command does; the user sees it in the approval dialog, the terminal and the history. '
+      : '`description` (optional) says in a few words what the command does. ') +
+    "Every command is checked against the user's allow/prompt/deny rules; a denied command does not run and returns an error naming the rule; " +
+    (editor
+      ? "a prompted one waits for the user's answer. "
+      : 'this server cannot ask a person, so a command that needs approval is refused unless the server was started with --yes or a rule allows it. ') +
+    '`async: true` (or `run_in_background: true`) runs it as a background job and returns its id at once: read it with bash_output, stop it with bash_kill.'
+  );
+}
+
+/**
+ * MCP clients that put their own wall time before a tool's result (Codex: "Wall time: …\nOutput:\n"):
+ * their model would read two, so ours is left out for them.
+ */
+export const CLIENTS_THAT_TIME_CALLS: ReadonlySet<string> = new Set(['codex-mcp-client']);
+
+/** The text without its `Wall time: N seconds` line (the notices after it keep their blank line). */
+export function withoutWallTime(text: string): string {
+  return text.replace(/\n\nWall time: \d+\.\d\d seconds(\n(?!\n))?/, (_m, next: string | undefined) => (next ? '\n\n' : ''));
+}
 
 function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
   return z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
@@ -111,9 +139,9 @@ export interface McpToolInfo {
   inputSchema: Record<string, unknown>;
 }
 
-export function mcpToolList(backend: McpBackend): McpToolInfo[] {
+export function mcpToolList(backend: Pick<McpBackend, 'asyncEnabled' | 'jobs' | 'route'>): McpToolInfo[] {
   const tools: McpToolInfo[] = [
-    { name: MCP_TOOL_NAMES.bash, description: BASH_DESCRIPTION, inputSchema: bashInputJsonSchema({ asyncEnabled: backend.asyncEnabled() }) },
+    { name: MCP_TOOL_NAMES.bash, description: bashDescription(backend.route ?? 'editor'), inputSchema: bashInputJsonSchema({ asyncEnabled: backend.asyncEnabled() }) },
     {
       name: MCP_TOOL_NAMES.artifact,
       description: 'Reads part of an artifact (the full output of a command whose result named artifact://<id>), by byte offset and limit.',
@@ -161,6 +189,12 @@ class InvalidArgs extends Error {}
 /** Runs one tool call. Unknown tool names return undefined (the server answers with a protocol error). */
 export async function callMcpTool(backend: McpBackend, call: McpToolCall): Promise<McpToolResult | undefined> {
   if (call.session.closed) return text(SESSION_CLOSED_MESSAGE, true);
+  const result = await dispatch(backend, call);
+  // Every answer under the cap, whatever produced it (a validation message quoting a huge input too).
+  return result === undefined ? undefined : capped(backend, call.session, result);
+}
+
+async function dispatch(backend: McpBackend, call: McpToolCall): Promise<McpToolResult | undefined> {
   try {
     switch (call.name) {
       case MCP_TOOL_NAMES.bash:
@@ -189,6 +223,7 @@ async function runBash(backend: McpBackend, call: McpToolCall): Promise<McpToolR
   });
   call.session.track(result);
   const out = fromToolResult(result);
+  if (CLIENTS_THAT_TIME_CALLS.has(call.caller.name)) for (const c of out.content) c.text = withoutWallTime(c.text);
   // The pipeline's "delivered automatically" holds for the LM tool; here the client asks for it.
   const job = result.details.async;
   if (job?.state === 'running') {
@@ -260,7 +295,13 @@ async function readArtifact(backend: McpBackend, call: McpToolCall): Promise<Mcp
     let shown = body;
     let to = from + bytesRead;
     if (shown.length + footer(to).length + 1 > cap) {
-      shown = shown.slice(0, Math.max(0, cap - footer(total).length - 1));
+      // Room for the longer footer ("continue with offset N", N at most the size) and its newline.
+      const reserve = MCP_MESSAGES.artifactFooter(args.id, from, total - 1, total).length + 1;
+      let end = Math.max(0, cap - reserve);
+      // A cut between the two halves of a surrogate pair would leave half a character.
+      const last = shown.charCodeAt(end - 1);
+      if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+      shown = shown.slice(0, end);
       to = from + Buffer.byteLength(shown, 'utf8');
     }
     return text(`${shown}${shown.endsWith('\n') || shown === '' ? '' : '\n'}${footer(to)}`);

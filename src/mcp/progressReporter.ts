@@ -12,8 +12,9 @@ export const PROGRESS_INTERVAL_MS = 200;
  */
 export const KEEP_ALIVE_MS = 10_000;
 
-export function keepAliveMessage(seconds: number): string {
-  return `Still running after ${seconds} s (waiting for output or for the user's approval).`;
+/** `canAsk`: the server can show an approval dialog (the editor's); over stdio nobody is asked. */
+export function keepAliveMessage(seconds: number, canAsk = true): string {
+  return canAsk ? `Still running after ${seconds} s (waiting for output or for the user's approval).` : `Still running after ${seconds} s (no new output).`;
 }
 
 export interface ProgressSend {
@@ -33,6 +34,7 @@ export class ProgressReporter {
     private readonly send: ProgressSend,
     private readonly intervalMs = PROGRESS_INTERVAL_MS,
     private readonly keepAliveMs = KEEP_ALIVE_MS,
+    private readonly keepAliveText: (seconds: number) => string = keepAliveMessage,
   ) {
     this.keepAlive = setInterval(() => this.beat(), Math.max(1, Math.floor(keepAliveMs / 2)));
     this.keepAlive.unref();
@@ -57,7 +59,7 @@ export class ProgressReporter {
 
   private beat(): void {
     if (this.stopped || Date.now() - Math.max(this.lastSent, this.started) < this.keepAliveMs) return;
-    this.pending ??= keepAliveMessage(Math.round((Date.now() - this.started) / 1000));
+    this.pending ??= this.keepAliveText(Math.round((Date.now() - this.started) / 1000));
     this.flush();
   }
 

@@ -3,7 +3,9 @@
 // endpoint is a fake on 127.0.0.1 (test/harness/fakeModels.mjs) that calls our tools and quotes what
 // came back. Installs the pinned clients into the cache once; skips, saying why, when they cannot be
 // installed. Prints one PASS/FAIL/INFO line per observation and exits 1 on any FAIL. Each client runs
-// with a home of its own, so nothing of the user's configuration is read or changed.
+// with a home of its own, so nothing of the user's configuration is read or changed. Each is set up
+// with exactly the lines the README gives it (README.md, "Each client, from setup to a headless
+// agent"), with a rules file that allows the demo's commands: no extra flag the README does not list.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -70,7 +72,7 @@ function leftoverServers(work) {
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      if (cmd.includes(cli) && cmd.includes(work)) left.push(Number(pid));
+      if (cmd.includes(cli) && cmd.some((arg) => arg.startsWith(work))) left.push(Number(pid));
     } catch {
       // gone meanwhile
     }
@@ -96,9 +98,19 @@ async function expectNoLeftovers(name, work) {
 }
 
 const PRINTF = { command: "printf 'a\\nb\\n'; exit 3", description: 'demo' };
-const PRINTF_TEXT = /^a\nb\n\nWall time: [0-9.]+ seconds\n\nCommand exited with code 3$/;
+/** Our wall time line; Codex gets none (it prints its own). */
+const WALL = '(?:\\n\\nWall time: [0-9.]+ seconds)?';
+const PRINTF_TEXT = new RegExp(`^a\\nb${WALL}\\n\\nCommand exited with code 3$`);
 const BIG = { command: 'seq 1 300000' };
-const BIG_TAIL = /\n299999\n300000\n\nWall time: [0-9.]+ seconds\n\n\[Showing lines 1-\d+ and \d+-300000 of 300000; [\d,]+ middle lines \([\d.]+MB\) elided\. Read artifact:\/\/(\d+) for full output\]$/;
+const BIG_TAIL = new RegExp(
+  `\\n299999\\n300000${WALL}\\n\\n\\[Showing lines 1-\\d+ and \\d+-300000 of 300000; [\\d,]+ middle lines \\([\\d.]+MB\\) elided\\. Read artifact:\\/\\/(\\d+) for full output\\]$`,
+);
+/** The README's server line: `node …/dist/cli.js mcp --rules rules.json`, with rules that allow the demo. */
+function readmeServer(work) {
+  const rules = path.join(work, 'rules.json');
+  writeFileSync(rules, JSON.stringify(['printf *', 'exit *', 'seq *'].map((match) => ({ match, approval: 'allow' }))));
+  return ['node', cli, 'mcp', '--rules', rules];
+}
 const readText = (id) => `1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n[artifact://${id}: bytes 0-20 of 1988895; continue with offset 20]`;
 const FINAL = 'Done: the tool results were checked.';
 
@@ -118,10 +130,12 @@ function demoScript(unwrap = (t) => t) {
   };
 }
 
-function checkResults(name, results, unwrap = (t) => t) {
+function checkResults(name, results, unwrap = (t) => t, clientTimesCalls = false) {
   check(`${name}: tools called`, results.length === 3, `${results.length} results came back (3 calls: bash, bash, read_artifact)`);
   const first = unwrap(results[0] ?? '');
   check(`${name}: bash with description`, PRINTF_TEXT.test(first), `result ${show(first)}`);
+  const walls = (results[0] ?? '').match(/Wall time: /g)?.length ?? 0;
+  check(`${name}: one wall time per result`, walls === 1, `the model read ${walls} wall time line(s)${clientTimesCalls ? ' (the client prints its own)' : ''}`);
   const big = unwrap(results[1] ?? '');
   const id = BIG_TAIL.exec(big)?.[1];
   check(
@@ -147,7 +161,7 @@ async function claude(work) {
   };
   const version = (await run(bin('claude'), ['--version'], { env, cwd: work })).stdout.trim();
   report('INFO', name, `version ${version}`);
-  const add = await run(bin('claude'), ['mcp', 'add', '-s', 'user', 'agent-bash', '--', 'node', cli, 'mcp', '--yes', '--cwd', work], { env, cwd: work });
+  const add = await run(bin('claude'), ['mcp', 'add', 'agent-bash', '--', ...readmeServer(work)], { env, cwd: work });
   check(`${name}: claude mcp add`, add.code === 0, `exit ${add.code} ${show(add.stdout.trim() || add.stderr.trim())}`);
   const list = await run(bin('claude'), ['mcp', 'list'], { env, cwd: work });
   const line = list.stdout.split('\n').find((l) => l.startsWith('agent-bash:')) ?? '';
@@ -157,7 +171,7 @@ async function claude(work) {
   try {
     const res = await run(
       bin('claude'),
-      ['-p', 'Run the demo with the agent-bash tools.', '--allowedTools', 'mcp__agent-bash__bash', 'mcp__agent-bash__read_artifact', '--output-format', 'text'],
+      ['-p', 'Run the demo with the agent-bash tools.', '--allowedTools', 'mcp__agent-bash'],
       { env: { ...env, ANTHROPIC_BASE_URL: fake.url }, cwd: work },
     );
     const main = fake.requests.filter((r) => (r.body?.tools ?? []).length > 0);
@@ -198,7 +212,7 @@ async function codex(work) {
   const env = { HOME: home, CODEX_HOME: codexHome, FAKE_KEY: 'dummy' };
   const version = (await run(bin('codex'), ['--version'], { env, cwd: work })).stdout.trim();
   report('INFO', name, `version ${version}`);
-  const add = await run(bin('codex'), ['mcp', 'add', 'agent-bash', '--', 'node', cli, 'mcp', '--yes', '--cwd', work], { env, cwd: work });
+  const add = await run(bin('codex'), ['mcp', 'add', 'agent-bash', '--', ...readmeServer(work)], { env, cwd: work });
   check(`${name}: codex mcp add`, add.code === 0, `exit ${add.code} ${show(add.stdout.trim() || add.stderr.trim())}`);
   const list = await run(bin('codex'), ['mcp', 'list'], { env, cwd: work });
   const line = list.stdout.split('\n').find((l) => l.startsWith('agent-bash ')) ?? '';
@@ -227,16 +241,22 @@ async function codex(work) {
   }
   report('INFO', `${name}: first turn, default server settings`, `our tools were in it in ${listedIn.filter(Boolean).length} of ${PROBES} runs (load average ${os.loadavg()[0].toFixed(1)})`);
 
-  // `required = true` makes Codex wait for the server; MCP calls need approval, which `codex exec` cannot ask for.
+  // The README's two lines under [mcp_servers.agent-bash]: `required = true` makes Codex wait for the
+  // server; MCP calls need approval, which `codex exec` cannot ask for.
+  const configFile = path.join(codexHome, 'config.toml');
+  const config = readFileSync(configFile, 'utf8');
+  const table = '[mcp_servers.agent-bash]\n';
+  check(`${name}: config.toml has the server's table`, config.includes(table), show(config));
+  writeFileSync(configFile, config.replace(table, `${table}required = true\ndefault_tools_approval_mode = "approve"\n`));
   const fake = await fakeResponses(demoScript(codexUnwrap), ours);
   try {
-    const res = await exec(fake.url, ['-c', 'mcp_servers.agent-bash.required=true', '-c', 'mcp_servers.agent-bash.default_tools_approval_mode="approve"']);
+    const res = await exec(fake.url, []);
     const first = fake.requests.find((r) => r.url?.endsWith('/responses'));
     const listed = (first?.body.tools ?? []).some((t) => t.type === 'namespace' && ours(t.name));
     check(`${name}: first turn with required = true`, listed, `our tools ${listed ? 'were' : 'were not'} in it (namespace mcp__agent_bash)`);
     check(`${name}: codex exec`, res.code === 0 && res.stdout.trim() === FINAL, `exit ${res.code} stdout ${show(res.stdout.trim())}${res.code ? ` stderr ${show(res.stderr)}` : ''}`);
-    check(`${name}: result framing`, /^Wall time: [0-9.]+ seconds\nOutput:\n/.test(fake.results[0] ?? ''), `Codex hands the model ${show((fake.results[0] ?? '').slice(0, 40))}… around our text`);
-    checkResults(name, fake.results, codexUnwrap);
+    report('INFO', `${name}: result framing`, `Codex hands the model ${show((fake.results[0] ?? '').slice(0, 40))}… around our text`);
+    checkResults(name, fake.results, codexUnwrap, true);
   } finally {
     fake.server.close();
   }
@@ -256,7 +276,7 @@ async function gemini(work) {
   const env = { HOME: home, GEMINI_API_KEY: 'dummy', GEMINI_CLI_NO_RELAUNCH: 'true' };
   const version = (await run(bin('gemini'), ['--version'], { env, cwd: work })).stdout.trim();
   report('INFO', name, `version ${version}`);
-  const add = await run(bin('gemini'), ['mcp', 'add', '-s', 'user', 'agent-bash', 'node', cli, 'mcp', '--yes', '--cwd', work], { env, cwd: work });
+  const add = await run(bin('gemini'), ['mcp', 'add', '-s', 'user', '--trust', 'agent-bash', ...readmeServer(work)], { env, cwd: work });
   check(`${name}: gemini mcp add`, add.code === 0, `exit ${add.code} ${show(add.stdout.trim() || add.stderr.trim())}`);
   const list = await run(bin('gemini'), ['mcp', 'list'], { env, cwd: work });
   const line = (list.stdout + list.stderr).split('\n').find((l) => l.includes('agent-bash:')) ?? '';
@@ -264,7 +284,7 @@ async function gemini(work) {
 
   const fake = await fakeGemini(demoScript(geminiUnwrap), (d) => (d.startsWith('mcp_agent-bash_') ? d.slice('mcp_agent-bash_'.length) : undefined));
   try {
-    const res = await run(bin('gemini'), ['-p', 'Run the demo with the agent-bash tools.', '--yolo'], { env: { ...env, GOOGLE_GEMINI_BASE_URL: fake.url }, cwd: work });
+    const res = await run(bin('gemini'), ['-p', 'Run the demo with the agent-bash tools.'], { env: { ...env, GOOGLE_GEMINI_BASE_URL: fake.url }, cwd: work });
     const first = fake.requests.find((r) => (r.body?.tools ?? []).length > 0);
     const declared = (first?.body.tools ?? []).flatMap((t) => t.functionDeclarations ?? []).map((d) => d.name).filter((d) => d.startsWith('mcp_'));
     report('INFO', `${name}: first turn`, `our tools declared as ${declared.join(', ') || 'nothing'}`);

@@ -155,8 +155,26 @@ export class OutputSink implements OutputSinkLike {
   private pending: Buffer = EMPTY;
   /** Uncapped bytes of the current line already committed. */
   private lineBytes = 0;
-  /** The current line was cut; bytes are dropped until its newline. */
+  /** The current line was cut; its bytes feed `lineEndBuf` until its newline. */
   private lineCut = false;
+  /** The current line has begun (bytes of it were seen). */
+  private lineOpen = false;
+  /** The current line started after the stream passed the budget: it may be cut. */
+  private lineCapped = false;
+  /** Bytes of a cut line kept from its start. */
+  private lineHeadKept = 0;
+  /** The last bytes of the line being cut (rolling, twice `keepTail` so trimming is rare). */
+  private lineEndBuf: Buffer = EMPTY;
+  private lineEndLen = 0;
+  /**
+   * Where the kept ends of the lines cut in one `lines` call are copied (views of it go into the
+   * windows before the call returns), so a cut line costs no allocation of its own.
+   */
+  private endsScratch: Buffer = EMPTY;
+  private endsUsed = 0;
+  /** A cut line keeps `keepHead` bytes of its start, `…`, and `keepTail` bytes of its end. */
+  private readonly keepHead: number;
+  private readonly keepTail: number;
 
   // ---- totals ----
   private sawData = false;
@@ -196,6 +214,10 @@ export class OutputSink implements OutputSinkLike {
 
   constructor(opts: OutputSinkOptions = {}) {
     this.maxColumns = Math.max(0, Math.floor(opts.maxColumns ?? DEFAULT_MAX_COLUMNS));
+    const keep = Math.max(0, this.maxColumns - ELLIPSIS_BYTES.length);
+    this.keepHead = Math.ceil(keep / 2);
+    this.keepTail = keep - this.keepHead;
+    if (this.keepTail > 0) this.lineEndBuf = Buffer.allocUnsafe(this.keepTail * 2);
     // The executor never passes spillThreshold, so the budget is DEFAULT_MAX_BYTES; tests may.
     this.spillThreshold = Math.max(1, Math.floor(opts.spillThreshold ?? DEFAULT_MAX_BYTES));
     this.headLimit = Math.max(0, Math.min(Math.floor(opts.headBytes ?? DEFAULT_HEAD_BYTES), Math.floor(this.spillThreshold / 2)));
@@ -351,7 +373,7 @@ export class OutputSink implements OutputSinkLike {
     this.carry = EMPTY;
     // Also resolves a held CR (as a newline) when the carry is empty.
     this.decode(carry, true);
-    if (this.pending.length > 0) this.lines(EMPTY, true);
+    if (this.pending.length > 0 || this.lineCut) this.lines(EMPTY, true);
     this.clearTimer();
     this.emitText();
     this.closeArtifact();
@@ -360,9 +382,11 @@ export class OutputSink implements OutputSinkLike {
   // ---- line stage ----
 
   /**
-   * Takes sanitized bytes of whole code points. Bytes of an unfinished line that sit between
-   * `maxColumns - 3` and `maxColumns` are held back (at most a few bytes) until the line either ends
-   * or grows past the cap, so a cut never depends on where a chunk boundary fell.
+   * Takes sanitized bytes of whole code points. A line is cut only when the whole output would not
+   * fit: one that starts after the stream has passed the budget (`spillThreshold`) and is longer
+   * than `maxColumns` keeps its first and its last bytes around `…`. Bytes of such a line between
+   * its head share and `maxColumns` are held back (at most a few hundred bytes) until the line
+   * either ends or grows past the cap, so a cut never depends on where a chunk boundary fell.
    */
   private lines(input: Buffer, final: boolean): void {
     let x = input;
@@ -371,12 +395,13 @@ export class OutputSink implements OutputSinkLike {
       this.pending = EMPTY;
     }
     const n = x.length;
-    if (n === 0) return;
+    if (n === 0 && !(final && this.lineCut)) return;
+    this.endsUsed = 0;
     const max = this.maxColumns;
-    const keep = Math.max(0, max - 3);
+    const keepHead = this.keepHead;
     let commitEnd = n;
     let newlines = 0;
-    // Capped output as views of `x` plus ellipses; stays undefined while nothing is cut.
+    // Capped output as views of `x`, ellipses and kept line ends; stays undefined while nothing is cut.
     let capped: Buffer[] | undefined;
     let cappedFrom = 0;
     let cutHere = false;
@@ -384,36 +409,40 @@ export class OutputSink implements OutputSinkLike {
     for (;;) {
       const nl = x.indexOf(LF, pos);
       const lineEnd = nl === -1 ? n : nl;
+      // Nothing is cut before the budget is passed, so until then `cappedBytes + pos` is exact.
+      if (!this.lineOpen) this.lineCapped = max > 0 && this.cappedBytes + pos > this.spillThreshold;
       if (this.lineCut) {
-        // Dropping the rest of a line that was cut in an earlier chunk.
+        // The middle of a line cut earlier: dropped, its last bytes remembered for its end.
         capped ??= [];
         if (pos > cappedFrom) capped.push(x.subarray(cappedFrom, pos));
-        this.columnDroppedBytes += lineEnd - pos;
+        this.rememberLineEnd(x.subarray(pos, lineEnd));
+        this.lineBytes += lineEnd - pos;
         cappedFrom = lineEnd;
-        if (nl === -1) {
-          this.lineBytes += lineEnd - pos;
-          break;
-        }
-        this.lineCut = false;
-      } else if (max > 0) {
+        if (nl !== -1 || final) capped.push(ELLIPSIS_BYTES, this.takeLineEnd());
+        if (nl === -1) break;
+      } else if (this.lineCapped) {
         const length = this.lineBytes + (lineEnd - pos);
         if (length > max) {
-          let cut = pos + Math.max(0, keep - this.lineBytes);
+          let cut = pos + Math.max(0, keepHead - this.lineBytes);
           while (cut > pos && isContinuation(x[cut])) cut--;
           capped ??= [];
-          capped.push(x.subarray(cappedFrom, cut), ELLIPSIS_BYTES);
+          capped.push(x.subarray(cappedFrom, cut));
+          this.lineHeadKept = this.lineBytes + (cut - pos);
+          this.lineEndLen = 0;
+          this.rememberLineEnd(x.subarray(cut, lineEnd));
+          this.lineBytes = length;
           cappedFrom = lineEnd;
-          this.columnDroppedBytes += lineEnd - cut;
           this.columnTruncatedLines++;
           cutHere = true;
+          if (nl !== -1 || final) capped.push(ELLIPSIS_BYTES, this.takeLineEnd());
+          else this.lineCut = true;
           if (nl === -1) {
-            this.lineCut = true;
-            this.lineBytes = length;
+            this.lineOpen = true;
             break;
           }
         } else if (nl === -1) {
-          if (!final && length > keep) {
-            let hold = pos + (keep - this.lineBytes);
+          if (!final && length > keepHead) {
+            let hold = pos + Math.max(0, keepHead - this.lineBytes);
             while (hold > pos && isContinuation(x[hold])) hold--;
             this.pending = Buffer.from(x.subarray(hold));
             commitEnd = hold;
@@ -421,24 +450,29 @@ export class OutputSink implements OutputSinkLike {
           } else {
             this.lineBytes = length;
           }
+          if (lineEnd > pos) this.lineOpen = true;
           break;
         }
       } else if (nl === -1) {
         this.lineBytes += lineEnd - pos;
+        if (lineEnd > pos) this.lineOpen = true;
         break;
       }
       newlines++;
       this.lineBytes = 0;
+      this.lineOpen = false;
       pos = nl + 1;
     }
 
     const uncapped = commitEnd === n ? x : x.subarray(0, commitEnd);
-    if (uncapped.length === 0) return;
-    this.sawData = true;
-    this.endsWithNewline = uncapped[uncapped.length - 1] === LF;
-    this.totalBytes += uncapped.length;
-    this.newlineCount += newlines;
-    if (this.onChunk) this.queueText(uncapped.toString('utf8'));
+    if (uncapped.length === 0 && capped === undefined) return;
+    if (uncapped.length > 0) {
+      this.sawData = true;
+      this.endsWithNewline = uncapped[uncapped.length - 1] === LF;
+      this.totalBytes += uncapped.length;
+      this.newlineCount += newlines;
+      if (this.onChunk) this.queueText(uncapped.toString('utf8'));
+    }
 
     let cappedLen: number;
     if (capped === undefined) {
@@ -452,11 +486,51 @@ export class OutputSink implements OutputSinkLike {
     if (this.artifactPath !== undefined && this.fd === undefined && !this.artifactFailed) {
       if (cutHere || this.cappedBytes + cappedLen > this.spillThreshold) this.openArtifact();
     }
-    if (this.fd !== undefined) this.writeArtifact(uncapped);
+    if (this.fd !== undefined && uncapped.length > 0) this.writeArtifact(uncapped);
 
     this.cappedBytes += cappedLen;
     if (capped === undefined) this.keep(uncapped);
     else for (const piece of capped) this.keep(piece);
+  }
+
+  /** Keeps the last `keepTail` bytes of the line being cut (a rolling window). */
+  private rememberLineEnd(b: Buffer): void {
+    const limit = this.keepTail;
+    if (limit === 0 || b.length === 0) return;
+    if (b.length >= limit) {
+      b.copy(this.lineEndBuf, 0, b.length - limit);
+      this.lineEndLen = limit;
+      return;
+    }
+    if (this.lineEndLen + b.length > this.lineEndBuf.length) {
+      const keepBytes = limit - b.length;
+      this.lineEndBuf.copyWithin(0, this.lineEndLen - keepBytes, this.lineEndLen);
+      this.lineEndLen = keepBytes;
+    }
+    b.copy(this.lineEndBuf, this.lineEndLen);
+    this.lineEndLen += b.length;
+  }
+
+  /**
+   * The cut line's kept end (starting on a code point), copied into `endsScratch` for the rest of this
+   * `lines` call, and its dropped-bytes count.
+   */
+  private takeLineEnd(): Buffer {
+    let start = Math.max(0, this.lineEndLen - this.keepTail);
+    while (start < this.lineEndLen && isContinuation(this.lineEndBuf[start])) start++;
+    const length = this.lineEndLen - start;
+    if (this.endsUsed + length > this.endsScratch.length) {
+      // Earlier views keep the old buffer alive until the call is over; the new one is reused after.
+      this.endsScratch = Buffer.allocUnsafeSlow(Math.max(64 * 1024, 2 * (this.endsUsed + length)));
+      this.endsUsed = 0;
+    }
+    const end = this.endsScratch.subarray(this.endsUsed, this.endsUsed + length);
+    this.lineEndBuf.copy(end, 0, start, this.lineEndLen);
+    this.endsUsed += length;
+    this.columnDroppedBytes += this.lineBytes - this.lineHeadKept - end.length;
+    this.lineEndLen = 0;
+    this.lineCut = false;
+    return end;
   }
 
   // ---- windows ----

@@ -69,9 +69,9 @@ export function readArtifactHint(id: string): string {
   return `Read ${artifactUrl(id)} for full output`;
 }
 
-/** `Some lines truncated to <N> chars`. */
+/** `Long lines cut to <N> bytes, start and end kept` (only output too long to show whole has them). */
 export function columnNotice(maxColumns: number): string {
-  return `Some lines truncated to ${maxColumns} chars`;
+  return `Long lines cut to ${maxColumns} bytes, start and end kept`;
 }
 
 /**

@@ -2,6 +2,10 @@ import * as assert from 'node:assert/strict';
 import {
   ASYNC_DISABLED_MESSAGE,
   bashInputJsonSchema,
+  COMMAND_AND_ENV_MAX_BYTES,
+  COMMAND_MAX_BYTES,
+  ENV_ENTRY_MAX_BYTES,
+  INPUT_LIMIT_MESSAGES,
   parseBashInput,
   VALIDATION_PREFIX,
 } from '../../../src/core/input';
@@ -104,6 +108,35 @@ describe('core/input parseBashInput', () => {
   it('rejects non-objects', () => {
     assert.ok(errorOf(() => parseBashInput(null, on)).message.startsWith(VALIDATION_PREFIX));
     assert.ok(errorOf(() => parseBashInput(['ls'], on)).message.startsWith(VALIDATION_PREFIX));
+  });
+});
+
+describe('core/input limits every route shares', () => {
+  it('refuses a NUL in the command or in an env value, naming the variable', () => {
+    assert.equal(errorOf(() => parseBashInput({ command: 'echo a\0b' }, on)).message, 'command holds a NUL byte (\\0), which no shell command line can carry; nothing was run');
+    assert.equal(errorOf(() => parseBashInput({ command: 'echo "$X"', env: { OK: '1', X: 'a\0b' } }, on)).message, INPUT_LIMIT_MESSAGES.envNul('X'));
+    assert.equal(INPUT_LIMIT_MESSAGES.envNul('X'), 'env X holds a NUL byte (\\0), which no environment variable can carry; nothing was run');
+  });
+
+  it('takes a command of exactly the limit and refuses one byte more, counting UTF-8 bytes', () => {
+    const at = `echo ${'x'.repeat(COMMAND_MAX_BYTES - 5)}`;
+    assert.equal(parseBashInput({ command: at }, on).command, at);
+    assert.equal(errorOf(() => parseBashInput({ command: `${at}x` }, on)).message, INPUT_LIMIT_MESSAGES.commandTooLong(COMMAND_MAX_BYTES + 1));
+    const wide = `echo ${'é'.repeat(COMMAND_MAX_BYTES / 2)}`;
+    assert.equal(errorOf(() => parseBashInput({ command: wide }, on)).message, INPUT_LIMIT_MESSAGES.commandTooLong(5 + COMMAND_MAX_BYTES));
+    assert.equal(
+      INPUT_LIMIT_MESSAGES.commandTooLong(1048576),
+      'command is 1048576 bytes; at most 102400 bytes can run (the kernel refuses a longer argument); write a long script to a file and run the file; nothing was run',
+    );
+  });
+
+  it('refuses an env entry over the limit and a command with env over the total', () => {
+    const value = 'v'.repeat(ENV_ENTRY_MAX_BYTES - 2);
+    assert.deepEqual(parseBashInput({ command: 'true', env: { A: value } }, on).env, { A: value });
+    assert.equal(errorOf(() => parseBashInput({ command: 'true', env: { AB: value } }, on)).message, INPUT_LIMIT_MESSAGES.envTooLong('AB', ENV_ENTRY_MAX_BYTES + 1));
+    const env = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`V${String.fromCharCode(65 + i)}`, 'v'.repeat(ENV_ENTRY_MAX_BYTES - 3)]));
+    assert.equal(errorOf(() => parseBashInput({ command: 'true', env }, on)).message, INPUT_LIMIT_MESSAGES.tooLarge(4 + 11 * ENV_ENTRY_MAX_BYTES));
+    assert.ok(4 + 11 * ENV_ENTRY_MAX_BYTES > COMMAND_AND_ENV_MAX_BYTES);
   });
 });
 

@@ -51,6 +51,17 @@ describe('exec: cli run', function () {
     assert.match(t.stderr, /--timeout soon is not a number of seconds/);
   });
 
+  it('--max-line-bytes: digits only, and it cuts the lines of output too long to show whole to their start and end', async () => {
+    const bad = await cli(['--max-line-bytes', '-1', '--', 'true'], tmp);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /^agent-bash run: --max-line-bytes -1 is not a number of bytes \(digits; 0 means no limit\)\nusage: agent-bash run .*\[--max-line-bytes N\]/);
+    const r = await cli(['--yes', '--max-line-bytes', '20', '--', "seq -f '%06g abcdefghijklmnopqrstuvwxyz' 1 5000"], tmp);
+    assert.equal(r.code, 0, r.stderr);
+    // 20 bytes: 9 of the start, …, 8 of the end.
+    assert.match(r.stdout, /\n005000 ab…stuvwxyz\n/);
+    assert.match(r.stdout, /Long lines cut to 20 bytes, start and end kept/);
+  });
+
   it('refuses a prompt decision without --yes, with a clear message', async () => {
     const marker = path.join(tmp, 'ran');
     const r = await cli(['--', `touch ${marker}`], tmp);

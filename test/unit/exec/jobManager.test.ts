@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import os from 'node:os';
 import type { JobInfo, ToolResult } from '../../../src/core/contracts';
 import { jobLabel, jobsAtCapacityMessage } from '../../../src/core/jobLimits';
+import { autoBackgroundApplies } from '../../../src/core/autoBackground';
 import { autoBackgroundWaitMs, BashJobManager } from '../../../src/exec/jobManager';
 import { LocalShellExecutor } from '../../../src/exec/localExecutor';
 import { FakeSink, sleep, waitFor } from './helpers';
@@ -119,6 +120,14 @@ describe('exec: BashJobManager', () => {
     const info = jobs.register('c'.repeat(200), async () => ok(''));
     assert.equal(info.label.length, 120);
     return jobs.dispose();
+  });
+
+  it('never backgrounds a call whose timeout is not longer than the threshold (it reports its own timeout)', () => {
+    assert.equal(autoBackgroundApplies(45_000, 3_000), false);
+    assert.equal(autoBackgroundApplies(45_000, 45_000), false);
+    assert.equal(autoBackgroundApplies(45_000, 45_001), true);
+    assert.equal(autoBackgroundApplies(45_000, 0), true);
+    assert.equal(autoBackgroundApplies(0, 3_000), true);
   });
 
   it('computes the auto-background wait as max(0, min(threshold, timeout − 1000))', () => {

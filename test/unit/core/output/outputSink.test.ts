@@ -135,67 +135,85 @@ describe('OutputSink', () => {
   });
 
   describe('column cap', () => {
-    it('cuts a long line to maxColumns bytes ending in …, truncated stays false', async () => {
-      const s = await run(['123456789\nabc\n'], { maxColumns: 8 });
-      assert.deepEqual(s, {
-        output: '12345…\nabc\n',
-        truncated: false,
-        totalLines: 2,
-        totalBytes: 14,
-        outputLines: 2,
-        outputBytes: 13,
-        columnDroppedBytes: 4,
-        columnTruncatedLines: 1,
-        columnMax: 8,
-      });
+    /** A first line longer than the budget `t`: every later line is in output too long to show whole. */
+    const over = (t: number): string => `${'p'.repeat(t)}\n`;
+    /** What a tail-only window of `t` bytes shows after `over(t)` and then `expected`. */
+    const lastBytes = (t: number, expected: string): string => Buffer.from(over(t) + expected).subarray(-t).toString('utf8');
+    const T = 32;
+    const budget = { spillThreshold: T, headBytes: 0 };
+
+    it('never cuts a line of output that fits the budget, however long the line', async () => {
+      const json = `{"items":[${Array.from({ length: 400 }, (_, i) => `"item-${i}"`).join(',')}],"last":"the end"}\n`;
+      const s = await run([json]);
+      assert.ok(Buffer.byteLength(json) > 4 * DEFAULT_MAX_COLUMNS);
+      assert.equal(s.output, json);
+      assert.equal(s.columnTruncatedLines, undefined);
+      const small = await run(['0123456789ABCDEFGHIJ\nxy\n'], { spillThreshold: 32, headBytes: 4, maxColumns: 8 });
+      assert.equal(small.output, '0123456789ABCDEFGHIJ\nxy\n');
+      assert.equal(small.columnDroppedBytes, undefined);
+    });
+
+    it('keeps the start and the end of one line too long for the budget (the windows, not a 768-byte cut)', async () => {
+      const line = `START${'x'.repeat(2_000_000)}END`;
+      const s = await run([line]);
+      assert.equal(s.truncated, true);
+      assert.equal(s.columnTruncatedLines, undefined);
+      assert.ok(s.output.startsWith(`START${'x'.repeat(DEFAULT_HEAD_BYTES - 5)}\n[…`), s.output.slice(0, 40));
+      assert.ok(s.output.endsWith(`${'x'.repeat(100)}END`));
+      assert.equal(s.outputBytes, DEFAULT_MAX_BYTES + Buffer.byteLength(`\n${elisionMarker(0, 2_000_008 - DEFAULT_MAX_BYTES)}\n`));
+    });
+
+    it('past the budget, cuts a long line to its first and last bytes around …', async () => {
+      const s = await run([over(T), '123456789\nabc\n'], { ...budget, maxColumns: 8 });
+      assert.equal(s.output, lastBytes(T, '123…89\nabc\n'));
+      assert.equal(s.columnDroppedBytes, 4);
+      assert.equal(s.columnTruncatedLines, 1);
+      assert.equal(s.columnMax, 8);
+      assert.equal(s.totalBytes, T + 1 + 14);
     });
 
     it('keeps a line of exactly maxColumns bytes, also when its end arrives late', async () => {
-      assert.equal((await run(['12345678\n'], { maxColumns: 8 })).output, '12345678\n');
-      assert.equal((await run(['123456', '78', '\n'], { maxColumns: 8 })).output, '12345678\n');
-      const s = await run(['1234567'], { maxColumns: 8 });
-      assert.equal(s.output, '1234567');
+      assert.equal((await run([over(T), '12345678\n'], { ...budget, maxColumns: 8 })).output, lastBytes(T, '12345678\n'));
+      assert.equal((await run([over(T), '123456', '78', '\n'], { ...budget, maxColumns: 8 })).output, lastBytes(T, '12345678\n'));
+      const s = await run([over(T), '1234567'], { ...budget, maxColumns: 8 });
+      assert.equal(s.output, lastBytes(T, '1234567'));
       assert.equal(s.columnTruncatedLines, undefined);
     });
 
     it('cuts the same way wherever the chunk boundary falls', async () => {
-      await eachSplit(Buffer.from('123456789\nxy\n'), { maxColumns: 8 }, (s, at) => {
-        assert.equal(s.output, '12345…\nxy\n', `split at ${at}`);
+      await eachSplit(Buffer.from(`${over(T)}123456789\nxy\n`), { ...budget, maxColumns: 8 }, (s, at) => {
+        assert.equal(s.output, lastBytes(T, '123…89\nxy\n'), `split at ${at}`);
         assert.equal(s.columnDroppedBytes, 4);
       });
     });
 
-    it('never splits CJK or emoji at the cut', async () => {
-      // keep = 8 - 3 = 5 bytes: "ab" + 日 is exactly 5.
-      assert.equal((await run(['ab日本語\n'], { maxColumns: 8 })).output, 'ab日…\n');
-      // "abc" + two bytes of 日: back off to "abc".
-      const s = await run(['abc日本\n'], { maxColumns: 8 });
-      assert.equal(s.output, 'abc…\n');
-      assert.equal(s.columnDroppedBytes, 6);
-      // 日本語 is 9 bytes; 5 would split 本, so only 日 stays.
-      assert.equal((await run(['日本語'], { maxColumns: 8 })).output, '日…');
-      // Emoji: keep 7 → one 4-byte emoji.
-      assert.equal((await run(['😀😀😀\n'], { maxColumns: 10 })).output, '😀…\n');
-      // A line of exactly 8 bytes with CJK is not cut.
-      assert.equal((await run(['ab日本\n'], { maxColumns: 8 })).output, 'ab日本\n');
-      await eachSplit(Buffer.from('ab日本語\n😀😀😀\n'), { maxColumns: 8 }, (s2, at) => assert.equal(s2.output, 'ab日…\n😀…\n', `split at ${at}`));
+    it('never splits CJK or emoji at either cut', async () => {
+      // keep = 10 - 3 = 7: 4 bytes of start ("ab"; 日 would need 5), 3 of end (語).
+      assert.equal((await run([over(T), 'ab日本語\n'], { ...budget, maxColumns: 10 })).output, lastBytes(T, 'ab…語\n'));
+      // keep = 12 - 3 = 9: 5 of start, 4 of end: one emoji each.
+      assert.equal((await run([over(T), '😀😀😀😀\n'], { ...budget, maxColumns: 12 })).output, lastBytes(T, '😀…😀\n'));
+      // 4 bytes of end: 日 and not the last byte of 語 before it.
+      await eachSplit(Buffer.from(`${over(T)}ab日本語日\n😀😀😀😀\n`), { ...budget, maxColumns: 12 }, (s, at) =>
+        assert.equal(s.output, lastBytes(T, 'ab日…日\n😀…😀\n'), `split at ${at}`),
+      );
     });
 
-    it('keeps dropping a cut line across later chunks until its newline', async () => {
-      const s = await run(['1234567890', 'abcdef', '\nnext\n'], { maxColumns: 8 });
-      assert.equal(s.output, '12345…\nnext\n');
+    it('keeps the end of a cut line that arrives over later chunks, and of a last line without newline', async () => {
+      const s = await run([over(T), '1234567890', 'abcdef', '\nnext\n'], { ...budget, maxColumns: 8 });
+      assert.equal(s.output, lastBytes(T, '123…ef\nnext\n'));
       assert.equal(s.columnDroppedBytes, 11);
       assert.equal(s.columnTruncatedLines, 1);
-      assert.equal(s.totalBytes, 22);
+      assert.equal(s.totalBytes, T + 1 + 22);
+      assert.equal((await run([over(T), '1234567890', 'abcdef'], { ...budget, maxColumns: 8 })).output, lastBytes(T, '123…ef'));
     });
 
     it('uses 768 by default and 0 disables it', async () => {
-      const line = 'x'.repeat(1000);
-      const s = await run([line]);
-      assert.equal(Buffer.byteLength(s.output), DEFAULT_MAX_COLUMNS);
-      assert.equal(s.output, `${'x'.repeat(765)}…`);
-      assert.equal(s.columnMax, 768);
-      assert.equal((await run([line], { maxColumns: 0 })).output, line);
+      const t = 2000;
+      const line = `${'a'.repeat(500)}${'b'.repeat(500)}\n`;
+      const s = await run([over(t), line], { spillThreshold: t, headBytes: 0 });
+      assert.equal(s.output, lastBytes(t, `${'a'.repeat(383)}…${'b'.repeat(382)}\n`));
+      assert.equal(s.columnMax, DEFAULT_MAX_COLUMNS);
+      assert.equal((await run([over(t), line], { spillThreshold: t, headBytes: 0, maxColumns: 0 })).output, lastBytes(t, line));
     });
 
     it('gives onChunk the sanitized, uncapped text', async () => {
@@ -251,13 +269,6 @@ describe('OutputSink', () => {
       assert.equal(s.elidedBytes, undefined);
     });
 
-    it('subtracts column-cut bytes: a stream that fits once capped is not elided', async () => {
-      const s = await run(['0123456789ABCDEFGHIJ\nxy\n'], { spillThreshold: 16, headBytes: 4, maxColumns: 8 });
-      assert.equal(s.output, '01234…\nxy\n');
-      assert.equal(s.truncated, false);
-      assert.equal(s.columnDroppedBytes, 15);
-    });
-
     it('keeps the body within the default budget for 100,000 bytes of output', async () => {
       const line = 'x'.repeat(99) + '\n';
       const s = await run(Array.from({ length: 1000 }, () => line));
@@ -292,13 +303,21 @@ describe('OutputSink', () => {
       assert.ok(s.output.startsWith('line 0\nline 1\nli'));
     });
 
-    it('spills on a column cut even when the output is small', async () => {
+    it('writes no file for small output with a line longer than maxColumns (nothing is cut)', async () => {
       const file = path.join(tmp, '3.bash.log');
       const s = await run(['123456789\nok\n'], { maxColumns: 8, artifactPath: file, artifactId: '3' });
-      assert.equal(s.output, '12345…\nok\n');
-      assert.equal(s.truncated, false);
-      assert.equal(s.artifactId, '3');
-      assert.equal(fs.readFileSync(file, 'utf8'), '123456789\nok\n');
+      assert.equal(s.output, '123456789\nok\n');
+      assert.equal(s.artifactId, undefined);
+      assert.equal(fs.existsSync(file), false);
+    });
+
+    it('the artifact of a stream with cut lines holds them whole', async () => {
+      const file = path.join(tmp, '5.bash.log');
+      const text = `${'p'.repeat(32)}\n123456789\nok\n`;
+      const s = await run([text], { spillThreshold: 32, headBytes: 0, maxColumns: 8, artifactPath: file, artifactId: '5' });
+      assert.equal(s.columnTruncatedLines, 1);
+      assert.equal(s.artifactId, '5');
+      assert.equal(fs.readFileSync(file, 'utf8'), text);
     });
 
     it('writes no file and reports no artifact when everything fits', async () => {

@@ -28,13 +28,13 @@ describe('truncationNotice', () => {
   it('column cap alone: a limits entry and only the column notice (no Showing lines, no limit)', () => {
     const meta = truncationFromSummary({ ...base, columnMax: 8, columnTruncatedLines: 2, columnDroppedBytes: 9 });
     assert.deepEqual(meta, { limits: { columnTruncated: { maxColumn: 8 } } });
-    assert.equal(formatTruncationNotice(meta), '[Some lines truncated to 8 chars]');
-    assert.equal(appendTruncationNotice('out', meta), 'out\n\n[Some lines truncated to 8 chars]');
+    assert.equal(formatTruncationNotice(meta), '[Long lines cut to 8 bytes, start and end kept]');
+    assert.equal(appendTruncationNotice('out', meta), 'out\n\n[Long lines cut to 8 bytes, start and end kept]');
   });
 
   it('column cap alone with an artifact points at it (fix for oh-my-pi #10877)', () => {
     const meta = truncationFromSummary({ ...base, columnMax: 768, columnTruncatedLines: 1, artifactId: '4' });
-    assert.equal(formatTruncationNotice(meta), '[Some lines truncated to 768 chars. Read artifact://4 for full output]');
+    assert.equal(formatTruncationNotice(meta), '[Long lines cut to 768 bytes, start and end kept. Read artifact://4 for full output]');
   });
 
   it('middle elision: approximate ranges, counts with thousands separators, artifact hint', () => {
@@ -93,6 +93,6 @@ describe('truncationNotice', () => {
 
   it('puts the truncation part before the column part', () => {
     const meta = truncationFromSummary({ ...base, truncated: true, columnMax: 8, columnTruncatedLines: 1, artifactId: '2' });
-    assert.equal(formatTruncationNotice(meta), '[Showing lines 1-3 of 3 (12B limit). Read artifact://2 for full output. Some lines truncated to 8 chars]');
+    assert.equal(formatTruncationNotice(meta), '[Showing lines 1-3 of 3 (12B limit). Read artifact://2 for full output. Long lines cut to 8 bytes, start and end kept]');
   });
 });
