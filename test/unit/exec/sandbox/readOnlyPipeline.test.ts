@@ -20,6 +20,14 @@ import { settingsWith } from '../helpers';
 
 const textOf = (r: ToolResult): string => r.content.map((c) => c.text).join('\n');
 
+/** Lines the policy is made to misread (the seam below): each tries to write, and must not. */
+const MISREAD = new Set([
+  'cat <<EOF\n  $(echo pwned > keep; echo made > new1)\nEOF',
+  'grep -c x <<-EOF\n\t$(echo pwned > keep)\n\tEOF',
+  "OPTIND='a[$(echo pwned > keep)]'; echo ok",
+  'cat keep; echo pwned > keep; cp keep new1',
+]);
+
 class CountingApprover implements Approver {
   asked: ApprovalRequest[] = [];
   async approve(req: ApprovalRequest): Promise<ApprovalAnswer> {
@@ -64,7 +72,9 @@ describe('exec/sandbox: auto-approved reads run read-only, end to end', function
     settings.ruleLayers = [{ layer: 'builtin', source: BUILTIN_LAYER_SOURCE, rules: [...BUILTIN_RULES] }, { layer: 'user', source: 'user settings', rules: userRules }];
     return new BashPipeline({
       settings: () => settings,
-      analyzer,
+      // The test seam: the policy misreads these lines as the benign one (as it once did the
+      // indented here-document and the integer variable); the pipeline runs them as written.
+      analyzer: { analyze: (command: string) => analyzer.analyze(MISREAD.has(command) ? 'cat keep' : command) },
       approver,
       artifacts: new FileArtifactStore(path.join(root, 'artifacts')),
       executor,
@@ -77,14 +87,9 @@ describe('exec/sandbox: auto-approved reads run read-only, end to end', function
 
   for (const sessionKey of [undefined, 'agent-session']) {
     const route = sessionKey ? 'persistent' : 'one-shot';
-    it(`${route}: a misread line the built-in list allows cannot write; the result says so in one line`, async () => {
+    it(`${route}: a line the policy misreads as a read the built-in list allows cannot write; the result says so in one line`, async () => {
       const p = make();
-      const lines = [
-        'cat <<EOF\n  $(echo pwned > keep; echo made > new1)\nEOF',
-        'grep -c x <<-EOF\n\t$(echo pwned > keep)\n\tEOF',
-        "OPTIND='a[$(echo pwned > keep)]'; echo ok",
-      ];
-      for (const command of lines) {
+      for (const command of MISREAD) {
         const r = await p.run({ command }, sessionKey ? { sessionKey } : {});
         assert.equal(r.details.decision?.decision, 'allow', command);
         assert.deepEqual(r.details.sandbox?.readOnly, { enforced: true, refused: true }, textOf(r));
