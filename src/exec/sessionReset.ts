@@ -21,6 +21,7 @@
 // (their values; the integer and nameref attributes do not carry). Each call runs in its own cwd.
 // Not undoable from inside: a DEBUG trap under `shopt -s extdebug` can skip any command, the reset's
 // too; setting either asks (variableWrites.ts).
+import { PARSING_LOCALE_NAMES } from '../core/policy/localeCharset';
 import { NOT_SENSITIVE, SENSITIVE_GLOBS } from '../core/policy/sensitiveVariables';
 
 /** Where the start state is kept: readonly from the start, so no command can change or pre-empt them. */
@@ -66,7 +67,8 @@ const SIGNALS = Array.from({ length: 64 }, (_, k) => String(k + 1)).join(' ');
 
 /** `case NAME in <this>) …`: the sensitive names bash should restore. */
 function restoredPattern(): string {
-  return SENSITIVE_GLOBS.join('|');
+  // The locale names too: bash reads the next line in their character set (localeCharset.ts).
+  return [...SENSITIVE_GLOBS, ...PARSING_LOCALE_NAMES].join('|');
 }
 
 /** `case NAME in <this>) ;;`: names the restore leaves alone. */
