@@ -25,7 +25,7 @@
 // we sent without answering, is killed and replaced within a second, and the result says so.
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readlinkSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import type { ExecRequest, ExecResult } from '../core/contracts';
 import { exitStatusOf, killProcessTree, signalOfShellStatus, spawnInGroup } from './processTree';
@@ -33,8 +33,8 @@ import { cancelledBeforeStart, drainStreams, effectiveDeadlineMs, RunGuard } fro
 import { wrapSpawn, type SandboxRuntime, type WrappedSpawn } from './sandbox/sandboxRuntime';
 import { refusalLine } from '../core/sandboxRefusals';
 import { interactiveFreeArgs, shellKind, shellQuote } from './shellConfig';
-import { resetFirstLine, resetScript, resetStartupScript } from './sessionReset';
-import { markSweeper } from './markSweeper';
+import { resetFirstLine, resetScript, resetStartupScript, SCRATCH_FD_VARIABLE, SESSION_MARK } from './sessionReset';
+import { innerShellPid, shellBaseline, shellLeftovers, type ShellBaseline } from './shellLeftovers';
 import { shellState, stdinIdentity } from './shellLiveness';
 
 /** How long leftovers of earlier calls get to die (SIGKILL every 5 ms) before the shell is given up. */
@@ -209,6 +209,14 @@ export class PersistentShell {
    * Undefined until then; null when it has no cgroup (or it could not be read then).
    */
   private own: ReadonlySet<number> | null | undefined;
+  /** Without a cgroup: what ran the shell when it was ready (shellLeftovers.ts); undefined off Linux. */
+  private baseline: ShellBaseline | undefined;
+  /** The bash itself (inside the sandbox: in its PID namespace, as a host pid), found once it was ready. */
+  private shellPid: number | undefined;
+  /** The shell's ends of its control pipes (`socket:[…]`), read once it was ready. */
+  private pipes: string[] = [];
+  /** Exported (and readonly) by the shell for every process it starts: how an escaped leftover is found. */
+  private readonly mark = { name: SESSION_MARK, value: randomToken() };
   private readonly ready: Promise<void>;
   private onReady: () => void = () => undefined;
   private readonly graceMs: number | undefined;
@@ -256,6 +264,15 @@ export class PersistentShell {
       // The shell waits for input now: its cgroup holds just what runs it.
       const members = this.wrapped.members?.();
       this.own = members === undefined ? null : new Set(members);
+      const root = this.child.pid;
+      if (root !== undefined && this.exitInfo === undefined) {
+        this.shellPid = innerShellPid(root, this.stdinId);
+        if (this.shellPid !== undefined) {
+          const shell = this.shellPid;
+          this.pipes = [0, 1, 3].map((fd) => readFdLink(shell, fd)).filter((link): link is string => link !== undefined);
+        }
+        if (this.own === null) this.baseline = shellBaseline(root);
+      }
       this.onReady();
     };
     this.splitter.expect({ start: undefined, end: Buffer.from(TOKEN_LEAD + ready), consumer: undefined, onEnd: onReady });
@@ -263,7 +280,7 @@ export class PersistentShell {
       [
         'exec 2>&1',
         // The start state every call is reset to (functions, aliases, options, sensitive variables).
-        ...(this.kind === 'bash' ? [resetStartupScript(randomToken().slice(0, 12))] : []),
+        ...(this.kind === 'bash' ? [resetStartupScript(randomToken().slice(0, 12), this.mark.value)] : []),
         `${this.builtin}printf '${TOKEN_LEAD_PRINTF}%s' '${ready}'`,
         '',
       ].join('\n'),
@@ -308,7 +325,7 @@ export class PersistentShell {
   }
 
   private async runInner(req: ExecRequest, commandLine: string, env: Record<string, string>, notice: string | undefined): Promise<PersistentRun> {
-    if (req.killLeftovers && !(await this.killLeftovers(req.signal))) {
+    if (!(await this.killLeftovers(req.signal))) {
       // Something of an earlier call would not die: this shell is not used again.
       await this.kill();
       return { kind: 'refused', why: 'reset' };
@@ -416,7 +433,7 @@ export class PersistentShell {
    * answered. Returns the function that stops the polling.
    */
   private watchLiveness(onBroken: (why: SessionBreak) => void): () => void {
-    const pid = this.child.pid;
+    const pid = this.shellPid ?? this.child.pid;
     if (pid === undefined) return () => undefined;
     let idle = 0;
     const timer = setInterval(() => {
@@ -456,15 +473,16 @@ export class PersistentShell {
       set.push(`${b}export ${key}=${shellQuote(env[key])};`);
       restore.push(`case $${had} in 1) ${b}export ${key}="$${old}";; *) ${b}unset ${key};; esac;`);
     });
-    // bash: the session is reset to its start state first (sessionReset.ts); if that fails the
-    // command does not start and the status line says so (its fourth field).
+    // bash: the session is reset to its start state first (sessionReset.ts), at top level (outside the
+    // command's group: no saved descriptor of the group's exists yet, and the scratch file is open);
+    // if that fails the command does not start and the status line says so (its fourth field).
     const reset = this.kind === 'bash' ? resetScript(v, own) : 'true';
     return (
       (this.kind === 'bash' ? resetFirstLine() : '') +
-      `${save.join(' ')} { if ${reset}; then ${go}=1; ${b}printf '${TOKEN_LEAD_PRINTF}%s' '${start}'; ` +
+      `${save.join(' ')} if ${reset}; then ${go}=1; else ${rs}=1; fi; { case $${go} in 1) ${b}printf '${TOKEN_LEAD_PRINTF}%s' '${start}'; ` +
       `${b}cd -- ${shellQuote(cwd)} && { ${set.join(' ')} ${b}eval ${shellQuote(` ${command}`)}\n` +
-      `}; else ${rs}=1; fi; { ${st}=$?; ${this.healScript(opts)} ${restore.join(' ')} ${b}printf '${TOKEN_LEAD_PRINTF}%s' '${end}'; } 2>/dev/null; ` +
-      `} </dev/null 1>&2 2>&1 3>&-; ${b}printf '%s %s %s %s\\n' '${nonce}' "\${${st}:-x}" "\${${go}:-0}" "\${${rs}:-0}" >&3; ` +
+      `}; esac; { ${st}=$?; ${this.healScript(opts)} ${restore.join(' ')} ${b}printf '${TOKEN_LEAD_PRINTF}%s' '${end}'; } 2>/dev/null; ` +
+      `} </dev/null 1>&2 2>&1 3>&-${this.kind === 'bash' ? ` {${SCRATCH_FD_VARIABLE}}>&-` : ''}; ${b}printf '%s %s %s %s\\n' '${nonce}' "\${${st}:-x}" "\${${go}:-0}" "\${${rs}:-0}" >&3; ` +
       `${b}unset ${own.join(' ')}\n`
     );
   }
@@ -498,19 +516,22 @@ export class PersistentShell {
    */
   private healScript(opts: string): string {
     if (this.kind !== 'bash') return '';
+    // The command's DEBUG, RETURN and ERR traps go first, before the status is sent: the next call's
+    // script is written only after it, so no trap of this call runs while that script can be read.
+    const hooks = "\\unset -f builtin trap; \\trap - DEBUG RETURN ERR;";
     return (
-      `if [[ -o posix ]]; then \\unset -f builtin; else ${opts}=:$BASHOPTS:; POSIXLY_CORRECT=y; \\unset -f builtin; \\unset POSIXLY_CORRECT; ` +
+      `if [[ -o posix ]]; then ${hooks} else ${opts}=:$BASHOPTS:; POSIXLY_CORRECT=y; ${hooks} \\unset POSIXLY_CORRECT; ` +
       `case $${opts} in *:expand_aliases:*) \\builtin shopt -s expand_aliases;; *) \\builtin shopt -u expand_aliases;; esac; ` +
       `case $${opts} in *:inherit_errexit:*) ;; *) \\builtin shopt -u inherit_errexit;; esac; fi; ` +
-      '\\builtin enable cd eval export printf shopt unset;'
+      '\\builtin enable cd eval export printf shopt unset; \\builtin shopt -u extdebug; \\builtin set +o functrace +o errtrace;'
     );
   }
 
   /**
    * Kills what earlier calls left running, before the next one starts: everything in the shell's
-   * cgroup that was not there when it became ready (one read of `cgroup.procs` when nothing is left).
-   * Without a cgroup, the releases' mark sweep still pending is done now. False when a leftover
-   * outlived a second of SIGKILLs.
+   * cgroup that was not there when it became ready (one read of `cgroup.procs`), or, without a cgroup,
+   * every leftover /proc shows (shellLeftovers.ts: the launcher's new descendants, what carries the
+   * shell's mark, what holds its control pipes). False when a leftover outlived a second of SIGKILLs.
    */
   private async killLeftovers(signal: AbortSignal | undefined): Promise<boolean> {
     // A shell still starting has run no call: nothing of one can be left. Waited for (its snapshot
@@ -525,15 +546,20 @@ export class PersistentShell {
       signal?.removeEventListener('abort', onAbort);
     }
     const own = this.own;
-    const leftovers = (): number[] | undefined => (own ? this.wrapped.members?.()?.filter((pid) => !own.has(pid)) : undefined);
+    const base = this.baseline;
+    const leftovers = (): number[] | undefined => {
+      if (own) return this.wrapped.members?.()?.filter((pid) => !own.has(pid));
+      return base ? shellLeftovers(base, { mark: this.mark, pipes: this.pipes }) : undefined;
+    };
     let left = leftovers();
-    if (left === undefined) {
-      markSweeper.flush();
-      return true;
-    }
+    if (left === undefined) return true;
     const deadline = Date.now() + LEFTOVER_KILL_MS;
     for (;;) {
-      if (left.length === 0) return true;
+      if (left.length === 0) {
+        // What a killed leftover wrote to the status pipe without a newline belongs to no call.
+        this.statusText = '';
+        return true;
+      }
       if (Date.now() > deadline) return false;
       for (const pid of left) {
         try {
@@ -566,7 +592,8 @@ export class PersistentShell {
     while (newline >= 0) {
       const raw = this.statusText.slice(0, newline);
       this.statusText = this.statusText.slice(newline + 1);
-      const [nonce, value, started, reset] = raw.split(' ');
+      // A line is found by its nonce wherever it starts: bytes a leftover wrote before it cannot hide it.
+      const [nonce, value, started, reset] = lineFromNonce(raw, this.statusWaiters.keys()).split(' ');
       const waiter = this.statusWaiters.get(nonce);
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a status line from the shell process may have fewer fields than split() is typed with
       if (waiter) waiter({ status: /^\d+$/.test(value ?? '') ? Number(value) : undefined, started: started === '1', resetFailed: reset === '1' });
@@ -588,4 +615,22 @@ function joinNotices(first: string | undefined, second: string | undefined): str
   if (first === undefined) return second;
   if (second === undefined) return first;
   return `${first}. ${second}`;
+}
+
+/** `raw` from the first waiting nonce it holds (the whole line when it holds none). */
+function lineFromNonce(raw: string, nonces: Iterable<string>): string {
+  for (const nonce of nonces) {
+    const at = raw.lastIndexOf(nonce);
+    if (at >= 0) return raw.slice(at);
+  }
+  return raw;
+}
+
+/** What descriptor `fd` of `pid` is (`socket:[…]`), or undefined. */
+function readFdLink(pid: number, fd: number): string | undefined {
+  try {
+    return readlinkSync(`/proc/${pid}/fd/${fd}`);
+  } catch {
+    return undefined;
+  }
 }
