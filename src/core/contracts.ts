@@ -77,11 +77,6 @@ export interface ExecRequest {
   sink: OutputSinkLike;
   /** `off`: run outside the OS sandbox (still in a PID namespace); absent: as the settings say. */
   sandbox?: 'off';
-  /**
-   * Persistent shells: what earlier calls left running in the shell's box is killed before this call
-   * starts (the bridge's calls, whose releases kill it anyway): nothing of theirs outlives into it.
-   */
-  killLeftovers?: boolean;
 }
 
 export interface ExecResult {
