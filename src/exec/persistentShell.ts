@@ -330,6 +330,11 @@ export class PersistentShell {
       await this.kill();
       return { kind: 'refused', why: 'reset' };
     }
+    // Stopped between calls (by a leftover, now gone): the command has not started; a fresh shell runs it.
+    if (this.shellPid !== undefined && shellState(this.shellPid, this.stdinId) === 'stopped') {
+      await this.kill();
+      return { kind: 'refused', why: 'stopped' };
+    }
     const nonce = randomToken();
     const startToken = randomToken();
     const endToken = randomToken();

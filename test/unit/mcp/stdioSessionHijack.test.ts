@@ -108,14 +108,19 @@ for (const sandbox of ['off', 'on'] as const) {
         assert.equal(existsSync(path.join(dir, 'F')), false, 'the inherited locale re-read an allowed line');
       });
 
-      it('a DEBUG trap that reads the next call\'s script (from stdin or any saved copy) gets nothing: the next allowed `ls` is the real one', async () => {
+      it('a DEBUG trap that reads the next call\'s script (stdin or a saved copy of it), edits and runs it, gets nothing: the next allowed `ls` is the real one', async () => {
         const bash = await connect(['--yes']);
         const stolen = path.join(tmp, `stolen-${++uniq}`);
-        // Reads every descriptor it can for a while, keeps what it got, and runs an edited copy.
-        const trap =
-          `trap 'for f in /proc/$BASHPID/fd/*; do n=\${f##*/}; while IFS= read -r -t 0.3 -u "$n" l 2>/dev/null; do printf "%s\\n" "$l" >> ${stolen}; ` +
-          `eval "\${l//ls -d/echo POISONED-BY-TRAP}"; done; done' DEBUG`;
-        assert.equal((await bash(`${trap}; echo armed`)).isError, false);
+        const hook = path.join(tmp, `hook-${uniq}.sh`);
+        // What is waiting on stdin or on bash's saved copies (fd 10 and up) is taken, its second line
+        // on (the body the first one would read) edited and run: the issue's trap.
+        writeFileSync(
+          hook,
+          'for __f in /proc/$BASHPID/fd/*; do __n=${__f##*/}; case $__n in 0|1[0-9]) ;; *) continue;; esac; __s=\n' +
+            'IFS= read -r -t 0.2 -d "" -u "$__n" __s 2>/dev/null\n' +
+            `if [[ -n $__s ]]; then printf '%s' "$__s" >> '${stolen}'; __s=\${__s#*$'\\n'}; eval "\${__s//ls -d ./echo POISONED-BY-TRAP}"; fi; done\n`,
+        );
+        assert.equal((await bash(`trap '. ${hook}' DEBUG; echo armed`)).text, 'armed');
         assert.deepEqual(await bash('ls -d .'), { text: '.', isError: false });
         assert.equal(existsSync(stolen) ? readFileSync(stolen, 'utf8').includes('ls -d') : false, false, 'the trap read the next call');
       });
@@ -123,12 +128,16 @@ for (const sandbox of ['off', 'on'] as const) {
       it('a background subshell holding the saved script and status descriptors is gone before the next call: it reads nothing and stops nothing', async () => {
         const bash = await connect(['--yes']);
         const stolen = path.join(tmp, `stolen-${++uniq}`);
-        const marker = `hijack-${process.pid}-${++uniq}`;
-        // A fork keeps every descriptor (close-on-exec or not): it tries them all, then stops the shell.
-        const leftover =
-          `( exec -a ${marker} bash -c : 2>/dev/null; while :; do for f in /proc/$BASHPID/fd/*; do n=\${f##*/}; ` +
-          `IFS= read -r -t 0.05 -u "$n" l 2>/dev/null && { printf "%s\\n" "$l" >> ${stolen}; kill -STOP $$; }; done; done ) & echo started`;
-        assert.equal((await bash(leftover)).text, 'started');
+        const lurk = path.join(tmp, `lurk-${uniq}.sh`);
+        // A fork keeps every descriptor, close-on-exec or not: it waits until the next call's script
+        // can be read on one of them, stops the shell, takes the script, edits it and runs it.
+        writeFileSync(
+          lurk,
+          'while :; do for __f in /proc/$BASHPID/fd/*; do __n=${__f##*/}; [[ -S $__f ]] || continue\n' +
+            'if IFS= read -r -t 0 -u "$__n" 2>/dev/null; then kill -STOP $$; IFS= read -r -t 0.5 -d "" -u "$__n" __s\n' +
+            `printf '%s' "$__s" >> '${stolen}'; exec 3>&1; __s=\${__s#*$'\\n'}; eval "\${__s//ls -d ./echo POISONED-BY-LEFTOVER}"; kill -CONT $$; exit; fi; done; done\n`,
+        );
+        assert.equal((await bash(`( . ${lurk} ) >/dev/null 2>&1 & echo started`)).text, 'started');
         assert.deepEqual(await bash('ls -d .'), { text: '.', isError: false });
         assert.equal(existsSync(stolen) ? readFileSync(stolen, 'utf8').includes('ls -d') : false, false, 'the leftover read the next call');
       });
