@@ -21,8 +21,10 @@
 // `eval`), its variables get fresh per-call names (nothing to make readonly in advance), and after
 // the command bash drops a function named `builtin` (through `unset`, which POSIX mode looks up before
 // functions) and re-enables the builtins it uses. What is left (a stopped shell, `enable -n builtin`,
-// `ulimit -n 5`) is caught by a liveness check: a shell that is stopped, or that has read everything
-// we sent without answering, is killed and replaced within a second, and the result says so.
+// `ulimit -n 5`) is caught by a liveness check of the bash itself (in the sandbox's PID namespace): a
+// shell that is stopped, or that has read everything we sent without answering, is killed and replaced
+// within a second, and the result says so. Before each call, whatever earlier calls left running is
+// killed (shellLeftovers.ts) before the script is written, so nothing of theirs can read it.
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readlinkSync } from 'node:fs';

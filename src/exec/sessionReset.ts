@@ -10,10 +10,12 @@
 // 2. re-enables every disabled builtin, drops every function, alias and remembered command path
 //    (`hash -r`), puts every `set -o`/`shopt` option back as the shell started
 //    (`expand_aliases`, `extglob`, `nullglob`, `posix`, `errexit`, …), unsets namerefs, drops the
-//    integer attribute, and restores the sensitive variables (sensitiveVariables.ts) to their values
-//    at the start: set ones to the same value and export, ones set later unset again;
+//    integer attribute, and restores the sensitive variables (sensitiveVariables.ts) and the locale
+//    ones bash reads lines in (localeCharset.ts) to their values at the start: set ones to the same
+//    value and export, ones set later unset again; puts `umask` back, forgets jobs, closes descriptors
+//    above 2 a call opened, and exports the session's mark again (shellLeftovers.ts);
 // 3. checks the result against the snapshot taken at the start (the option lists, the names of the
-//    builtins: no `enable -f` one). A step that fails (a `readonly PATH`, a readonly function, a
+//    builtins: no `enable -f` one; the limits). A step that fails (a `readonly PATH`, a readonly function, a
 //    disabled `enable`) or a check that differs refuses the call; the executor
 //    then replaces the shell and runs the command in the new one, saying so in the result.
 //
