@@ -273,7 +273,7 @@ export class PersistentShell {
           const shell = this.shellPid;
           this.pipes = [0, 1, 3].map((fd) => readFdLink(shell, fd)).filter((link): link is string => link !== undefined);
         }
-        if (this.own === null) this.baseline = shellBaseline(root);
+        if (this.own === null) this.baseline = shellBaseline(root, this.shellPid);
       }
       this.onReady();
     };

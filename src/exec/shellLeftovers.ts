@@ -7,7 +7,9 @@
 // - or carries the shell's mark in its environment (exported, readonly, by the shell itself: what
 //   escaped the tree outside a PID namespace),
 // - or holds a descriptor of the shell's control pipes (whatever else it did to its environment).
-// Only processes started after the launcher are looked at beyond their stat line.
+// The last two only where the shell has no PID namespace of its own, and only for processes started
+// after the launcher whose parent is older than it (an escapee is adopted by init or a subreaper; once
+// it is killed, its own children are adopted in turn and found by the kill loop's next pass).
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 interface Stat {
@@ -66,6 +68,12 @@ function childrenOf(pid: number): number[] {
   return out;
 }
 
+/** Not a zombie (a killed leftover waiting to be reaped is gone for our purpose). */
+function isRunning(pid: number): boolean {
+  const s = readStatLine(pid);
+  return s !== undefined && s.state !== 'Z' && s.state !== 'X';
+}
+
 function fdLink(pid: number, fd: number | string): string | undefined {
   try {
     return readlinkSync(`/proc/${pid}/fd/${fd}`);
@@ -98,14 +106,37 @@ export interface ShellBaseline {
   rootStart: number;
   /** The launcher and every descendant it had then. */
   own: ReadonlySet<number>;
+  /** The shell runs in a PID namespace of its own: every orphan stays in the launcher's tree. */
+  namespaced: boolean;
 }
 
 /** The baseline of a shell that is ready now; undefined off Linux. */
-export function shellBaseline(root: number): ShellBaseline | undefined {
+export function shellBaseline(root: number, shell: number | undefined): ShellBaseline | undefined {
   const stats = allStats();
   const rootStat = stats.find((s) => s.pid === root);
   if (!rootStat) return undefined;
-  return { root, rootStart: rootStat.start, own: new Set([root, ...descendants(root, stats)]) };
+  const ns = (pid: number | string): string | undefined => {
+    try {
+      return readlinkSync(`/proc/${pid}/ns/pid`);
+    } catch {
+      return undefined;
+    }
+  };
+  const inner = shell === undefined ? undefined : ns(shell);
+  return { root, rootStart: rootStat.start, own: new Set([root, ...descendants(root, stats)]), namespaced: inner !== undefined && inner !== ns('self') };
+}
+
+/** The descendants of `root` read down the tree (its `children` files): a few reads, not a pass over /proc. */
+function treeBelow(root: number): number[] {
+  const out: number[] = [];
+  const queue = [root];
+  while (queue.length > 0 && out.length < 100_000) {
+    for (const child of childrenOf(queue.shift() as number)) {
+      out.push(child);
+      queue.push(child);
+    }
+  }
+  return out;
 }
 
 function descendants(root: number, stats: readonly Stat[]): number[] {
@@ -156,12 +187,17 @@ function holdsPipe(pid: number, pipes: ReadonlySet<string>): boolean {
 
 /** Every leftover of the shell's earlier calls now (see the header); one pass over /proc. */
 export function shellLeftovers(base: ShellBaseline, signs: LeftoverSigns): number[] {
+  // In a PID namespace every leftover is below the launcher: its tree is all there is to read.
+  if (base.namespaced) return treeBelow(base.root).filter((pid) => !base.own.has(pid) && isRunning(pid));
   const stats = allStats();
   const out = new Set(descendants(base.root, stats).filter((pid) => !base.own.has(pid)));
+  const started = new Map(stats.map((s) => [s.pid, s.start]));
   const needle = Buffer.from(`\0${signs.mark.name}=${signs.mark.value}\0`);
   const pipes = new Set(signs.pipes);
   for (const s of stats) {
     if (s.start < base.rootStart || out.has(s.pid) || base.own.has(s.pid) || s.pid === process.pid) continue;
+    // A child of a process newer than the shell is that process's, unless that one is found (next pass).
+    if ((started.get(s.ppid) ?? 0) >= base.rootStart) continue;
     if (carriesMark(s.pid, needle) || holdsPipe(s.pid, pipes)) out.add(s.pid);
   }
   return [...out];
