@@ -86,11 +86,6 @@ export interface ExecRequest {
   /** `off`: run outside the OS sandbox (still in a PID namespace); absent: as the settings say. */
   sandbox?: 'off';
   /**
-   * Persistent shells: what earlier calls left running in the shell's box is killed before this call
-   * starts (the bridge's calls, whose releases kill it anyway): nothing of theirs outlives into it.
-   */
-  killLeftovers?: boolean;
-  /**
    * An auto-approved read (core/policy/readerClass.ts): run it under the read-only fence
    * (exec/sandbox/readOnly/), with only these programs allowed to start. Absent: as today.
    */

@@ -6,6 +6,7 @@
 // route keeps what a person watching needs (its TERM, colour) and drops only those entries.
 // Plain data and string work only: no child_process, no vscode.
 import { existsSync } from 'node:fs';
+import { isParsingSafeLocale, PARSING_LOCALE_NAMES } from './policy/localeCharset';
 
 /** oh-my-pi's non-interactive table, in its order. Values are applied under the caller's overrides. */
 export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = Object.freeze({
@@ -99,6 +100,9 @@ export function buildNonInteractiveEnv(
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(base)) if (value !== undefined) env[key] = value;
+  // bash reads every line in the character set of its locale, the policy in UTF-8: an inherited
+  // locale in GBK, BIG5, Shift_JIS… (localeCharset.ts) is read as UTF-8 instead (a caller's asks).
+  for (const key of PARSING_LOCALE_NAMES) if (key in env && !isParsingSafeLocale(env[key])) env[key] = 'C.UTF-8';
   Object.assign(env, NON_INTERACTIVE_ENV);
   const askPass = falseProgram();
   env.SSH_ASKPASS = askPass;

@@ -373,7 +373,10 @@ export class BashPipeline {
     // A call whose own deadline comes first stays in the foreground and reports its timeout.
     const backgroundable = thresholdMs !== undefined && autoBackgroundApplies(thresholdMs, p.timeout.timeoutMs);
     if (thresholdMs !== undefined && backgroundable && !pty && !useBridge && deps.jobs?.waitFor && !deps.jobs.atCapacity()) {
-      return this.autoBackground(deps.jobs, p, raw, opts, thresholdMs);
+      // A caller that only cannot wait long (no progress token) keeps its session: the job runs in
+      // the caller's persistent shell. Auto-background chosen in the settings runs in a fresh one.
+      const sessionKey = auto.enabled ? undefined : (opts.sessionKey ?? this.deps.sessionId);
+      return this.autoBackground(deps.jobs, p, raw, opts, thresholdMs, sessionKey);
     }
     p = await this.withEnvironment(p, opts.signal);
     if (opts.signal?.aborted) throw new ToolAbortError(COMMAND_ABORTED);
@@ -483,16 +486,23 @@ export class BashPipeline {
    * the wait its result comes back inline, otherwise the call returns a background-start result with
    * the latest output and the completion is delivered later.
    */
-  private async autoBackground(jobs: JobManager, p: Prepared, raw: string, opts: BashRunOptions, thresholdMs: number): Promise<ToolResult> {
+  private async autoBackground(jobs: JobManager, p: Prepared, raw: string, opts: BashRunOptions, thresholdMs: number, sessionKey?: string): Promise<ToolResult> {
     // eslint-disable-next-line @typescript-eslint/unbound-method -- taken only to check they exist; called with `.call(jobs)` below.
     const { waitFor, resumeDelivery, consumeResult } = jobs;
     if (!waitFor || !resumeDelivery || !consumeResult) throw new Error('auto-background needs waitFor, resumeDelivery and consumeResult');
     let latest = '';
     let forwarding = true;
-    const info = this.registerJob(jobs, p, raw, { suppressDelivery: true }, (tail) => {
-      latest = tail;
-      if (forwarding) opts.onUpdate?.({ content: [{ type: 'text', text: tail }], details: {} });
-    });
+    const info = this.registerJob(
+      jobs,
+      p,
+      raw,
+      { suppressDelivery: true },
+      (tail) => {
+        latest = tail;
+        if (forwarding) opts.onUpdate?.({ content: [{ type: 'text', text: tail }], details: {} });
+      },
+      sessionKey,
+    );
     const waitMs = autoBackgroundWaitMs(thresholdMs, p.timeout.timeoutMs);
     const outcome = waitMs === 0 ? 'timer' : await waitFor.call(jobs, info.id, waitMs, opts.signal);
     forwarding = false;
@@ -519,6 +529,7 @@ export class BashPipeline {
     raw: string,
     options?: { suppressDelivery?: boolean },
     onTail?: (tail: string) => void,
+    sessionKey?: string,
   ): JobInfo {
     // The job manager cuts the command to a label.
     return jobs.register(
@@ -532,7 +543,9 @@ export class BashPipeline {
           onTail?.(tail.text());
         });
         // A fresh shell per job: a background command must not share (or block) the foreground shell.
-        return this.execLocal(prepared, sink, `${this.deps.sessionId}:async:${ctx.jobId}`, ctx.signal);
+        // With `sessionKey` (a call that becomes a job only if it outlives the caller's patience) the
+        // caller's persistent shell runs it; while it runs, the session's next call gets a shell of its own.
+        return this.execLocal(prepared, sink, sessionKey ?? `${this.deps.sessionId}:async:${ctx.jobId}`, ctx.signal);
       },
       options,
     );

@@ -21,11 +21,13 @@
 // `eval`), its variables get fresh per-call names (nothing to make readonly in advance), and after
 // the command bash drops a function named `builtin` (through `unset`, which POSIX mode looks up before
 // functions) and re-enables the builtins it uses. What is left (a stopped shell, `enable -n builtin`,
-// `ulimit -n 5`) is caught by a liveness check: a shell that is stopped, or that has read everything
-// we sent without answering, is killed and replaced within a second, and the result says so.
+// `ulimit -n 5`) is caught by a liveness check of the bash itself (in the sandbox's PID namespace): a
+// shell that is stopped, or that has read everything we sent without answering, is killed and replaced
+// within a second, and the result says so. Before each call, whatever earlier calls left running is
+// killed (shellLeftovers.ts) before the script is written, so nothing of theirs can read it.
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readlinkSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import type { ExecRequest, ExecResult } from '../core/contracts';
 import { exitStatusOf, killProcessTree, signalOfShellStatus, spawnInGroup } from './processTree';
@@ -35,8 +37,8 @@ import { FENCE_BUILTIN_NAME } from './sandbox/readOnly/readOnlySupport';
 import { carryFile, dumpScript, loadScript, mayAssign } from './readOnlyCarry';
 import { refusalLine } from '../core/sandboxRefusals';
 import { interactiveFreeArgs, shellKind, shellQuote } from './shellConfig';
-import { resetFirstLine, resetScript, resetStartupScript } from './sessionReset';
-import { markSweeper } from './markSweeper';
+import { resetFirstLine, resetScript, resetStartupScript, SCRATCH_FD_VARIABLE, SESSION_MARK } from './sessionReset';
+import { innerShellPid, shellBaseline, shellLeftovers, type ShellBaseline } from './shellLeftovers';
 import { shellState, stdinIdentity } from './shellLiveness';
 
 /** How long leftovers of earlier calls get to die (SIGKILL every 5 ms) before the shell is given up. */
@@ -213,6 +215,14 @@ export class PersistentShell {
    * Undefined until then; null when it has no cgroup (or it could not be read then).
    */
   private own: ReadonlySet<number> | null | undefined;
+  /** Without a cgroup: what ran the shell when it was ready (shellLeftovers.ts); undefined off Linux. */
+  private baseline: ShellBaseline | undefined;
+  /** The bash itself (inside the sandbox: in its PID namespace, as a host pid), found once it was ready. */
+  private shellPid: number | undefined;
+  /** The shell's ends of its control pipes (`socket:[…]`), read once it was ready. */
+  private pipes: string[] = [];
+  /** Exported (and readonly) by the shell for every process it starts: how an escaped leftover is found. */
+  private readonly mark = { name: SESSION_MARK, value: randomToken() };
   private readonly ready: Promise<void>;
   private onReady: () => void = () => undefined;
   private readonly graceMs: number | undefined;
@@ -222,6 +232,9 @@ export class PersistentShell {
   /** The read-only fence's builtin this shell tries to load (sandboxed bash only), and whether it did. */
   private readonly fenceBuiltin: string | undefined;
   private fenceLoaded = false;
+  /** Settles with the shell's one word on the builtin (its first status line), or its exit. */
+  private fenceKnown: Promise<void> = Promise.resolve();
+  private onFenceKnown: (() => void) | undefined;
   private readonly sandbox: SandboxRuntime | undefined;
   private readonly pathVar: string;
   private readonly shellPath: string;
@@ -233,6 +246,7 @@ export class PersistentShell {
     this.pathVar = (options.env as Partial<Record<string, string>>).PATH ?? '';
     this.shellPath = options.shell;
     this.fenceBuiltin = this.kind === 'bash' && options.sandboxMode !== 'off' ? options.sandbox?.fenceBuiltin() : undefined;
+    if (this.fenceBuiltin !== undefined) this.fenceKnown = new Promise<void>((resolve) => (this.onFenceKnown = resolve));
     this.builtin = this.kind === 'sh' ? '\\' : '\\builtin ';
     const cwd = options.cwd && existsSync(options.cwd) ? options.cwd : undefined;
     // Throws SandboxUnavailableError for `on` without a sandbox: the executor reports it.
@@ -270,6 +284,15 @@ export class PersistentShell {
       // The shell waits for input now: its cgroup holds just what runs it.
       const members = this.wrapped.members?.();
       this.own = members === undefined ? null : new Set(members);
+      const root = this.child.pid;
+      if (root !== undefined && this.exitInfo === undefined) {
+        this.shellPid = innerShellPid(root, this.stdinId);
+        if (this.shellPid !== undefined) {
+          const shell = this.shellPid;
+          this.pipes = [0, 1, 3].map((fd) => readFdLink(shell, fd)).filter((link): link is string => link !== undefined);
+        }
+        if (this.own === null) this.baseline = shellBaseline(root, this.shellPid);
+      }
       this.onReady();
     };
     this.splitter.expect({ start: undefined, end: Buffer.from(TOKEN_LEAD + ready), consumer: undefined, onEnd: onReady });
@@ -277,9 +300,11 @@ export class PersistentShell {
       [
         'exec 2>&1',
         // The read-only fence's builtin, loaded before the start state is taken (so the reset keeps it).
-        ...(this.fenceBuiltin ? [`\\builtin enable -f ${shellQuote(this.fenceBuiltin)} ${FENCE_BUILTIN_NAME} 2>/dev/null && \\builtin printf '${FENCE_STATUS} 1\\n' >&3`] : []),
+        ...(this.fenceBuiltin
+          ? [`if \\builtin enable -f ${shellQuote(this.fenceBuiltin)} ${FENCE_BUILTIN_NAME} 2>/dev/null; then \\builtin printf '${FENCE_STATUS} 1\\n' >&3; else \\builtin printf '${FENCE_STATUS} 0\\n' >&3; fi`]
+          : []),
         // The start state every call is reset to (functions, aliases, options, sensitive variables).
-        ...(this.kind === 'bash' ? [resetStartupScript(randomToken().slice(0, 12))] : []),
+        ...(this.kind === 'bash' ? [resetStartupScript(randomToken().slice(0, 12), this.mark.value)] : []),
         `${this.builtin}printf '${TOKEN_LEAD_PRINTF}%s' '${ready}'`,
         '',
       ].join('\n'),
@@ -298,7 +323,7 @@ export class PersistentShell {
   /** Whether this shell can fence an auto-approved read itself (its builtin loaded), once it is ready. */
   async canFence(): Promise<boolean> {
     if (this.fenceBuiltin === undefined) return false;
-    await this.ready;
+    await this.fenceKnown;
     return this.fenceLoaded && !this.dead;
   }
 
@@ -331,10 +356,15 @@ export class PersistentShell {
   }
 
   private async runInner(req: ExecRequest, commandLine: string, env: Record<string, string>, notice: string | undefined): Promise<PersistentRun> {
-    if (req.killLeftovers && !(await this.killLeftovers(req.signal))) {
+    if (!(await this.killLeftovers(req.signal))) {
       // Something of an earlier call would not die: this shell is not used again.
       await this.kill();
       return { kind: 'refused', why: 'reset' };
+    }
+    // Stopped between calls (by a leftover, now gone): the command has not started; a fresh shell runs it.
+    if (this.shellPid !== undefined && shellState(this.shellPid, this.stdinId) === 'stopped') {
+      await this.kill();
+      return { kind: 'refused', why: 'stopped' };
     }
     const nonce = randomToken();
     const startToken = randomToken();
@@ -440,7 +470,7 @@ export class PersistentShell {
    * answered. Returns the function that stops the polling.
    */
   private watchLiveness(onBroken: (why: SessionBreak) => void): () => void {
-    const pid = this.child.pid;
+    const pid = this.shellPid ?? this.child.pid;
     if (pid === undefined) return () => undefined;
     let idle = 0;
     const timer = setInterval(() => {
@@ -503,18 +533,19 @@ export class PersistentShell {
       set.push(`${b}export ${key}=${shellQuote(env[key])};`);
       restore.push(`case $${had} in 1) ${b}export ${key}="$${old}";; *) ${b}unset ${key};; esac;`);
     });
-    // bash: the session is reset to its start state first (sessionReset.ts); if that fails the
-    // command does not start and the status line says so (its fourth field).
+    // bash: the session is reset to its start state first (sessionReset.ts), at top level (outside the
+    // command's group: no saved descriptor of the group's exists yet, and the scratch file is open);
+    // if that fails the command does not start and the status line says so (its fourth field).
     const reset = this.kind === 'bash' ? resetScript(v, own) : 'true';
     return (
       (this.kind === 'bash' ? resetFirstLine() : '') +
-      `${save.join(' ')} { if ${reset}; then ${go}=1; ${b}printf '${TOKEN_LEAD_PRINTF}%s' '${start}'; ` +
+      `${save.join(' ')} if ${reset}; then ${go}=1; else ${rs}=1; fi; { case $${go} in 1) ${b}printf '${TOKEN_LEAD_PRINTF}%s' '${start}'; ` +
       `${b}cd -- ${shellQuote(cwd)} && { ${set.join(' ')} ${this.evalText(command, fence, v)}` +
-      `}; else ${rs}=1; fi; { ${st}=$?; ${this.healScript(opts)} ${restore.join(' ')} ` +
+      `}; esac; { ${st}=$?; ${this.healScript(opts)} ${restore.join(' ')} ` +
       (fence && mayAssign(command) ? loadScript(carryFile(fence.scratch), `${fence.scratch}.vars`, v) : '') +
       (fence ? `${b}${FENCE_BUILTIN_NAME} -r ${shellQuote(fence.scratch)}; ` : '') +
       `${b}printf '${TOKEN_LEAD_PRINTF}%s' '${end}'; } 2>/dev/null; ` +
-      `} </dev/null 1>&2 2>&1 3>&-; ${b}printf '%s %s %s %s\\n' '${nonce}' "\${${st}:-x}" "\${${go}:-0}" "\${${rs}:-0}" >&3; ` +
+      `} </dev/null 1>&2 2>&1 3>&-${this.kind === 'bash' ? ` {${SCRATCH_FD_VARIABLE}}>&-` : ''}; ${b}printf '%s %s %s %s\\n' '${nonce}' "\${${st}:-x}" "\${${go}:-0}" "\${${rs}:-0}" >&3; ` +
       `${b}unset ${own.join(' ')}\n`
     );
   }
@@ -548,19 +579,22 @@ export class PersistentShell {
    */
   private healScript(opts: string): string {
     if (this.kind !== 'bash') return '';
+    // The command's DEBUG, RETURN and ERR traps go first, before the status is sent: the next call's
+    // script is written only after it, so no trap of this call runs while that script can be read.
+    const hooks = "\\unset -f builtin trap; \\trap - DEBUG RETURN ERR;";
     return (
-      `if [[ -o posix ]]; then \\unset -f builtin; else ${opts}=:$BASHOPTS:; POSIXLY_CORRECT=y; \\unset -f builtin; \\unset POSIXLY_CORRECT; ` +
+      `if [[ -o posix ]]; then ${hooks} else ${opts}=:$BASHOPTS:; POSIXLY_CORRECT=y; ${hooks} \\unset POSIXLY_CORRECT; ` +
       `case $${opts} in *:expand_aliases:*) \\builtin shopt -s expand_aliases;; *) \\builtin shopt -u expand_aliases;; esac; ` +
       `case $${opts} in *:inherit_errexit:*) ;; *) \\builtin shopt -u inherit_errexit;; esac; fi; ` +
-      '\\builtin enable cd eval export printf shopt unset;'
+      '\\builtin enable cd eval export printf shopt unset; \\builtin shopt -u extdebug; \\builtin set +o functrace +o errtrace;'
     );
   }
 
   /**
    * Kills what earlier calls left running, before the next one starts: everything in the shell's
-   * cgroup that was not there when it became ready (one read of `cgroup.procs` when nothing is left).
-   * Without a cgroup, the releases' mark sweep still pending is done now. False when a leftover
-   * outlived a second of SIGKILLs.
+   * cgroup that was not there when it became ready (one read of `cgroup.procs`), or, without a cgroup,
+   * every leftover /proc shows (shellLeftovers.ts: the launcher's new descendants, what carries the
+   * shell's mark, what holds its control pipes). False when a leftover outlived a second of SIGKILLs.
    */
   private async killLeftovers(signal: AbortSignal | undefined): Promise<boolean> {
     // A shell still starting has run no call: nothing of one can be left. Waited for (its snapshot
@@ -575,15 +609,20 @@ export class PersistentShell {
       signal?.removeEventListener('abort', onAbort);
     }
     const own = this.own;
-    const leftovers = (): number[] | undefined => (own ? this.wrapped.members?.()?.filter((pid) => !own.has(pid)) : undefined);
+    const base = this.baseline;
+    const leftovers = (): number[] | undefined => {
+      if (own) return this.wrapped.members?.()?.filter((pid) => !own.has(pid));
+      return base ? shellLeftovers(base, { mark: this.mark, pipes: this.pipes }) : undefined;
+    };
     let left = leftovers();
-    if (left === undefined) {
-      markSweeper.flush();
-      return true;
-    }
+    if (left === undefined) return true;
     const deadline = Date.now() + LEFTOVER_KILL_MS;
     for (;;) {
-      if (left.length === 0) return true;
+      if (left.length === 0) {
+        // What a killed leftover wrote to the status pipe without a newline belongs to no call.
+        this.statusText = '';
+        return true;
+      }
       if (Date.now() > deadline) return false;
       for (const pid of left) {
         try {
@@ -616,8 +655,15 @@ export class PersistentShell {
     while (newline >= 0) {
       const raw = this.statusText.slice(0, newline);
       this.statusText = this.statusText.slice(newline + 1);
-      const [nonce, value, started, reset] = raw.split(' ');
-      if (nonce === FENCE_STATUS) this.fenceLoaded = value === '1';
+      // The fence's builtin says it loaded once, while the shell starts (nothing of a call runs yet).
+      // Only the first such line counts: it comes before the shell reads any call.
+      if (this.onFenceKnown && raw.startsWith(`${FENCE_STATUS} `)) {
+        this.fenceLoaded = raw === `${FENCE_STATUS} 1`;
+        this.onFenceKnown();
+        this.onFenceKnown = undefined;
+      }
+      // A line is found by its nonce wherever it starts: bytes a leftover wrote before it cannot hide it.
+      const [nonce, value, started, reset] = lineFromNonce(raw, this.statusWaiters.keys()).split(' ');
       const waiter = this.statusWaiters.get(nonce);
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a status line from the shell process may have fewer fields than split() is typed with
       if (waiter) waiter({ status: /^\d+$/.test(value ?? '') ? Number(value) : undefined, started: started === '1', resetFailed: reset === '1' });
@@ -629,6 +675,7 @@ export class PersistentShell {
     if (this.exitInfo) return;
     this.exitInfo = { code, signal };
     this.onReady();
+    this.onFenceKnown?.();
     this.wrapped.dispose();
     for (const waiter of this.exitWaiters.splice(0)) waiter();
   }
@@ -639,4 +686,22 @@ function joinNotices(first: string | undefined, second: string | undefined): str
   if (first === undefined) return second;
   if (second === undefined) return first;
   return `${first}. ${second}`;
+}
+
+/** `raw` from the first waiting nonce it holds (the whole line when it holds none). */
+function lineFromNonce(raw: string, nonces: Iterable<string>): string {
+  for (const nonce of nonces) {
+    const at = raw.lastIndexOf(nonce);
+    if (at >= 0) return raw.slice(at);
+  }
+  return raw;
+}
+
+/** What descriptor `fd` of `pid` is (`socket:[…]`), or undefined. */
+function readFdLink(pid: number, fd: number): string | undefined {
+  try {
+    return readlinkSync(`/proc/${pid}/fd/${fd}`);
+  } catch {
+    return undefined;
+  }
 }

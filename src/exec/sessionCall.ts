@@ -64,8 +64,6 @@ export class SessionCall implements CommandProcess {
         timeoutMs: 0,
         signal: this.abort.signal,
         sessionKey: opts.sessionKey,
-        // What an earlier call left (its release kills it, in a shared sweep) never meets this one.
-        killLeftovers: true,
         ...(opts.unset?.length ? { unset: opts.unset } : {}),
         sink,
         ...(opts.sandboxMode ? { sandbox: opts.sandboxMode } : {}),

@@ -10,10 +10,12 @@
 // 2. re-enables every disabled builtin, drops every function, alias and remembered command path
 //    (`hash -r`), puts every `set -o`/`shopt` option back as the shell started
 //    (`expand_aliases`, `extglob`, `nullglob`, `posix`, `errexit`, …), unsets namerefs, drops the
-//    integer attribute, and restores the sensitive variables (sensitiveVariables.ts) to their values
-//    at the start: set ones to the same value and export, ones set later unset again;
+//    integer attribute, and restores the sensitive variables (sensitiveVariables.ts) and the locale
+//    ones bash reads lines in (localeCharset.ts) to their values at the start: set ones to the same
+//    value and export, ones set later unset again; puts `umask` back, forgets jobs, closes descriptors
+//    above 2 a call opened, and exports the session's mark again (shellLeftovers.ts);
 // 3. checks the result against the snapshot taken at the start (the option lists, the names of the
-//    builtins: no `enable -f` one). A step that fails (a `readonly PATH`, a readonly function, a
+//    builtins: no `enable -f` one; the limits). A step that fails (a `readonly PATH`, a readonly function, a
 //    disabled `enable`) or a check that differs refuses the call; the executor
 //    then replaces the shell and runs the command in the new one, saying so in the result.
 //
@@ -21,6 +23,7 @@
 // (their values; the integer and nameref attributes do not carry). Each call runs in its own cwd.
 // Not undoable from inside: a DEBUG trap under `shopt -s extdebug` can skip any command, the reset's
 // too; setting either asks (variableWrites.ts).
+import { PARSING_LOCALE_NAMES } from '../core/policy/localeCharset';
 import { NOT_SENSITIVE, SENSITIVE_GLOBS } from '../core/policy/sensitiveVariables';
 
 /** Where the start state is kept: readonly from the start, so no command can change or pre-empt them. */
@@ -45,11 +48,25 @@ const LEAVE0 = '__agent_bash_leave0';
  * of a call's ~10 here). Empty when the file could not be made: the listing then forks as before.
  */
 const LISTFD0 = '__agent_bash_listfd0';
+/** Its name, for the call's wrapper: the scratch descriptor is closed for the command (no child inherits it). */
+export const SCRATCH_FD_VARIABLE = LISTFD0;
 /**
  * `enable -a`'s exact text at the start (`-` if a builtin was disabled then): when the listing's
  * builtins part is this text, no builtin was disabled or added, and their loop is skipped.
  */
 const BTEXT0 = '__agent_bash_btext0';
+/** The scratch file could be made (else LISTFD0 is /dev/null, so it can always be closed in a call). */
+const LISTOK0 = '__agent_bash_listok0';
+/** `umask` at the start, put back by every reset. */
+const UMASK0 = '__agent_bash_umask0';
+/** The soft and hard limits at the start (ULIMITS's text): a reset that finds others fails. */
+const ULIMIT0 = '__agent_bash_ulimit0';
+const ULIMITS = '\\builtin ulimit -a; \\builtin ulimit -H -a';
+/**
+ * The variable every process the shell starts carries (exported and readonly from the start, exported
+ * again by every reset): how a leftover that escaped the process tree is found (shellLeftovers.ts).
+ */
+export const SESSION_MARK = '__agent_bash_session_mark';
 
 /**
  * Sensitive names bash manages itself (read-only, dynamic, or restored by another step: options,
@@ -66,7 +83,8 @@ const SIGNALS = Array.from({ length: 64 }, (_, k) => String(k + 1)).join(' ');
 
 /** `case NAME in <this>) …`: the sensitive names bash should restore. */
 function restoredPattern(): string {
-  return SENSITIVE_GLOBS.join('|');
+  // The locale names too: bash reads the next line in their character set (localeCharset.ts).
+  return [...SENSITIVE_GLOBS, ...PARSING_LOCALE_NAMES].join('|');
 }
 
 /** `case NAME in <this>) ;;`: names the restore leaves alone. */
@@ -81,9 +99,11 @@ function leftAlonePattern(): string {
  * sensitive variables that are already readonly, and bash's own integer and nameref variables.
  * `n` is a per-start suffix for the loop variable.
  */
-export function resetStartupScript(n: string): string {
+export function resetStartupScript(n: string, markValue: string): string {
   const name = `__agent_bash_n_${n}`;
   return [
+    `\\builtin declare -rx ${SESSION_MARK}=${singleQuoted(markValue)}`,
+    `${UMASK0}=$(\\builtin umask); ${ULIMIT0}="$(${ULIMITS}; \\builtin printf x)"; ${ULIMIT0}=\${${ULIMIT0}%x}`,
     `${READONLY0}=' '; ${VARIABLES0}=; ${RESTORE0}='@(${restoredPattern()})'; ${LEAVE0}='@(${leftAlonePattern()})'`,
     `for ${name} in $(\\builtin compgen -v); do case $${name} in ${leftAlonePattern()}) ;; ${restoredPattern()}) ` +
       `case \${!${name}@a} in *r*) ${READONLY0}+="$${name} ";; *) ${VARIABLES0}+="\\builtin $(\\builtin declare -p "$${name}")"$'\\n';; esac;; esac; done`,
@@ -95,9 +115,10 @@ export function resetStartupScript(n: string): string {
     `${SHOPTS0}="$SHELLOPTS:$BASHOPTS"`,
     // The scratch file: made in the shell's TMPDIR, opened, unlinked; only the descriptor is left.
     `${name}="\${TMPDIR:-/tmp}/.agent-bash-list-$$-$RANDOM$RANDOM"; ` +
-      `if \\builtin exec {${LISTFD0}}>"$${name}" 2>/dev/null; then \\command rm -f -- "$${name}" 2>/dev/null; else ${LISTFD0}=; fi; \\builtin unset ${name}`,
+      `if \\builtin exec {${LISTFD0}}>"$${name}" 2>/dev/null; then \\command rm -f -- "$${name}" 2>/dev/null; ${LISTOK0}=1; ` +
+      `else ${LISTOK0}=; \\builtin exec {${LISTFD0}}</dev/null; fi; \\builtin unset ${name}`,
     `${RESET0}=${singleQuoted(resetBody())}`,
-    `\\builtin readonly ${OPTIONS0} ${SHOPTS0} ${BUILTINS0} ${BTEXT0} ${VARIABLES0} ${READONLY0} ${ATTRIBUTED0} ${RESTORE0} ${LEAVE0} ${RESET0} ${LISTFD0}`,
+    `\\builtin readonly ${OPTIONS0} ${SHOPTS0} ${BUILTINS0} ${BTEXT0} ${VARIABLES0} ${READONLY0} ${ATTRIBUTED0} ${RESTORE0} ${LEAVE0} ${RESET0} ${LISTFD0} ${LISTOK0} ${UMASK0} ${ULIMIT0}`,
   ].join('\n');
 }
 
@@ -128,6 +149,7 @@ const RESET_VARIABLES = [
   '__agent_bash_rseen',
   '__agent_bash_rlist',
   '__agent_bash_rbtext',
+  '__agent_bash_rulimit',
   PROBE,
 ] as const;
 /**
@@ -145,7 +167,7 @@ const RESET0 = '__agent_bash_reset0';
  * own option lists.
  */
 function resetBody(): string {
-  const [n, failed, section, disabled, seen, list, btext, probe] = RESET_VARIABLES.map((name) => `${name}${SUFFIX_MARK}${name === PROBE ? PROBE_TAIL : ''}`);
+  const [n, failed, section, disabled, seen, list, btext, ulimits, probe] = RESET_VARIABLES.map((name) => `${name}${SUFFIX_MARK}${name === PROBE ? PROBE_TAIL : ''}`);
   const fail = `|| ${failed}=1`;
   // One listing: every builtin (`enable NAME` / `enable -n NAME`) as a part of its own, then after `@F` the functions,
   // after `@A` the integer and nameref variables (set or only declared), after `@V` the set variables
@@ -163,18 +185,18 @@ function resetBody(): string {
   // builtins then lead the list as its first part.
   const scratch = `/proc/self/fd/$${LISTFD0}`;
   const fill =
-    `${list}=; ${btext}=; if ! { [[ -n $${LISTFD0} ]] && { \\builtin enable -a; \\builtin printf '\\0'; ${rest}; \\builtin printf '\\0'; } 1<>${scratch} && ` +
-    `{ IFS= \\builtin read -r -d '' ${btext}; \\builtin read -r -d '' ${list}; } <${scratch} && [[ -n $${btext} && -n $${list} ]]; }; ` +
-    `then ${btext}=; ${list}=$(\\builtin enable -a; ${rest}); fi; ` +
+    `${list}=; ${btext}=; if ! { [[ -n $${LISTOK0} ]] && { \\builtin enable -a; \\builtin printf '\\0'; ${rest}; \\builtin printf '\\0'; ${ULIMITS}; \\builtin printf '\\0'; } 1<>${scratch} && ` +
+    `{ IFS= \\builtin read -r -d '' ${btext}; \\builtin read -r -d '' ${list}; IFS= \\builtin read -r -d '' ${ulimits}; } <${scratch} && [[ -n $${btext} && -n $${list} ]]; }; ` +
+    `then ${btext}=; ${list}=$(\\builtin enable -a; ${rest}); ${ulimits}="$(${ULIMITS}; \\builtin printf x)"; ${ulimits}=\${${ulimits}%x}; fi; ` +
     // The builtins exactly as at the start: their names are the start's and none is disabled.
     `if [[ $${btext} == "$${BTEXT0}" ]]; then ${btext}=; ${seen}=$${BUILTINS0}; fi; `;
   return (
-    `${failed}=; ${section}=; ${disabled}=; ${seen}=; IFS=$' \\t\\n'; ` +
+    `${failed}=; ${section}=; ${disabled}=; ${seen}=; ${ulimits}=; IFS=$' \\t\\n'; ` +
     // The builtins the reset itself uses, then the options as the shell started (`set -k`, `noglob`,
     // `nocasematch` would change how the rest reads); this leaves the first line's POSIX mode. When
     // the option lists are the start's already, there is nothing to put back (`eval` of ~80 commands
     // costs ~0.3 ms).
-    `\\builtin enable builtin cd compgen declare enable eval export hash printf read readonly set shopt trap unalias unset ${fail}; ` +
+    `\\builtin enable builtin cd compgen declare disown enable eval export hash printf read readonly set shopt trap ulimit umask unalias unset ${fail}; ` +
     // Leaving POSIX mode turns `inherit_errexit` and `shift_verbose` on: off again unless they were on.
     `${offUnlessAtStart('inherit_errexit')} ${offUnlessAtStart('shift_verbose')} ` +
     `[[ "$SHELLOPTS:$BASHOPTS" == "$${SHOPTS0}" ]] || \\builtin eval "$${OPTIONS0}"; ${probe}=1; ` +
@@ -192,6 +214,10 @@ function resetBody(): string {
     `@V) if [[ $${n} == "${probe}" ]]; then ${probe}=; elif [[ $${n} != $${LEAVE0} ]]; then ` +
     `case $${READONLY0} in *" $${n} "*) ;; *) \\builtin unset -v "$${n}" ${fail};; esac; fi;; ` +
     `esac;; esac; done; ` +
+    // Limits cannot always be raised again (a hard one lowered): ones that differ fail the reset.
+    `[[ $${ulimits} == "$${ULIMIT0}" ]] ${fail}; \\builtin umask "$${UMASK0}" ${fail}; ` +
+    // No job of an earlier call is waited for or listed (its processes are gone: shellLeftovers.ts).
+    `\\builtin disown -a 2>/dev/null; ` +
     // The probe was listed (and emptied above): the filter let sensitive names through.
     `[[ -z $${probe} ]] ${fail}; \\builtin unset -v ${probe}; ` +
     `\\builtin unalias -a; \\builtin hash -r; ` +
@@ -200,6 +226,12 @@ function resetBody(): string {
     // the lists still differ from the start's.
     `case :$${SHOPTS0}: in *:noglob:*) ;; *) \\builtin set +f;; esac; ${offUnlessAtStart('extglob')} ` +
     `[[ "$SHELLOPTS:$BASHOPTS" == "$${SHOPTS0}" ]] || \\builtin eval "$${OPTIONS0}"; ` +
+    // Descriptors an earlier call opened (`exec 4>file`, a coprocess's) are closed: only stdin, the
+    // output, the status pipe and the scratch file stay. Read from /proc (no process); the glob
+    // follows the start's options again, and without /proc there is nothing to read. `\\exec` itself
+    // (every function is gone by now): behind `builtin` the close would last for that command only.
+    `if [[ -d /proc/$$/fd ]]; then for ${n} in /proc/$$/fd/*; do ${n}=\${${n}##*/}; case $${n} in 0|1|2|3|"$${LISTFD0}"|*[!0-9]*|'') ;; ` +
+    `*) \\exec {${n}}>&- ${fail};; esac; done; fi; \\builtin export ${SESSION_MARK}; ` +
     // The check, without another process: the same builtins, options as at the start, nothing failed.
     // No function is left, whatever the listing said (`compgen` fails when it finds none).
     `[[ -z $${failed} && $${seen} == "$${BUILTINS0}" && "$SHELLOPTS:$BASHOPTS" == "$${SHOPTS0}" ]] && ! \\builtin compgen -A function >/dev/null`

@@ -6,8 +6,8 @@ import { readFileSync, readlinkSync } from 'node:fs';
 
 /**
  * - `stopped`: the shell is stopped (SIGSTOP/SIGTSTP) and runs nothing until someone continues it.
- * - `idle`: the shell is blocked reading its script from our stdin pipe, i.e. it has run everything
- *   we sent; if the call's answer has not arrived by then, it never will.
+ * - `idle`: the shell is blocked reading its script from our stdin pipe (through any descriptor), i.e.
+ *   it has run everything we sent; if the call's answer has not arrived by then, it never will.
  * - `busy`: anything else (running a builtin, waiting for a child, reading some other file).
  */
 export type ShellState = 'gone' | 'stopped' | 'idle' | 'busy' | 'unknown';
@@ -40,9 +40,10 @@ export function shellState(pid: number, stdin: string | undefined): ShellState {
   try {
     // `<nr> <arg0> …` while blocked in a system call, `running` otherwise. arg0 of read is the fd.
     const [nr, fd] = readFileSync(`/proc/${pid}/syscall`, 'utf8').split(' ');
-    if (Number(nr) !== read || Number(fd) !== 0) return 'busy';
-    // fd 0 is /dev/null inside a call; it is our pipe again only once the call's wrapper is done.
-    return readlinkSync(`/proc/${pid}/fd/0`) === stdin ? 'idle' : 'busy';
+    if (Number(nr) !== read) return 'busy';
+    // fd 0 is /dev/null inside a call; it is our pipe again only once the call's wrapper is done. A
+    // read of bash's saved copy of it (a trap's `read -u 10`) waits for the next call's script: idle too.
+    return readlinkSync(`/proc/${pid}/fd/${Number(fd)}`) === stdin ? 'idle' : 'busy';
   } catch {
     return 'unknown';
   }

@@ -3,7 +3,8 @@
 // into its own error (a tool error, a JSON-RPC error, an API error) with the same message text.
 import type { Approver, CallerInfo } from '../contracts';
 import type { DecidedBy, PolicyDecision } from './policyContracts';
-import { isInertEnvName, isInertEnvValue } from './sensitiveVariables';
+import { localeCharsetReason } from './localeCharset';
+import { isInertEnvName, isInertEnvValue, parsesAsUtf8 } from './sensitiveVariables';
 import { isCodeLoadingAssignment } from './shellNormalize';
 
 /** A deny rule (or a critical/deny verdict) fired: nothing ran. */
@@ -34,8 +35,10 @@ export function withEnvRisk(decision: PolicyDecision, env: Record<string, string
   const names = Object.keys(env);
   const risky = names.find((name) => isCodeLoadingAssignment(`${name}=`) !== undefined);
   const other = names.find((name) => !isInertEnvName(name) || !isInertEnvValue(name, env[name]));
-  if (risky === undefined && other === undefined) return decision;
-  const reason = risky !== undefined ? envRiskReason(risky) : envNotInertReason(other as string);
+  // A locale in a character set where bash reads the line otherwise than the policy (localeCharset.ts).
+  const charset = names.find((name) => !parsesAsUtf8(name, env[name]));
+  if (risky === undefined && other === undefined && charset === undefined) return decision;
+  const reason = risky !== undefined ? envRiskReason(risky) : other !== undefined ? envNotInertReason(other) : localeCharsetReason(charset as string);
   return { ...decision, decision: 'prompt', rule: null, kind: 'opaque', reason };
 }
 

@@ -10,6 +10,7 @@
 //   is harmless (locale, time zone, colour and terminal size) are auto-approved; anything else asks.
 //
 // Plain data and string work only.
+import { isParsingLocaleName, isParsingSafeLocale, localeCharsetReason } from './localeCharset';
 
 /** Exact names bash itself, the C library or common programs read as code, paths or options. */
 const SENSITIVE_EXACT: ReadonlySet<string> = new Set([
@@ -160,8 +161,20 @@ export function envPrefixRisk(assignments: readonly string[]): string | undefine
     const name = assignedName(a);
     if (name !== undefined && !isInertEnvName(name)) return VARIABLE_REASON.envPrefix(name);
     if (name !== undefined && !isInertEnvValue(name, a.slice(a.indexOf('=') + 1))) return VARIABLE_REASON.envValue(name);
+    if (name !== undefined && !parsesAsUtf8(name, a.slice(a.indexOf('=') + 1))) return localeCharsetReason(name);
   }
   return undefined;
+}
+
+/**
+ * False when `NAME=value` makes bash read lines in a character set the policy does not read them in
+ * (localeCharset.ts): `LC_ALL`, `LC_CTYPE` or `LANG` naming GBK, BIG5, Shift_JIS, … or no set at all.
+ * Quotes and backslashes are dropped first (the value as written in a prefix).
+ */
+export function parsesAsUtf8(name: string, value: string): boolean {
+  if (!isParsingLocaleName(name)) return true;
+  if (/[$`]/.test(value)) return false;
+  return isParsingSafeLocale(value.replace(/['"\\]/g, ''));
 }
 
 /**

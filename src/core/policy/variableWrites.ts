@@ -8,7 +8,8 @@
 // variable and the form, and the command asks.
 import type TreeSitter = require('web-tree-sitter');
 import type { Segment } from './policyContracts';
-import { assignedName, isSensitiveVariable, VARIABLE_REASON } from './sensitiveVariables';
+import { isParsingLocaleName, localeCharsetReason } from './localeCharset';
+import { assignedName, isSensitiveVariable, parsesAsUtf8, VARIABLE_REASON } from './sensitiveVariables';
 
 type SyntaxNode = TreeSitter.Node;
 
@@ -101,6 +102,7 @@ export function argvVariableChange(argv: readonly string[], dynamic: readonly bo
     if (isDynamic) return VARIABLE_REASON.dynamicName(form);
     const bare = /^[A-Za-z_][A-Za-z0-9_]*/.exec(target)?.[0];
     if (bare === undefined) return undefined; // not a name: bash refuses it and sets nothing
+    if (isParsingLocaleName(bare)) return localeCharsetReason(bare);
     return watched(bare) ? changeReason(bare, form) : undefined;
   };
   if (DECLARATIONS.has(name)) {
@@ -120,6 +122,11 @@ export function argvVariableChange(argv: readonly string[], dynamic: readonly bo
       // `export "$n"=1`: the name part holds an expansion.
       const nameDynamic = dynamic[i] && /[$`]/.test(namePart);
       const clean = namePart.replace(/\\(.)/gs, '$1').replace(/['"]/g, '');
+      // `export LANG=C.UTF-8` sets a locale bash reads later lines in: the value decides (localeCharset.ts).
+      if (!nameDynamic && isParsingLocaleName(clean)) {
+        if (eq >= 0 && (dynamic[i] || !parsesAsUtf8(clean, t.slice(eq + 1)))) return localeCharsetReason(clean);
+        continue;
+      }
       const r = named(form, clean, nameDynamic);
       if (r) return r;
     }
@@ -255,6 +262,7 @@ function treeVariableChange(node: SyntaxNode, src: string, tick: () => void): st
       const keyword = node.child(0)?.type === 'select' ? 'select' : 'for';
       const name = variable ? src.slice(variable.startIndex, variable.endIndex) : '';
       if (watched(name)) return changeReason(name, `\`${keyword} ${name} in\``);
+      if (isParsingLocaleName(name)) return localeCharsetReason(name);
       break;
     }
     case 'variable_assignment': {
@@ -262,12 +270,14 @@ function treeVariableChange(node: SyntaxNode, src: string, tick: () => void): st
       if (node.parent?.type === 'command') break;
       const name = assignedName(text());
       if (name !== undefined && watched(name)) return changeReason(name, 'an assignment');
+      if (name !== undefined && !parsesAsUtf8(name, text().slice(text().indexOf('=') + 1))) return localeCharsetReason(name);
       break;
     }
     case 'expansion': {
       const body = text();
       const m = /^\$\{([A-Za-z_][A-Za-z0-9_]*):?=/.exec(body);
       if (m && watched(m[1])) return changeReason(m[1], `\`\${${m[1]}:=…}\``);
+      if (m && isParsingLocaleName(m[1])) return localeCharsetReason(m[1]);
       const inner = arithmeticAssignment(body.slice(2, -1).replace(/^[A-Za-z_][A-Za-z0-9_]*/, ''));
       if (inner) return VARIABLE_REASON.change(inner, 'arithmetic in a parameter expansion');
       break;

@@ -104,7 +104,7 @@ describe('exec: SessionCall (a bridge command in its caller\'s persistent shell)
     assert.equal(next.output().output, '[1]\n');
   });
 
-  it('the next call of a caller never starts beside what its released call left: the pending sweep is done first', async () => {
+  it('the next call of a caller never starts beside what its released call left: it kills the leftovers first (shellLeftovers.ts)', async () => {
     const arg = `301.${process.pid}${seq}`;
     const { call: c } = call(`setsid -f sleep ${arg}; echo started`, { key: 'leftover' });
     await c.exited;

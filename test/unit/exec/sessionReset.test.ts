@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ExecResult } from '../../../src/core/contracts';
 import { LocalShellExecutor } from '../../../src/exec/localExecutor';
+import { sessionReplacedNotice } from '../../../src/exec/persistentShell';
 import { FakeSink, processBaseline, waitFor } from './helpers';
 import { makeEvil, POISON_CASES } from './poisonCases';
 
@@ -61,9 +62,24 @@ describe('exec: the persistent session is reset before each call (sessionReset.t
     });
   }
 
-  it('lists what to drop without a process of its own: through a scratch file already unlinked (nothing left in TMPDIR)', async () => {
-    const r = await run('readlink "/proc/$$/fd/$__agent_bash_listfd0"', 'reset-scratch');
-    assert.match(r.sink.text(), /^.*\/\.agent-bash-list-\d+-\d+ \(deleted\)\n$/);
+  it('lists what to drop through a scratch descriptor the command does not have: a child of the call holds stdin, stdout and stderr only', async () => {
+    const r = await run('echo "$__agent_bash_listok0 ${__agent_bash_listfd0//[0-9]/d}"; [[ -e /proc/$$/fd/$__agent_bash_listfd0 ]] || echo closed; ls /proc/self/fd | tr "\\n" " "', 'reset-scratch');
+    // `3` is `ls`'s own listing of the directory.
+    assert.equal(r.sink.text(), `1 dd\nclosed\n0 1 2 3 `);
+  });
+
+  it('umask, descriptors above 2, jobs and coprocesses start as the shell started; changed limits replace the shell', async () => {
+    const key = 'reset-process-state';
+    const canary = path.join(tmp, 'fd4.canary');
+    assert.equal((await run(`umask 777; exec 4>'${canary}' 7</dev/null; coproc sleep 600; sleep 601 & echo started`, key)).sink.text(), 'started\n');
+    const r = await run('umask; ls /proc/$$/fd | tr "\\n" " "; echo "[${COPROC_PID-}]"; jobs; wait; echo 2>/dev/null >&4 || echo "no fd 4"', key);
+    // The group's saved copies (fds 11-15 here) are the wrapper's, inside the call only.
+    assert.match(r.sink.text(), /^0022\n0 1 (1\d )+2 \[\]\nno fd 4\n$/);
+    assert.equal(r.sink.notice, undefined);
+    assert.equal((await run('ulimit -S -n 256; echo lowered', key)).sink.text(), 'lowered\n');
+    const after = await run('ulimit -S -n', key);
+    assert.notEqual(after.sink.text(), '256\n');
+    assert.equal(after.sink.notice, sessionReplacedNotice('reset'));
   });
 
   it('carries plain and exported ordinary variables and per-call cwd, and restores sensitive ones to their start values', async () => {

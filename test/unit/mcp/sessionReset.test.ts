@@ -15,14 +15,15 @@ const CALL_TIMEOUT_MS = 180_000;
 
 type TextResult = { content: Array<{ type: string; text: string }>; isError?: boolean };
 
-describe('mcp: stdio server sessions are reset before each call', function () {
+// With and without progress tokens: a client that sends none keeps its persistent shell all the same.
+for (const progress of [false, true]) describe(`mcp: stdio server sessions are reset before each call (${progress ? 'with' : 'without'} progress tokens)`, function () {
   this.timeout(600_000);
   let tmp: string;
   let evil: string;
   let client: Client;
 
   async function bash(command: string): Promise<{ text: string; isError: boolean }> {
-    const r = (await client.callTool({ name: 'bash', arguments: { command } }, undefined, { timeout: CALL_TIMEOUT_MS })) as TextResult;
+    const r = (await client.callTool({ name: 'bash', arguments: { command } }, undefined, { timeout: CALL_TIMEOUT_MS, ...(progress ? { onprogress: () => undefined } : {}) })) as TextResult;
     // The result ends with the run's wall time; the output is what comes before it.
     const text = r.content.map((c) => c.text).join('\n').replace(/\n\nWall time: [\d.]+ seconds$/, '');
     return { text, isError: r.isError === true };
@@ -61,6 +62,11 @@ describe('mcp: stdio server sessions are reset before each call', function () {
     assert.equal(r.isError, false, r.text);
     assert.equal(r.text.split('\n').pop(), 'done');
     assert.equal(existsSync(canary), false, 'the repository-configured fsmonitor ran');
+  });
+
+  it('one persistent shell: what a call exports reaches the next', async () => {
+    assert.deepEqual(await bash('export CARRIED=yes; echo set'), { text: 'set', isError: false });
+    assert.deepEqual(await bash('echo "$CARRIED"'), { text: 'yes', isError: false });
   });
 
   it('the issue\'s own forms: `ls(){ echo POISONED; }`, then an alias with `shopt -s expand_aliases`', async () => {

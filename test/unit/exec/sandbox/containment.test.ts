@@ -11,7 +11,6 @@ import { LocalShellExecutor } from '../../../../src/exec/localExecutor';
 import { probeSandbox } from '../../../../src/exec/sandbox/sandboxProbe';
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxMode } from '../../../../src/exec/sandbox/sandboxPolicy';
 import { SandboxRuntime } from '../../../../src/exec/sandbox/sandboxRuntime';
-import { cgroupControllers } from '../../../../src/exec/sandbox/kernel/limits';
 import { FakeSink, processesWithArg, sleep, waitFor } from '../helpers';
 
 const CLI = path.resolve(__dirname, '../../../../src/cli.js');
@@ -41,32 +40,31 @@ describe('exec/sandbox: kernel containment', function () {
   });
   afterEach(() => rmSync(ws, { recursive: true, force: true }));
 
-  // Sandboxed shells get a cgroup of their own where one can be made; without it (and outside the
-  // sandbox) the bridge's mark sweep is what runs first (sessionCall.test.ts).
-  it("sandbox on: a persistent shell's call that kills leftovers starts after everything earlier calls left is gone (its cgroup)", async function () {
-    if (cgroupControllers().length === 0) this.skip();
-    const runtime = new SandboxRuntime({ settings: () => ({ ...DEFAULT_SANDBOX_SETTINGS, enabled: 'on' }), workspaceRoots: () => [ws] });
-    const executor = new LocalShellExecutor({ shellArgs: ['-c'], sandbox: runtime });
-    const m = uniqueArg();
-    const run = async (command: string, killLeftovers: boolean): Promise<string> => {
-      const sink = new FakeSink();
-      const r = await executor.run({ command, cwd: ws, timeoutMs: 30_000, sessionKey: 'leftovers', sink, ...(killLeftovers ? { killLeftovers } : {}) });
-      assert.equal(r.exitCode, 0, sink.text());
-      return sink.text();
-    };
-    try {
-      assert.equal(await run(`setsid -f sleep ${m}; ( ( exec sleep ${m} ) & ); echo started`, true), 'started\n');
-      assert.ok(await waitFor(() => processesWithArg(`sleep ${m}`).length === 2, 5000), 'both escapees should run');
-      // A route that keeps background processes between calls keeps them.
-      assert.equal(await run('echo kept', false), 'kept\n');
-      assert.equal(processesWithArg(`sleep ${m}`).length, 2);
-      assert.equal(await run('echo clean', true), 'clean\n');
-      assert.deepEqual(processesWithArg(`sleep ${m}`), [], 'no leftover may live once the next call ran');
-    } finally {
-      await executor.dispose();
-      runtime.dispose();
-    }
-  });
+  // Sandboxed shells get a cgroup of their own where one can be made (one read of its members);
+  // without it, and outside the sandbox, one pass over /proc (shellLeftovers.ts).
+  for (const mode of ['on', 'off', 'none'] as const) {
+    it(`sandbox ${mode}: every call of a persistent shell starts after everything earlier calls left is gone`, async () => {
+      const runtime = mode === 'none' ? undefined : new SandboxRuntime({ settings: () => ({ ...DEFAULT_SANDBOX_SETTINGS, enabled: mode }), workspaceRoots: () => [ws] });
+      const executor = new LocalShellExecutor({ shellArgs: ['-c'], ...(runtime ? { sandbox: runtime } : {}) });
+      const m = uniqueArg();
+      const run = async (command: string): Promise<string> => {
+        const sink = new FakeSink();
+        const r = await executor.run({ command, cwd: ws, timeoutMs: 30_000, sessionKey: 'leftovers', sink });
+        assert.equal(r.exitCode, 0, sink.text());
+        return sink.text();
+      };
+      try {
+        // Escapees; the last drops the shell's mark too: the PID namespace, or (no sandbox) the output pipe it holds, finds it.
+        assert.equal(await run(`setsid -f sleep ${m}; ( ( exec sleep ${m} ) & ); env -u __agent_bash_session_mark setsid -f sleep ${m}; echo started`), 'started\n');
+        assert.ok(await waitFor(() => processesWithArg(`sleep ${m}`).length === 3, 5000), 'the escapees should run');
+        assert.equal(await run('echo clean'), 'clean\n');
+        assert.deepEqual(processesWithArg(`sleep ${m}`), [], 'no leftover may live once the next call ran');
+      } finally {
+        await executor.dispose();
+        runtime?.dispose();
+      }
+    });
+  }
 
   for (const mode of ['off', 'on'] as SandboxMode[]) {
     for (const [name, shape] of Object.entries(ESCAPES)) {
