@@ -275,6 +275,11 @@ export interface ApprovalRequest {
   description?: string;
   /** The call asked to run outside the OS sandbox (`sandbox: "off"`). */
   sandboxOff?: boolean;
+  /**
+   * Where the sandbox runs but the read-only fence cannot (an old kernel, no compiled launcher):
+   * why, so the person knows lines allowed as reads stand on the policy's reading alone.
+   */
+  readOnlyNotEnforced?: string;
 }
 
 export type ApprovalAnswer =

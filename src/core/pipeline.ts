@@ -299,6 +299,7 @@ export class BashPipeline {
         ...(box.gate ? { sandbox: box.gate } : {}),
         sandboxOff,
         ...(input.sandbox === 'write' ? { writeAsked: true } : {}),
+        ...fenceNote(deps.sandbox, box.level, sandboxOff),
       },
       opts.signal,
     );
@@ -680,6 +681,13 @@ export function fencedReadOf(verdict: GateVerdict, sandbox: PipelineSandbox | un
   if (verdict.kind !== 'run' || verdict.decidedBy !== 'rule' || off) return undefined;
   const line = readOnlyLine(verdict.decision);
   return line && sandbox?.readOnly?.().enforced === true ? line : undefined;
+}
+
+/** The dialog's note where the sandbox runs but the read-only fence cannot. */
+function fenceNote(sandbox: PipelineSandbox | undefined, level: SandboxLevel | undefined, off: boolean): { readOnlyNotEnforced?: string } {
+  if (level !== 'sandboxed' || off || !sandbox?.readOnly) return {};
+  const capability = sandbox.readOnly();
+  return capability.enforced ? {} : { readOnlyNotEnforced: capability.why ?? 'unknown reason' };
 }
 
 /** Where the pipeline has no sandbox, or the sandbox cannot say, the fence is not there. */

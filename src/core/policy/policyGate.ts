@@ -91,6 +91,8 @@ export interface GateRequest {
   sandboxOff?: boolean;
   /** The caller asked for write access (`sandbox: "write"`): at least prompt, never auto-approved. */
   writeAsked?: boolean;
+  /** Said in the dialog: the sandbox runs but the read-only fence cannot, and why (ApprovalRequest). */
+  readOnlyNotEnforced?: string;
 }
 
 export interface GateDeps {
@@ -127,7 +129,7 @@ export async function passPolicyGate(deps: GateDeps, req: GateRequest, signal?: 
 
   const answer = await untilAborted(
     deps.approver.approve(
-      { command: req.command, cwd: req.cwd, decision, ...(req.caller ? { caller: req.caller } : {}), ...(req.description ? { description: req.description } : {}), ...(req.sandboxOff ? { sandboxOff: true } : {}) },
+      { command: req.command, cwd: req.cwd, decision, ...(req.caller ? { caller: req.caller } : {}), ...(req.description ? { description: req.description } : {}), ...(req.sandboxOff ? { sandboxOff: true } : {}), ...(req.readOnlyNotEnforced ? { readOnlyNotEnforced: req.readOnlyNotEnforced } : {}) },
       signal,
     ),
     signal,

@@ -66,6 +66,7 @@ export function approvalDetail(req: ApprovalRequest): string {
     `Command: ${elide(req.command, 2000)}`,
     `Working directory: ${req.cwd}`,
     `Why you are asked: ${whyAsked(req.command, req.decision)}`,
+    ...(req.readOnlyNotEnforced ? [`Note: ${req.readOnlyNotEnforced}, so commands allowed as reads run on the policy's reading alone.`] : []),
   ].join('\n');
 }
 

@@ -220,6 +220,15 @@ describe('vscode/approvalDialog and core/history: the deciding rule names its la
     assert.equal(firstStepDetail(without), 'Command: git push\nWorking directory: /w\nWhy you are asked: Rule `git push *` says to ask before `git push`.');
   });
 
+  it('the approval dialog says when the sandbox runs but the read-only fence cannot', () => {
+    const rule: PolicyRule = { match: 'git push *', approval: 'prompt' };
+    const req = { ...request('git push', { rule, kind: 'rule' }), readOnlyNotEnforced: "read-only not enforced: the kernel's Landlock ABI is 3 (the fence needs 4, Linux 6.7)" };
+    assert.equal(
+      firstStepDetail(req),
+      "Command: git push\nWorking directory: /w\nWhy you are asked: Rule `git push *` says to ask before `git push`.\nNote: read-only not enforced: the kernel's Landlock ABI is 3 (the fence needs 4, Linux 6.7), so commands allowed as reads run on the policy's reading alone.",
+    );
+  });
+
   it('the history names the layer beside the rule, and only the rule when the layer is unknown', () => {
     // The policy side records the layer on the history decision (HistoryDecision.layer, layerSource).
     const d = (x: object) => x as HistoryDecision;
