@@ -30,17 +30,9 @@
 #include <time.h>
 #include <unistd.h>
 
+// The Landlock system call numbers and PR_SET_NO_NEW_PRIVS come with the fence's header.
 #include "readonly-fence.h"
 
-#ifndef SYS_landlock_create_ruleset
-#define SYS_landlock_create_ruleset 444
-#endif
-#ifndef SYS_landlock_add_rule
-#define SYS_landlock_add_rule 445
-#endif
-#ifndef SYS_landlock_restrict_self
-#define SYS_landlock_restrict_self 446
-#endif
 #define LANDLOCK_CREATE_RULESET_VERSION 1U
 #define LANDLOCK_RULE_PATH_BENEATH 1
 #ifndef PR_SET_NO_NEW_PRIVS

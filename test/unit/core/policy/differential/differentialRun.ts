@@ -53,6 +53,22 @@ function inside(p: string, root: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
+/** The reads that reached the folder outside the workspace its `keys` link leads to (by real path). */
+function secretReads(observed: Observed, workspace: string): Array<{ program: string; real: string }> {
+  const secret = path.join(path.dirname(workspace), SECRET_DIR);
+  const out: Array<{ program: string; real: string }> = [];
+  for (const r of observed.read) {
+    let real = r.path;
+    try {
+      real = fs.realpathSync(r.path);
+    } catch {
+      // gone or never there: judged as written
+    }
+    if (inside(real, secret)) out.push({ program: r.program, real });
+  }
+  return out;
+}
+
 /** What bash did that the allow decision does not cover. */
 export function problemsOf(decision: PolicyDecision, observed: Observed, workspace: string): string[] {
   const covered = new Set<string>(['bash']);
@@ -74,16 +90,7 @@ export function problemsOf(decision: PolicyDecision, observed: Observed, workspa
     if (HARMLESS_WRITES.test(w.path) || (Object.hasOwn(PROGRAM_STATE, w.program) && PROGRAM_STATE[w.program]?.test(w.path))) continue;
     problems.push(`\`${w.program}\` wrote \`${w.path}\`, outside the workspace`);
   }
-  const secret = path.join(path.dirname(workspace), SECRET_DIR);
-  for (const r of observed.read) {
-    let real = r.path;
-    try {
-      real = fs.realpathSync(r.path);
-    } catch {
-      // gone or never there: judged as written
-    }
-    if (inside(real, secret)) problems.push(`\`${r.program}\` read \`${real}\`, outside the workspace through a link`);
-  }
+  problems.push(...secretReads(observed, workspace).map((r) => `\`${r.program}\` read \`${r.real}\`, outside the workspace through a link`));
   problems.push(...observed.tampered);
   return [...new Set(problems)];
 }
@@ -188,16 +195,7 @@ export function fencedProblemsOf(observed: Observed, workspace: string, scratch:
     if (HARMLESS_WRITES.test(w.path) || inside(w.path, scratch)) continue;
     problems.push(`\`${w.program}\` wrote \`${w.path}\` behind the read-only fence`);
   }
-  const secret = path.join(path.dirname(workspace), SECRET_DIR);
-  for (const r of observed.read) {
-    let real = r.path;
-    try {
-      real = fs.realpathSync(r.path);
-    } catch {
-      // gone or never there
-    }
-    if (inside(real, secret)) problems.push(`\`${r.program}\` read \`${real}\` behind the read-only fence`);
-  }
+  problems.push(...secretReads(observed, workspace).map((r) => `\`${r.program}\` read \`${r.real}\` behind the read-only fence`));
   problems.push(...observed.tampered);
   return [...new Set(problems)];
 }
