@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import type { ShellAnalyzer } from '../../../../src/core/contracts';
 import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
 import { fencedProblemsOf, formatViolation, problemsOf, runDifferential } from './differential/differentialRun';
-import { judgeBatch, prepareWorkspaces, sandboxAvailable, type FencedJudge } from './differential/sandboxJudge';
+import { judgeBatch, prepareWorkspaces, sandboxAvailable, stageLauncher, type FencedJudge } from './differential/sandboxJudge';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { fenceSpecs } from '../../../../src/exec/sandbox/readOnly/readOnlyFence';
@@ -32,9 +32,10 @@ describe('core/policy differential (bash in a sandbox is the judge)', function (
     if (!fenceSupport('sandboxed').enforced || !existsSync(launcher)) this.skip();
     const { base, workspaces, dispose } = prepareWorkspaces(2);
     try {
+      const staged = stageLauncher(base, launcher);
       const command = 'cat <<EOF\n  $(echo pwned > canary; echo x > new; cat keys/*)\nEOF';
       const fence = (writable: boolean): FencedJudge => ({
-        prefix: (c, k, dir) => [launcher, 'readonly', ...fenceSpecs({ scratch: writable ? c.workspace : path.join(dir, `s${k}`), workspaceRoots: [c.workspace], programs: ['cat'], shell: '/bin/bash', pathVar: process.env.PATH ?? '' }), '--'],
+        prefix: (c, k, dir) => [staged, 'readonly', ...fenceSpecs({ scratch: writable ? c.workspace : path.join(dir, `s${k}`), workspaceRoots: [c.workspace], programs: ['cat'], shell: '/bin/bash', pathVar: process.env.PATH ?? '' }), '--'],
       });
       const [held] = await judgeBatch(base, [{ command, workspace: workspaces[0] }], 'fence-held', {}, fence(false));
       assert.deepEqual(fencedProblemsOf(held, workspaces[0], path.join(base, 'batch-fence-held', 's0')), []);

@@ -8,7 +8,7 @@ import type { PolicyDecision, ShellAnalyzer } from '../../../../../src/core/cont
 import { decide } from '../../../../../src/core/policy/policy';
 import { generate, prng } from './commandGenerator';
 import { FUZZ_RULES, RUNS_ALSO } from './hostileCorpus';
-import { GUARDED_PATHS, judgeBatch, prepareWorkspaces, SECRET_DIR, type FencedJudge, type Observed } from './sandboxJudge';
+import { GUARDED_PATHS, judgeBatch, prepareWorkspaces, SECRET_DIR, stageLauncher, type FencedJudge, type Observed } from './sandboxJudge';
 import { fenceSpecs } from '../../../../../src/exec/sandbox/readOnly/readOnlyFence';
 import { findOnPath } from '../../../../../src/exec/sandbox/sandboxProbe';
 import { TEST_EXPANDER } from '../testExpander';
@@ -155,7 +155,7 @@ export async function runDifferential(opts: RunOptions): Promise<DifferentialRep
         });
         if (fencedRuns && opts.fenceLauncher !== undefined) {
           const fencedCases = batch.map((i) => ({ command: allowed[i].command, workspace: fencedRuns.workspaces[i] }));
-          const fence = fencedJudge(opts.fenceLauncher, batch.map((i) => allowed[i].decision));
+          const fence = fencedJudge(stageLauncher(fencedRuns.base, opts.fenceLauncher), batch.map((i) => allowed[i].decision));
           const seen = await judgeBatch(fencedRuns.base, fencedCases, `f${batch[0]}`, STUBS, fence);
           batch.forEach((i, k) => {
             const problems = fencedProblemsOf(seen[k], fencedRuns.workspaces[i], path.join(fencedRuns.base, `batch-f${batch[0]}`, `s${k}`));

@@ -184,6 +184,17 @@ export interface FencedJudge {
   prefix(c: SandboxCase, i: number, dir: string): string[];
 }
 
+/**
+ * The launcher, copied where the judge's sandbox can run it: the judge mounts a fresh `/tmp`, so a
+ * checkout under `/tmp` (a CI clone) would hide its own `dist/`.
+ */
+export function stageLauncher(base: string, launcher: string): string {
+  const staged = path.join(base, 'agent-bash-launch');
+  if (!fs.existsSync(staged)) fs.copyFileSync(launcher, staged);
+  fs.chmodSync(staged, 0o755);
+  return staged;
+}
+
 export async function judgeBatch(base: string, cases: readonly SandboxCase[], tag: string, stubs: Readonly<Record<string, string>> = {}, fence?: FencedJudge): Promise<Observed[]> {
   const dir = path.join(base, `batch-${tag}`);
   fs.mkdirSync(dir, { recursive: true });
