@@ -294,7 +294,7 @@ describe('mcp: server over HTTP inside VS Code', function () {
     // Commands run in a PID namespace (their `$$` is not ours): find the process by a unique argv.
     const sleep = `sleep 100.${process.pid}1`;
     const controller = new AbortController();
-    const pending = bash(client, { command: `sh -c 'exec ${sleep}'` }, controller.signal);
+    const pending = bash(client, { command: `sh -c '${sleep}; true'` }, controller.signal);
     pending.catch(() => undefined);
     await waitUntil(() => processesWithCommandLine(sleep).length === 1, 30_000, 'the command to start');
     controller.abort();
@@ -306,9 +306,9 @@ describe('mcp: server over HTTP inside VS Code', function () {
     const { client, transport } = await connect('mcp-it-closing');
     const fg = `sleep 100.${process.pid}2`;
     const bg = `sleep 100.${process.pid}3`;
-    const started = await bash(client, { command: `sh -c 'exec ${bg}'`, async: true });
+    const started = await bash(client, { command: `sh -c '${bg}; true'`, async: true });
     assert.match(textOf(started), /job-\d+/);
-    const pending = bash(client, { command: `sh -c 'exec ${fg}'` });
+    const pending = bash(client, { command: `sh -c '${fg}; true'` });
     pending.catch(() => undefined);
     await waitUntil(() => [fg, bg].every((c) => processesWithCommandLine(c).length === 1), 30_000, 'both commands to start');
     const sid = transport.sessionId;
@@ -319,7 +319,7 @@ describe('mcp: server over HTTP inside VS Code', function () {
     // History names who killed the background job: the end of the client's session, and why it ended.
     const history = t.history;
     assert.ok(history, 'testing.history');
-    const job = (): HistoryEntry | undefined => history.entries.find((e) => e.command === `sh -c 'exec ${bg}'`);
+    const job = (): HistoryEntry | undefined => history.entries.find((e) => e.command === `sh -c '${bg}; true'`);
     await waitUntil(() => job() !== undefined && !endLabel(job() as HistoryEntry).startsWith('Running'), 15_000, 'the job to end in the history');
     assert.equal(endLabel(job() as HistoryEntry), "Killed by the end of mcp-it-closing's MCP session (closed by the client)");
   });

@@ -115,7 +115,7 @@ describe('mcp: stdio server', function () {
   it('cancellation (notifications/cancelled) kills the process', async () => {
     const line = uniqueSleep();
     const controller = new AbortController();
-    const pending = call(client, 'bash', { command: `sh -c 'exec ${line}'` }, { signal: controller.signal });
+    const pending = call(client, 'bash', { command: `sh -c '${line}; true'` }, { signal: controller.signal });
     pending.catch(() => undefined);
     assert.ok(await waitFor(() => isRunning(line), START_MS), 'the command never started');
     controller.abort();
@@ -148,7 +148,7 @@ describe('mcp: stdio server', function () {
     assert.match(textOf(out), /^bg-done\n/);
 
     const line = uniqueSleep();
-    const started = await call(client, 'bash', { command: `sh -c 'exec ${line}'`, async: true });
+    const started = await call(client, 'bash', { command: `sh -c '${line}; true'`, async: true });
     const jobId = /job-\d+/.exec(textOf(started))?.[0] as string;
     assert.ok(await waitFor(() => isRunning(line), START_MS));
     const running = await call(client, 'bash_output', { job_id: jobId });
@@ -167,9 +167,9 @@ describe('mcp: stdio server', function () {
   it('closing the client leaves no process: server, shells and jobs', async () => {
     const own = await connect(['--yes', '--cwd', tmp], tmp, 'closing-client');
     const job = uniqueSleep();
-    await call(own.client, 'bash', { command: `sh -c 'exec ${job}'`, async: true });
+    await call(own.client, 'bash', { command: `sh -c '${job}; true'`, async: true });
     const fg = uniqueSleep();
-    const pending = call(own.client, 'bash', { command: `sh -c 'exec ${fg}'` });
+    const pending = call(own.client, 'bash', { command: `sh -c '${fg}; true'` });
     pending.catch(() => undefined);
     assert.ok(await waitFor(() => isRunning(job) && isRunning(fg), START_MS));
     const serverPid = own.transport.pid as number;
