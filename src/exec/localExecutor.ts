@@ -35,6 +35,8 @@ export class LocalShellExecutor implements LocalExecutor {
   /** Keys whose shell was discarded and whose kill has not settled yet: calls there go one-shot. */
   private readonly quarantined = new Map<string, Promise<void>>();
   private readonly oneShots = new Set<ChildProcess>();
+  /** Sessions whose shell ended after a completed call: the notice their next call carries. */
+  private readonly endedAfterCall = new Map<string, string>();
   /** Groups of one-shot shells that exited with background children still running. */
   private readonly lingering = new Set<number>();
   private disposed = false;
@@ -79,14 +81,21 @@ export class LocalShellExecutor implements LocalExecutor {
     // A `sandbox: "off"` call never shares the sandboxed shell (nor the other way round).
     const key = sessionKeyOf(req.sessionKey as string, config, sessionEnv) + (req.sandbox === 'off' ? '\nsandbox-off' : '');
     let shell = this.sessions.get(key);
+    // A session whose shell ended between calls (what the last call left made it exit) is replaced,
+    // and the result says so: what it carried is gone.
+    // A session whose shell ended after its last call (what that call left made it exit, or a check
+    // after it killed it) is replaced, and the next result says so: what it carried is gone.
+    let notice = this.endedAfterCall.get(key);
+    this.endedAfterCall.delete(key);
     if (shell?.dead) {
       this.sessions.delete(key);
       shell = undefined;
+      notice ??= sessionReplacedNotice('refused');
     }
     // Busy (an overlapping call) or quarantined: a fresh, uncached shell, so the owner's session is
     // neither queued behind nor touched by this call's fate.
     if (this.quarantined.has(key) || shell?.busy) {
-      return this.oneShot(req, config, command, commandEnv(config.env, callerEnv));
+      return this.oneShot(notice === undefined ? req : withNotice(req, notice), config, command, commandEnv(config.env, callerEnv));
     }
     const start = (): PersistentShell => {
       const fresh = this.newShell(config, sessionEnv, req.cwd, req.sandbox);
@@ -95,7 +104,6 @@ export class LocalShellExecutor implements LocalExecutor {
     };
     // A sandboxed shell keeps the mounts it started with: when what a command started now would
     // get differs (a repository or a secret appeared on the host since), the shell is replaced.
-    let notice: string | undefined;
     if (shell?.mountKey !== undefined && shell.mountKey !== this.options.sandbox?.mountKey(req.sandbox)) {
       this.discard(key, shell);
       shell = undefined;
@@ -122,7 +130,12 @@ export class LocalShellExecutor implements LocalExecutor {
       }
     }
     const result = run.result;
-    if (result.timedOut || result.cancelled || shell.dead) this.discard(key, shell);
+    if (result.timedOut || result.cancelled || shell.dead) {
+      // A timeout or a cancel says so in its own result; a shell that ended after a call that
+      // completed is news for the next call.
+      if (!result.timedOut && !result.cancelled) this.endedAfterCall.set(key, sessionReplacedNotice('refused'));
+      this.discard(key, shell);
+    }
     return result;
   }
 
@@ -205,6 +218,19 @@ export class LocalShellExecutor implements LocalExecutor {
     kills.push(...this.quarantined.values());
     await Promise.allSettled(kills);
   }
+}
+
+/** `req` whose result starts with `notice` (before any of its own). */
+function withNotice(req: ExecRequest, notice: string): ExecRequest {
+  const sink = req.sink;
+  return {
+    ...req,
+    sink: {
+      push: (chunk) => sink.push(chunk),
+      dump: (own) => sink.dump(own === undefined ? notice : `${notice}. ${own}`),
+      dispose: () => sink.dispose(),
+    },
+  };
 }
 
 /** Said when a sandboxed session's shell was replaced because its mounts went stale. */
