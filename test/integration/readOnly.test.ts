@@ -36,14 +36,14 @@ describe('read-only: auto-approved reads in the editor run fenced', function () 
     await answerDialogs(undefined);
   });
 
-  it('a here-document the policy misreads cannot write: the canary is unchanged and the result says what was refused', async () => {
+  it('an auto-approved read runs fenced without asking: its HOME is its own scratch folder, and a write it tries is refused', async () => {
     const t = await testing();
     const asked = t.services.prompter.asked.length;
-    const text = await invoke({ command: 'cat <<EOF\n  $(echo pwned > ro-canary.txt; echo x > ro-made.txt)\nEOF' });
+    const text = await invoke({ command: 'echo "home=$HOME"; cat ro-canary.txt' });
     assert.equal(t.services.prompter.asked.length, asked, 'it ran without asking');
+    assert.match(text, /^home=\/.*\/ro-[^/\n]+\ncanary\n/);
     assert.equal(readFileSync(canary, 'utf8'), 'canary\n');
     assert.equal(existsSync(path.join(workspaceDir(), 'ro-made.txt')), false);
-    assert.match(text, /\[read-only\] This ran read-only because it was auto-approved as a read: the kernel refused `ro-canary\.txt`/);
   });
 
   it("what a read assigns carries to the caller's next call; a plain read is quiet", async () => {

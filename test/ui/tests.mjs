@@ -786,6 +786,11 @@ export const uiTests = [
         await page.screenshot({ path: path.join(shotsDir, 'sandbox-refusal.png') });
         await refusal.locator('.monaco-button', { hasText: 'Allow Writing' }).first().click();
         await hideNotifications(page);
+        // First the folder, proposed narrowest and editable: accepted as proposed.
+        const folderBox = page.locator('.quick-input-widget input');
+        await folderBox.waitFor({ state: 'visible', timeout: 10000 });
+        await waitFor(async () => (await folderBox.inputValue()) === outside, 10000, `the proposed folder ${outside}`);
+        await folderBox.press('Enter');
         // Where to add it: a quick pick of the settings scopes.
         await page.locator('.quick-input-widget', { hasText: `Add ${outside} to ${setting} in…` }).waitFor({ state: 'visible', timeout: 10000 });
         const scopes = (await page.locator('.quick-input-list .monaco-list-row').allInnerTexts()).map((t) => t.trim());
