@@ -133,7 +133,7 @@ export class LocalShellExecutor implements LocalExecutor {
     if (result.timedOut || result.cancelled || shell.dead) {
       // A timeout or a cancel says so in its own result; a shell that ended after a call that
       // completed is news for the next call.
-      if (!result.timedOut && !result.cancelled) this.endedAfterCall.set(key, sessionReplacedNotice('refused'));
+      if (!result.timedOut && !result.cancelled && run.broken === undefined) this.endedAfterCall.set(key, sessionReplacedNotice('refused'));
       this.discard(key, shell);
     }
     return result;
