@@ -134,11 +134,13 @@ export function descendantsOf(root: number): number[] {
   return out;
 }
 
-interface ProcStat {
+export interface ProcStat {
   pid: number;
   state: string;
   ppid: number;
   pgid: number;
+  /** Clock ticks since boot when it started (field 22). */
+  start: number;
 }
 
 /** Parses /proc/<pid>/stat; the command name may contain spaces and parentheses, so cut at the last `)`. */
@@ -152,7 +154,7 @@ export function readStat(pid: number): ProcStat | undefined {
   const close = text.lastIndexOf(')');
   if (close < 0) return undefined;
   const fields = text.slice(close + 2).split(' ');
-  return { pid, state: fields[0], ppid: Number(fields[1]), pgid: Number(fields[2]) };
+  return { pid, state: fields[0], ppid: Number(fields[1]), pgid: Number(fields[2]), start: Number(fields[19]) };
 }
 
 /**

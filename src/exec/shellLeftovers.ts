@@ -11,27 +11,9 @@
 // after the launcher whose parent is older than it (an escapee is adopted by init or a subreaper; once
 // it is killed, its own children are adopted in turn and found by the kill loop's next pass).
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readStat, type ProcStat } from './processTree';
 
-interface Stat {
-  pid: number;
-  ppid: number;
-  state: string;
-  /** Clock ticks since boot when it started (field 22). */
-  start: number;
-}
-
-function readStatLine(pid: number): Stat | undefined {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  const close = text.lastIndexOf(')');
-  if (close < 0) return undefined;
-  const f = text.slice(close + 2).split(' ');
-  return { pid, state: f[0], ppid: Number(f[1]), start: Number(f[19]) };
-}
+type Stat = ProcStat;
 
 function allStats(): Stat[] {
   let entries: string[];
@@ -43,7 +25,7 @@ function allStats(): Stat[] {
   const out: Stat[] = [];
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
-    const s = readStatLine(Number(entry));
+    const s = readStat(Number(entry));
     if (s && s.state !== 'Z' && s.state !== 'X') out.push(s);
   }
   return out;
@@ -70,7 +52,7 @@ function childrenOf(pid: number): number[] {
 
 /** Not a zombie (a killed leftover waiting to be reaped is gone for our purpose). */
 function isRunning(pid: number): boolean {
-  const s = readStatLine(pid);
+  const s = readStat(pid);
   return s !== undefined && s.state !== 'Z' && s.state !== 'X';
 }
 

@@ -25,7 +25,8 @@ export const GIT_REPOSITORY = {
     `\`${shown(text)}\` in segment ${index} reads the repository \`${gitFile}\` points to (${target}), inside the workspace: its config can name programs for git to run`,
 } as const;
 
-function real(p: string): string {
+/** The real path of `p`, or `p` resolved where it cannot be had (absent, a loop). */
+export function real(p: string): string {
   try {
     return fs.realpathSync.native(p);
   } catch {

@@ -15,6 +15,7 @@ import { shown } from './policyReasons';
 import { basename } from './shellNormalize';
 import { isInside } from './workspaceScope';
 import { judgePackageManager } from './programs/npm';
+import { real } from './gitRepository';
 
 /** Config files each package manager reads from a project folder (npm's `.npmrc` is read by all three). */
 const CONFIG_FILES: Readonly<Record<string, readonly string[]>> = {
@@ -27,14 +28,6 @@ export const PACKAGE_CONFIG = {
   found: (text: string, index: number, file: string, name: string) =>
     `\`${shown(text)}\` in segment ${index} makes ${name} load \`${file}\`, a project config file that can name code for it to run or settings that read the environment`,
 } as const;
-
-function real(p: string): string {
-  try {
-    return fs.realpathSync.native(p);
-  } catch {
-    return path.resolve(p);
-  }
-}
 
 /** The folders whose config the program reads: the cwd and every folder above it, and each root. */
 function folders(cwd: string, roots: readonly string[]): string[] {

@@ -31,6 +31,8 @@ export const ETC_SECRETS = [
 /** How long the listing of `/etc` is reused. */
 const ETC_FRESH_MS = 30_000;
 let etcCache: { at: number; paths: string[] } | undefined;
+/** The system folders this machine has (looked up once: a call's fence is on the hot path). */
+let systemRoots: string[] | undefined;
 /**
  * Read and write existing files only (see native/readonly-fence.h `D:`): the terminal, `/dev/null`.
  * `/proc` is read only: `/dev/stdout` of a pipe needs no right there, and no file of another process
@@ -85,7 +87,8 @@ export function resolvePrograms(programs: readonly string[], pathVar: string): s
 /** The fence's spec words (native/readonly-fence.h) for one call. */
 export function fenceSpecs(plan: FencePlan): string[] {
   const execs = [plan.shell, realOrSelf(plan.shell), ...resolvePrograms(plan.programs, plan.pathVar)];
-  const reads = [...SYSTEM_READ_ROOTS.filter((p) => existsSync(p)), ...etcReadable(), ...plan.workspaceRoots.map(realOrSelf)];
+  systemRoots ??= SYSTEM_READ_ROOTS.filter((p) => existsSync(p));
+  const reads = [...systemRoots, ...etcReadable(), ...plan.workspaceRoots.map(realOrSelf)];
   return [
     `T:${plan.scratch}`,
     ...unique(reads).map((p) => `R:${p}`),
