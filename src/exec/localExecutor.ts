@@ -89,8 +89,8 @@ export class LocalShellExecutor implements LocalExecutor {
     this.endedAfterCall.delete(key);
     if (shell?.dead) {
       this.sessions.delete(key);
+      notice ??= sessionReplacedNotice(shell.endedOnItsOwn ? 'exited' : 'refused');
       shell = undefined;
-      notice ??= sessionReplacedNotice('refused');
     }
     // Busy (an overlapping call) or quarantined: a fresh, uncached shell, so the owner's session is
     // neither queued behind nor touched by this call's fate.
@@ -133,7 +133,9 @@ export class LocalShellExecutor implements LocalExecutor {
     if (result.timedOut || result.cancelled || shell.dead) {
       // A timeout or a cancel says so in its own result; a shell that ended after a call that
       // completed is news for the next call.
-      if (!result.timedOut && !result.cancelled && run.broken === undefined) this.endedAfterCall.set(key, sessionReplacedNotice('refused'));
+      if (!result.timedOut && !result.cancelled && run.broken === undefined) {
+        this.endedAfterCall.set(key, sessionReplacedNotice(shell.endedOnItsOwn ? 'exited' : 'refused'));
+      }
       this.discard(key, shell);
     }
     return result;

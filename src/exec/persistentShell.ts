@@ -65,6 +65,7 @@ export const SESSION_BREAK_REASONS = {
   silent: 'it ran the command but no longer reports its end',
   refused: 'it could no longer start commands',
   reset: 'what an earlier command defined could not be reset',
+  exited: 'an earlier command ended it',
 } as const;
 export type SessionBreak = keyof typeof SESSION_BREAK_REASONS;
 
@@ -330,6 +331,11 @@ export class PersistentShell {
   /** A command is running. */
   get busy(): boolean {
     return this.running;
+  }
+
+  /** The shell exited without being killed by us (an `exit` in a command, a `kill $$`). */
+  get endedOnItsOwn(): boolean {
+    return this.exitInfo !== undefined && this.killing === undefined;
   }
 
   /** The shell has exited or is being killed: never use it again. */

@@ -13,6 +13,7 @@ import { DEFAULT_MCP_RESULT_CHARS } from '../../../src/mcp/resultCap';
 import { SANDBOX_OFF_REASON } from '../../../src/core/policy/policyGate';
 import { probeSandbox } from '../../../src/exec/sandbox/sandboxProbe';
 import { alive, escapeRegExp, processesWithArg, waitFor } from '../exec/helpers';
+import { sessionReplacedNotice } from '../../../src/exec/persistentShell';
 
 const CLI = path.resolve(__dirname, '../../../../dist/cli.js');
 /** Generous bounds: these tests share two cores with other suites. */
@@ -81,6 +82,11 @@ describe('mcp: stdio server', function () {
     const r = await call(client, 'bash', { command: "printf 'a\\nb\\n'; exit 3" });
     assert.equal(r.isError, true);
     assert.match(textOf(r), /^a\nb\n\nWall time: \d+\.\d\d seconds\n\nCommand exited with code 3$/);
+    // The exit ended the session's shell: the next call runs in a fresh one and says so, once.
+    const next = await call(client, 'bash', { command: 'echo after' });
+    assert.match(textOf(next), new RegExp(`^\\[${escapeRegExp(sessionReplacedNotice('exited'))}\\]\\nafter\\n\\nWall time: `));
+    const again = await call(client, 'bash', { command: 'echo again' });
+    assert.match(textOf(again), /^again\n\nWall time: /);
   });
 
   it('refuses a denied command and runs nothing', async () => {
