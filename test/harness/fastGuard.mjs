@@ -22,7 +22,9 @@ export const EXECUTOR_MODULES = [
 const IMPORT = /\b(?:require|import)\(\s*(['"`])([^'"`$]+)\1\s*\)/g;
 const PROCESS_STRING = /(['"`])((?:node:)?(?:child_process|worker_threads|cluster)|[^'"`]*node-pty[^'"`]*)\1/g;
 
-export const GUARD_MISSING = 'fast tier: listed file has no compiled test (renamed, moved or deleted?)';
+export const GUARD_MISSING = 'fast tier: listed file is not there, or not compiled (renamed, moved or deleted?)';
+export const GUARD_TWICE = 'fast tier: file listed twice';
+export const GUARD_STALE = 'fast tier: an executor module of fastGuard.mjs is gone (moved? update EXECUTOR_MODULES)';
 export const GUARD_IMPORTS = 'fast tier: listed file reaches a module that starts processes';
 export const GUARD_STARTED = 'fast tier: a test started a process';
 
@@ -68,9 +70,15 @@ export function forbiddenImport(file, outRoot) {
 /** Problems with the declared list: files that are missing, and files whose imports reach a process. */
 export function checkFastList(files, outRoot) {
   const problems = [];
+  for (const module of EXECUTOR_MODULES) {
+    if (!existsSync(path.join(outRoot, 'src', `${module}.js`))) problems.push(`${GUARD_STALE}: src/${module}.ts`);
+  }
+  for (const name of files.filter((name, i) => files.indexOf(name) !== i)) problems.push(`${GUARD_TWICE}: test/unit/${name}`);
   for (const name of files) {
+    // The source too: a deleted test's compiled file stays in out/ until it is cleaned.
+    const source = path.join(outRoot, '..', 'test', 'unit', name);
     const compiled = path.join(outRoot, 'test', 'unit', name.replace(/\.ts$/, '.js'));
-    if (!existsSync(compiled)) {
+    if (!existsSync(source) || !existsSync(compiled)) {
       problems.push(`${GUARD_MISSING}: test/unit/${name}`);
       continue;
     }
