@@ -4,8 +4,8 @@
 // came back. Installs the pinned clients into the cache once; skips, saying why, when they cannot be
 // installed. Prints one PASS/FAIL/INFO line per observation and exits 1 on any FAIL. Each client runs
 // with a home of its own, so nothing of the user's configuration is read or changed. Each is set up
-// with exactly the lines the README gives it (README.md, "Each client, from setup to a headless
-// agent"), with a rules file that allows the demo's commands: no extra flag the README does not list.
+// with exactly the lines the docs give it (docs/CLI-AND-MCP.md, "Each client, from setup to a headless
+// agent"), with a rules file that allows the demo's commands: no extra flag the docs do not list.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -105,7 +105,7 @@ const BIG = { command: 'seq 1 300000' };
 const BIG_TAIL = new RegExp(
   `\\n299999\\n300000${WALL}\\n\\n\\[Showing lines 1-\\d+ and \\d+-300000 of 300000; [\\d,]+ middle lines \\([\\d.]+MB\\) elided\\. Read artifact:\\/\\/(\\d+) for full output\\]$`,
 );
-/** The README's server line: `node …/dist/cli.js mcp --rules rules.json`, with rules that allow the demo. */
+/** The docs' server line (docs/CLI-AND-MCP.md): `node …/dist/cli.js mcp --rules rules.json`, with rules that allow the demo. */
 function readmeServer(work) {
   const rules = path.join(work, 'rules.json');
   writeFileSync(rules, JSON.stringify(['printf *', 'exit *', 'seq *'].map((match) => ({ match, approval: 'allow' }))));
@@ -241,7 +241,7 @@ async function codex(work) {
   }
   report('INFO', `${name}: first turn, default server settings`, `our tools were in it in ${listedIn.filter(Boolean).length} of ${PROBES} runs (load average ${os.loadavg()[0].toFixed(1)})`);
 
-  // The README's two lines under [mcp_servers.agent-bash]: `required = true` makes Codex wait for the
+  // The docs' two lines under [mcp_servers.agent-bash]: `required = true` makes Codex wait for the
   // server; MCP calls need approval, which `codex exec` cannot ask for.
   const configFile = path.join(codexHome, 'config.toml');
   const config = readFileSync(configFile, 'utf8');
