@@ -1,5 +1,5 @@
 // What a read-only call (a fenced subshell, persistentShell.ts) carries back to its session: the
-// same as any call (README, "Shell sessions that heal"): exported and plain shell variables whose
+// same as any call (docs/SESSIONS.md, "Shell sessions that heal"): exported and plain shell variables whose
 // names are not sensitive, their values only. The fenced subshell writes them, NUL-separated, into
 // its scratch folder; the session's shell (outside the fence) copies that file only if it is a
 // regular file of bounded size (the builtin's `-c`, native/readonly-builtin.c: no FIFO, link or

@@ -462,7 +462,7 @@ export class SandboxRuntime {
         const notices = [
           readOnlyNotice(plan.readOnlyBecause),
           // A machine without Landlock lacks it for every command: the details say so each time,
-          // the text does not repeat it on every result (the README's Sandbox section says it).
+          // the text does not repeat it on every result (docs/SANDBOX.md says it).
           skippedNotice([...plan.skipped, ...masked]),
           protectedChangeNotice(protectedChanged),
           limitNotice([...limits], this.limits()),
