@@ -83,7 +83,7 @@ export function isSensitiveVariable(name: string): boolean {
 /**
  * Names a command's environment may carry without asking: every value is harmless. `LC_*`
  * (locale categories), `LANG`, `LANGUAGE`, `TZ`, colour and terminal size, `CI`, and the coreutils
- * display settings. Stated in docs/POLICY.md ("Environment variables").
+ * display settings. Stated in docs/POLICY.md (the sensitive variables).
  */
 export const INERT_ENV_NAMES: readonly string[] = Object.freeze([
   'LANG', 'LANGUAGE', 'TZ', 'NO_COLOR', 'FORCE_COLOR', 'CLICOLOR', 'CLICOLOR_FORCE', 'COLORTERM', 'CI', 'TERM',
