@@ -198,40 +198,52 @@ export class LoginEnvironment {
         return;
       }
       this.running.add(child);
-      const out: Buffer[] = [];
+      let text = '';
       let err = '';
-      child.stdout?.on('data', (c: Buffer) => out.push(c));
+      let done = false;
+      let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+      let grace: NodeJS.Timeout | undefined;
+      // Once: the answer is in (or the profile failed, or hung). Whatever the profile left running
+      // in its group (`daemon &`) goes with it, as it went with the login shell before.
+      const finish = (snapshot: LoginSnapshot): void => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        clearTimeout(grace);
+        void killProcessTree(child, { graceMs: 0 }).finally(() => this.running.delete(child));
+        resolve(snapshot);
+      };
+      const failed = (): void => {
+        const last = err.trim().split('\n').pop() ?? '';
+        const why = exited?.signal ? `ended by ${exited.signal}` : `exit status ${exited?.code ?? '?'}`;
+        finish(fallback(LOGIN_PROFILE_FAILED(entry.shell, last ? `${why}: ${last}` : why)));
+      };
+      child.stdout?.setEncoding('utf8');
+      child.stdout?.on('data', (c: string) => {
+        text += c;
+        const from = text.indexOf(token);
+        const to = from < 0 ? -1 : text.indexOf(token, from + token.length);
+        if (to < 0) return;
+        try {
+          const env = JSON.parse(text.slice(from + token.length, to)) as Record<string, string>;
+          finish({ delta: deltaOf(runEnv, env), source: 'profile', ms: Date.now() - started });
+        } catch (e) {
+          finish(fallback(LOGIN_PROFILE_FAILED(entry.shell, e instanceof Error ? e.message : String(e))));
+        }
+      });
       child.stderr?.on('data', (c: Buffer) => {
         err = (err + c.toString('utf8')).slice(-2000);
       });
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        void killProcessTree(child, { graceMs: 0 });
-      }, timeoutMs);
-      child.once('error', (e) => {
-        clearTimeout(timer);
-        this.running.delete(child);
-        resolve(fallback(LOGIN_PROFILE_FAILED(entry.shell, e.message)));
+      const timer = setTimeout(() => finish(fallback(LOGIN_PROFILE_TIMEOUT(entry.shell, timeoutMs))), timeoutMs);
+      child.once('error', (e) => finish(fallback(LOGIN_PROFILE_FAILED(entry.shell, e.message))));
+      child.once('exit', (code, signal) => {
+        exited = { code, signal };
+        // The answer may still be in the pipe; a background child of the profile may hold it open.
+        grace = setTimeout(failed, 200);
       });
-      child.once('close', (code, signal) => {
-        clearTimeout(timer);
-        this.running.delete(child);
-        if (timedOut) return resolve(fallback(LOGIN_PROFILE_TIMEOUT(entry.shell, timeoutMs)));
-        const text = Buffer.concat(out).toString('utf8');
-        const from = text.indexOf(token);
-        const to = text.lastIndexOf(token);
-        if (from < 0 || to <= from) {
-          const last = err.trim().split('\n').pop() ?? '';
-          const why = signal ? `ended by ${signal}` : `exit status ${code ?? '?'}`;
-          return resolve(fallback(LOGIN_PROFILE_FAILED(entry.shell, last ? `${why}: ${last}` : why)));
-        }
-        try {
-          const env = JSON.parse(text.slice(from + token.length, to)) as Record<string, string>;
-          resolve({ delta: deltaOf(runEnv, env), source: 'profile', ms: Date.now() - started });
-        } catch (e) {
-          resolve(fallback(LOGIN_PROFILE_FAILED(entry.shell, e instanceof Error ? e.message : String(e))));
-        }
+      child.once('close', (code: number | null, signal: NodeJS.Signals | null) => {
+        exited ??= { code, signal };
+        failed();
       });
     });
   }

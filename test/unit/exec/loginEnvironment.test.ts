@@ -113,6 +113,20 @@ describe('exec: the login environment, resolved once', function () {
     }
   });
 
+  it('does not wait for what a profile left running in the background, and ends it', async () => {
+    const home = slowHome(root, 'sleep 300 &\necho $! > "$HOME/pid"\nexport LOGIN_MARKER=with-daemon\n');
+    const login = new LoginEnvironment({ env: loginEnv(home), timeoutMs: 20_000 });
+    try {
+      const start = await login.start({ shell: '/bin/bash', args: ['-l', '-c'], env: { HOME: home } });
+      assert.equal(start.config.env.LOGIN_MARKER, 'with-daemon');
+      assert.equal(start.notice, undefined);
+      const pid = Number(readFileSync(path.join(home, 'pid'), 'utf8'));
+      assert.ok(await waitFor(() => !alive(pid), 5000), `background ${pid} still runs`);
+    } finally {
+      await login.dispose();
+    }
+  });
+
   it('says when a profile fails, and runs the command anyway', async () => {
     const home = slowHome(root, 'echo "profile broke" >&2\nexit 3\n');
     const env = loginEnv(home);
