@@ -90,7 +90,9 @@ export class LoginEnvironment {
   constructor(private readonly options: LoginEnvironmentOptions) {}
 
   /** True when `args` ask for a login shell this resolver can stand in for. */
-  static isLogin(config: Pick<ShellConfig, 'shell' | 'args'>): boolean {
+  static isLogin(config: Pick<ShellConfig, 'shell' | 'args'>, platform: NodeJS.Platform = process.platform): boolean {
+    // Git Bash and friends on Windows keep their login shell per command (untried there).
+    if (platform === 'win32') return false;
     const kind = shellKind(config.shell);
     if (kind !== 'bash' && kind !== 'zsh' && kind !== 'sh') return false;
     return config.args.some((a) => a === '-l' || a === '--login');

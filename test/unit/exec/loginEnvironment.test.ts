@@ -188,6 +188,14 @@ describe('exec: the login environment, resolved once', function () {
     await third.dispose();
   });
 
+  it('stands in for login shells only: bash, zsh or sh with -l or --login, not on Windows', () => {
+    assert.equal(LoginEnvironment.isLogin({ shell: '/bin/bash', args: ['-l', '-c'] }, 'linux'), true);
+    assert.equal(LoginEnvironment.isLogin({ shell: '/usr/bin/zsh', args: ['--login', '-c'] }, 'darwin'), true);
+    assert.equal(LoginEnvironment.isLogin({ shell: '/bin/bash', args: ['-c'] }, 'linux'), false);
+    assert.equal(LoginEnvironment.isLogin({ shell: '/usr/bin/fish', args: ['-l', '-c'] }, 'linux'), false);
+    assert.equal(LoginEnvironment.isLogin({ shell: 'C:\\Program Files\\Git\\bin\\bash.exe', args: ['-l', '-c'] }, 'win32'), false);
+  });
+
   it('leaves a shell config without -l as it is', async () => {
     const login = new LoginEnvironment({ env: loginEnv(root) });
     const config = { shell: '/bin/bash', args: ['-c'], env: { A: '1' } };
