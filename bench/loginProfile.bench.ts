@@ -8,6 +8,8 @@ import path from 'node:path';
 import type { OutputSinkLike, OutputSummary } from '../src/core/contracts';
 import { LocalShellExecutor } from '../src/exec/localExecutor';
 import { LoginEnvironment } from '../src/exec/loginEnvironment';
+import { DEFAULT_SANDBOX_SETTINGS } from '../src/exec/sandbox/sandboxPolicy';
+import { SandboxRuntime } from '../src/exec/sandbox/sandboxRuntime';
 import { getShellConfig } from '../src/exec/shellConfig';
 import { median, type BenchRow } from './benchKit';
 
@@ -76,6 +78,23 @@ export async function run(): Promise<BenchRow[]> {
     const first = await call('echo "$LOGIN_MARKER"');
     if (first.text !== 'bench\n') throw new Error(`first command printed ${JSON.stringify(first.text)}`);
     rows.push(row('slow profile: first command of a window, after the resolve', first.ms, 300));
+
+    // The same in the OS sandbox (the editor's default), its network started as at activation.
+    const sandbox = new SandboxRuntime({ settings: () => ({ ...DEFAULT_SANDBOX_SETTINGS, enabled: 'auto' }), workspaceRoots: () => [home] });
+    const sandboxed = new LocalShellExecutor({ baseEnv: env, loginEnv: login, sandbox });
+    try {
+      if (sandbox.levelFor() === 'sandboxed') {
+        await sandbox.warmNetwork().catch(() => false);
+        const sink = new TextSink();
+        const started = process.hrtime.bigint();
+        await sandboxed.run({ command: 'echo "$AGENT_BASH_SANDBOX"', cwd: home, timeoutMs: 20_000, sessionKey: 'bench-sandboxed', sink });
+        if (sink.text !== '1\n') throw new Error(`sandboxed first command printed ${JSON.stringify(sink.text)}`);
+        rows.push(row('slow profile: first command of a window in the OS sandbox, after the resolve', ms(started), 300));
+      }
+    } finally {
+      await sandboxed.dispose();
+      sandbox.dispose();
+    }
 
     // A timeout replaces the session's shell; the next result comes from a shell started from the snapshot.
     const replaced: number[] = [];

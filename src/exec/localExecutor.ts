@@ -147,6 +147,9 @@ export class LocalShellExecutor implements LocalExecutor {
       // completed is news for the next call.
       if (!result.timedOut && !result.cancelled && run.broken === undefined) this.endedAfterCall.set(key, sessionReplacedNotice('refused'));
       this.discard(key, shell);
+      // A timeout or cancel killed the shell (and waited for it): its replacement starts now, from
+      // the same login snapshot, so the session's next call finds it ready instead of paying a start.
+      if (result.timedOut || result.cancelled) this.prestart(key, startConfig, req);
     }
     return result;
   }
@@ -184,6 +187,16 @@ export class LocalShellExecutor implements LocalExecutor {
       else if (login) void login.start(config, { keepNotice: true }).then((s) => startShell(s.config), () => undefined);
     } catch {
       // The call itself reports why it cannot start (sandbox `on` without a sandbox, a bad shell).
+    }
+  }
+
+  /** Starts the shell of a session whose shell was just discarded (a call's timeout or cancel). */
+  private prestart(key: string, config: ShellConfig, req: ExecRequest): void {
+    if (this.disposed || this.sessions.has(key)) return;
+    try {
+      this.sessions.set(key, this.newShell(config, commandEnv(config.env), req.cwd, req.sandbox));
+    } catch {
+      // The next call starts one itself and reports why it cannot.
     }
   }
 
