@@ -45,6 +45,8 @@ import { SessionCwdStatus } from './vscode/session/sessionCwdStatus';
 import { readMcpSettings, readUserRules, SettingsStore } from './vscode/settings/settings';
 import { resolveShell } from './vscode/terminals/shellSettings';
 import { VsCodeClientBridge } from './vscode/terminals/clientBridge';
+import { LoginEnvironment } from './exec/loginEnvironment';
+import { getShellConfig } from './exec/shellConfig';
 
 export type { AgentBashApi } from './vscode/api';
 
@@ -97,7 +99,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
   void pruneArtifactSessions(artifactsRoot, artifacts.dir).then((removed) => {
     if (removed.length) log.info(`removed ${removed.length} artifact folder(s) older than 7 days`);
   });
-  const executors = new ExecutorHolder(settings, processEnv, sandbox);
+  // The window's one login environment (exec/loginEnvironment.ts). The extension host's env already is
+  // the login environment, so the default `-c` needs none; `agentBash.shell.args` with `-l` gets the
+  // profile run once per window instead of once per shell.
+  const loginEnv = new LoginEnvironment({ env: process.env, onNotice: (message) => log.warn(message) });
+  const executors = new ExecutorHolder(settings, processEnv, sandbox, loginEnv);
+  try {
+    const s = settings.current().shell;
+    // Resolved off the activation path, so the window's first command finds it done or under way.
+    void loginEnv.start(getShellConfig({ ...(s.path ? { shellPath: s.path } : {}), shellArgs: s.args ?? ['-c'], env: processEnv() }), { keepNotice: true }).catch(() => undefined);
+  } catch {
+    // A shell that does not exist: the first command reports it.
+  }
   const jobs = new BashJobManager(() => settings.current().asyncMaxJobs);
   const bridge = new VsCodeClientBridge({
     shell,
@@ -113,7 +126,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
   });
   const pty = new TerminalPtyExecutor(() => {
     const s = settings.current().shell;
-    return new NodePtyExecutor({ ...(s.path ? { shellPath: s.path } : {}), shellArgs: s.args ?? ['-c'], baseEnv: processEnv(), sandbox });
+    return new NodePtyExecutor({ ...(s.path ? { shellPath: s.path } : {}), shellArgs: s.args ?? ['-c'], baseEnv: processEnv(), sandbox, loginEnv });
   });
   const expander = new BashExpander({ shell: shell().path });
   const pipeline = new BashPipeline({
@@ -198,7 +211,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
   void mcp.apply();
 
   shutdown = async () => {
-    await Promise.allSettled([mcp.stop(), bridge.disposeAsync(), jobs.dispose(), executors.dispose()]);
+    await Promise.allSettled([mcp.stop(), bridge.disposeAsync(), jobs.dispose(), executors.dispose(), loginEnv.dispose()]);
     // Whatever escaped its group (setsid, double fork) still carries the session mark; the sweep of
     // released commands still pending is part of that pass.
     markSweeper.cancel();

@@ -5,6 +5,8 @@
 import type { PolicyRule } from '../core/policy/policyContracts';
 import { programsDeniedByRules } from '../exec/sandbox/mounts/denyMasks';
 import { LocalShellExecutor } from '../exec/localExecutor';
+import { defaultLoginCacheDir, LoginEnvironment } from '../exec/loginEnvironment';
+import { getShellConfig } from '../exec/shellConfig';
 import { NodePtyExecutor } from '../exec/ptyExecutor';
 import { killByEnv } from '../exec/processTree';
 import { killOrphans, ownerMark, OWNER_ENV } from '../exec/sandbox/cleanup/orphanSweep';
@@ -36,17 +38,32 @@ export function startCliProcesses(opts: { subcommand: string; sessionId: string;
   });
   // Marks for the sweep below and for `killOrphans` of a later CLI, should this one be SIGKILLed.
   const baseEnv = { ...process.env, [CLI_SESSION_ENV]: opts.sessionId, [OWNER_ENV]: ownerMark() };
-  const executor = new LocalShellExecutor({ baseEnv, sandbox });
-  const pty = new NodePtyExecutor({ baseEnv, sandbox });
+  // The login profile runs once for this process, or not at all while its snapshot is cached for this
+  // user (loginEnvironment.ts); every shell then starts without `-l`.
+  const cacheDir = truthy(process.env.AGENT_BASH_NO_LOGIN_CACHE) ? undefined : defaultLoginCacheDir();
+  const loginEnv = new LoginEnvironment({
+    env: process.env,
+    ...(cacheDir ? { cacheDir } : {}),
+    // The stdio server's stderr is its log; a `run` result carries the notice itself.
+    ...(opts.subcommand === 'mcp' ? { onNotice: (message: string) => process.stderr.write(`agent-bash ${opts.subcommand}: ${message}\n`) } : {}),
+  });
+  // Started now, while the policy decides: the first command finds it done or under way.
+  void loginEnv.start(getShellConfig({ env: baseEnv }), { keepNotice: true }).catch(() => undefined);
+  const executor = new LocalShellExecutor({ baseEnv, sandbox, loginEnv });
+  const pty = new NodePtyExecutor({ baseEnv, sandbox, loginEnv });
   return {
     sandbox,
     executor,
     pty,
     async dispose() {
-      await Promise.allSettled([executor.dispose(), pty.dispose()]);
+      await Promise.allSettled([executor.dispose(), pty.dispose(), loginEnv.dispose()]);
       // Escapees that left the group (only possible without a PID namespace) still carry the mark.
       killByEnv(CLI_SESSION_ENV, opts.sessionId);
       sandbox.dispose();
     },
   };
+}
+
+function truthy(value: string | undefined): boolean {
+  return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
 }

@@ -11,6 +11,7 @@ import { groupAlive, killGroupAndWait, killProcessTree } from './processTree';
 import { cancelledBeforeStart } from './runControl';
 import { SandboxUnavailableError, type SandboxRuntime } from './sandbox/sandboxRuntime';
 import { getShellConfig, withPrefix, type ShellConfig } from './shellConfig';
+import type { LoginEnvironment } from './loginEnvironment';
 
 export interface LocalShellExecutorOptions {
   /** `agentBash.shell.path`. */
@@ -25,6 +26,11 @@ export interface LocalShellExecutorOptions {
   persistent?: boolean;
   /** Wraps every shell in the OS sandbox / PID namespace; absent: shells run as they are. */
   sandbox?: SandboxRuntime;
+  /**
+   * The login environment resolved once (loginEnvironment.ts): a login shell config starts its shells
+   * without `-l`, from this snapshot. Absent: every login shell runs the profile itself.
+   */
+  loginEnv?: LoginEnvironment;
 }
 
 /** Async jobs get a fresh shell per job; their keys carry this marker. */
@@ -68,7 +74,13 @@ export class LocalShellExecutor implements LocalExecutor {
     // The environment stage's unsets go in front of the whole line, shell prefix included.
     const command = withUnsets(withPrefix(req.command, config.prefix), req.unset);
     const callerEnv = req.env ?? {};
+    // The session's identity is the inherited environment; its shells start from the login snapshot.
     const sessionEnv = commandEnv(config.env);
+    const login = this.options.loginEnv ? await this.options.loginEnv.start(config) : { config };
+    const startConfig = login.config;
+    if (login.notice !== undefined) req = withNotice(req, login.notice);
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- dispose() may have run during the await.
+    if (this.disposed) throw new Error('LocalShellExecutor is disposed');
 
     const persistent =
       this.options.persistent !== false &&
@@ -76,7 +88,7 @@ export class LocalShellExecutor implements LocalExecutor {
       !req.sessionKey.includes(ASYNC_KEY_MARK) &&
       PersistentShell.supports(config.shell) &&
       PersistentShell.canScope(callerEnv);
-    if (!persistent) return this.oneShot(req, config, command, commandEnv(config.env, callerEnv));
+    if (!persistent) return this.oneShot(req, startConfig, command, commandEnv(startConfig.env, callerEnv));
 
     // A `sandbox: "off"` call never shares the sandboxed shell (nor the other way round).
     const key = sessionKeyOf(req.sessionKey as string, config, sessionEnv) + (req.sandbox === 'off' ? '\nsandbox-off' : '');
@@ -95,10 +107,10 @@ export class LocalShellExecutor implements LocalExecutor {
     // Busy (an overlapping call) or quarantined: a fresh, uncached shell, so the owner's session is
     // neither queued behind nor touched by this call's fate.
     if (this.quarantined.has(key) || shell?.busy) {
-      return this.oneShot(notice === undefined ? req : withNotice(req, notice), config, command, commandEnv(config.env, callerEnv));
+      return this.oneShot(notice === undefined ? req : withNotice(req, notice), startConfig, command, commandEnv(startConfig.env, callerEnv));
     }
     const start = (): PersistentShell => {
-      const fresh = this.newShell(config, sessionEnv, req.cwd, req.sandbox);
+      const fresh = this.newShell(startConfig, commandEnv(startConfig.env), req.cwd, req.sandbox);
       this.sessions.set(key, fresh);
       return fresh;
     };
@@ -112,11 +124,11 @@ export class LocalShellExecutor implements LocalExecutor {
     shell ??= start();
     // An auto-approved read runs in a fenced subshell of the session's shell; a shell that could not
     // load the fence's builtin leaves it to a one-shot run fenced by the launcher.
-    if (req.readOnly && !(await shell.canFence())) return this.oneShot(req, config, command, commandEnv(config.env, callerEnv));
+    if (req.readOnly && !(await shell.canFence())) return this.oneShot(req, startConfig, command, commandEnv(startConfig.env, callerEnv));
 
     // What this call exports on top of the session: the caller's variables, and the git settings
     // renumbered after any of theirs (commandEnv), so a caller's GIT_CONFIG_* cannot displace them.
-    const callEnv = envDelta(sessionEnv, commandEnv(config.env, callerEnv));
+    const callEnv = envDelta(commandEnv(startConfig.env), commandEnv(startConfig.env, callerEnv));
     let run = await shell.run(req, command, callEnv, notice);
     if (run.kind === 'refused') {
       // The command never started, so running it once in a fresh shell is safe. Only once: a
@@ -126,7 +138,7 @@ export class LocalShellExecutor implements LocalExecutor {
       run = await shell.run(req, command, callEnv, sessionReplacedNotice(run.why ?? 'refused'));
       if (run.kind === 'refused') {
         this.discard(key, shell);
-        return this.oneShot(req, config, command, commandEnv(config.env, callerEnv));
+        return this.oneShot(req, startConfig, command, commandEnv(startConfig.env, callerEnv));
       }
     }
     const result = run.result;
@@ -137,6 +149,9 @@ export class LocalShellExecutor implements LocalExecutor {
         this.endedAfterCall.set(key, sessionReplacedNotice(shell.endedOnItsOwn ? 'exited' : 'refused'));
       }
       this.discard(key, shell);
+      // A timeout or cancel killed the shell (and waited for it): its replacement starts now, from
+      // the same login snapshot, so the session's next call finds it ready instead of paying a start.
+      if (result.timedOut || result.cancelled) this.prestart(key, startConfig, req);
     }
     return result;
   }
@@ -154,11 +169,36 @@ export class LocalShellExecutor implements LocalExecutor {
       if (!PersistentShell.supports(config.shell)) return;
       const sessionEnv = commandEnv(config.env);
       const key = sessionKeyOf(req.sessionKey, config, sessionEnv) + (req.sandbox === 'off' ? '\nsandbox-off' : '');
-      const shell = this.sessions.get(key);
-      if ((shell && !shell.dead) || this.quarantined.has(key)) return;
-      this.sessions.set(key, this.newShell(config, sessionEnv, req.cwd, req.sandbox));
+      const vacant = (): boolean => {
+        const shell = this.sessions.get(key);
+        return !this.disposed && !(shell && !shell.dead) && !this.quarantined.has(key);
+      };
+      if (!vacant()) return;
+      const login = this.options.loginEnv;
+      const ready = login ? login.peek(config) : { config };
+      const startShell = (start: ShellConfig): void => {
+        try {
+          if (vacant()) this.sessions.set(key, this.newShell(start, commandEnv(start.env), req.cwd, req.sandbox));
+        } catch {
+          // As below: the call itself reports it.
+        }
+      };
+      if (ready) startShell(ready.config);
+      // The window's one resolve is under way: the shell starts as soon as it is done (a call that
+      // comes first starts its own; this one then finds the session taken).
+      else if (login) void login.start(config, { keepNotice: true }).then((s) => startShell(s.config), () => undefined);
     } catch {
       // The call itself reports why it cannot start (sandbox `on` without a sandbox, a bad shell).
+    }
+  }
+
+  /** Starts the shell of a session whose shell was just discarded (a call's timeout or cancel). */
+  private prestart(key: string, config: ShellConfig, req: ExecRequest): void {
+    if (this.disposed || this.sessions.has(key)) return;
+    try {
+      this.sessions.set(key, this.newShell(config, commandEnv(config.env), req.cwd, req.sandbox));
+    } catch {
+      // The next call starts one itself and reports why it cannot.
     }
   }
 

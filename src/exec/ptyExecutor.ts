@@ -16,6 +16,7 @@ import { effectiveDeadlineMs, RunGuard } from './runControl';
 import { wrapSpawn, type SandboxRuntime } from './sandbox/sandboxRuntime';
 import { refusalLine } from '../core/sandboxRefusals';
 import { getShellConfig, shellKind, withPrefix } from './shellConfig';
+import type { LoginEnvironment } from './loginEnvironment';
 
 export type NodePtyModule = typeof NodePty;
 
@@ -43,6 +44,8 @@ export interface NodePtyExecutorOptions {
   sandbox?: SandboxRuntime;
   /** Replaces the module loader (tests use it to simulate a missing native module). */
   loadModule?: () => NodePtyModule;
+  /** The login environment resolved once (loginEnvironment.ts): login shells start without `-l`, from it. */
+  loginEnv?: LoginEnvironment;
 }
 
 /**
@@ -211,9 +214,18 @@ class PtyRun implements PtySession {
 
     let status: { exitCode: number | undefined; signal?: string };
     let guard: RunGuard | undefined;
+    let loginNotice: string | undefined;
     try {
       const nodePty = (this.options.loadModule ?? loadNodePty)();
-      const config = getShellConfig({ shellPath: this.options.shellPath, shellArgs: this.options.shellArgs, env: this.options.baseEnv });
+      const login = getShellConfig({ shellPath: this.options.shellPath, shellArgs: this.options.shellArgs, env: this.options.baseEnv });
+      const start = this.options.loginEnv ? await this.options.loginEnv.start(login) : { config: login };
+      loginNotice = start.notice;
+      // Killed or aborted while the login environment was resolved: nothing started.
+      if (this.cancelled || req.signal?.aborted) {
+        this.finished = true;
+        return { exitCode: undefined, timedOut: false, cancelled: true, summary: await sink.dump(loginNotice) };
+      }
+      const config = start.config;
       // The same neutralising environment as every route (git runs no fsmonitor, pagers are cat).
       const env = commandEnv(config.env, req.env, { terminal: PTY_TERM });
 
@@ -291,7 +303,7 @@ class PtyRun implements PtySession {
     }
     this.finished = true;
 
-    const summary: OutputSummary = await sink.dump();
+    const summary: OutputSummary = await sink.dump(loginNotice);
     const timedOut = guard?.reason === 'timeout';
     if (this.cancelled) return { exitCode: undefined, timedOut, cancelled: true, summary };
     return { ...status, timedOut: false, cancelled: false, summary };

@@ -106,11 +106,16 @@ export function resetStartupScript(n: string, markValue: string): string {
     `${UMASK0}=$(\\builtin umask); ${ULIMIT0}="$(${ULIMITS}; \\builtin printf x)"; ${ULIMIT0}=\${${ULIMIT0}%x}`,
     `${READONLY0}=' '; ${VARIABLES0}=; ${RESTORE0}='@(${restoredPattern()})'; ${LEAVE0}='@(${leftAlonePattern()})'`,
     `for ${name} in $(\\builtin compgen -v); do case $${name} in ${leftAlonePattern()}) ;; ${restoredPattern()}) ` +
-      `case \${!${name}@a} in *r*) ${READONLY0}+="$${name} ";; *) ${VARIABLES0}+="\\builtin $(\\builtin declare -p "$${name}")"$'\\n';; esac;; esac; done`,
+      // A plain set variable's declaration is written without a subshell (`@a` and `@Q`, as
+      // `declare -p` would give it): a fork per variable was most of a shell's start. Arrays, namerefs
+      // and variables declared without a value still ask `declare -p`.
+      `case \${!${name}@a} in *r*) ${READONLY0}+="$${name} ";; *[aAn]*) ${VARIABLES0}+="\\builtin $(\\builtin declare -p "$${name}")"$'\\n';; ` +
+      `*) if [[ -n \${!${name}+x} ]]; then ${name}a=\${!${name}@a}; ${VARIABLES0}+="\\builtin declare -\${${name}a:--} $${name}=\${!${name}@Q}"$'\\n'; ` +
+      `else ${VARIABLES0}+="\\builtin $(\\builtin declare -p "$${name}")"$'\\n'; fi;; esac;; esac; done`,
     `${ATTRIBUTED0}=' '; for ${name} in $(\\builtin declare -i; \\builtin declare -n); do ${ATTRIBUTED0}+="\${${name}%%=*} "; done`,
     `${BUILTINS0}=; for ${name} in $(\\builtin enable -a); do case $${name} in enable|-n) ;; *) ${BUILTINS0}+="$${name} ";; esac; done`,
     `${BTEXT0}="$(\\builtin enable -a; \\builtin printf x)"; ${BTEXT0}=\${${BTEXT0}%x}; case $${BTEXT0} in *"enable -n "*) ${BTEXT0}=-;; esac`,
-    `\\builtin unset ${name}`,
+    `\\builtin unset ${name} ${name}a`,
     `${OPTIONS0}="$(\\builtin set +o; \\builtin shopt -p)"; ${OPTIONS0}="\\builtin \${${OPTIONS0}//$'\\n'/$'\\n'\\\\builtin }"`,
     `${SHOPTS0}="$SHELLOPTS:$BASHOPTS"`,
     // The scratch file: made in the shell's TMPDIR, opened, unlinked; only the descriptor is left.

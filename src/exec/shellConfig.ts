@@ -118,16 +118,21 @@ export function getShellConfig(options: ShellConfigOptions = {}): ShellConfig {
 
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(source)) if (value !== undefined) env[key] = value;
-  env.SHELL = shell;
-  env.GIT_EDITOR = 'true';
-  // Lets scripts and tools know they run under an agent (the role OMPCODE/CLAUDECODE play upstream).
-  env.AGENT_BASH = '1';
-  if (!truthy(source.AGENT_BASH_NO_CI) && !truthy(source.PI_BASH_NO_CI) && !truthy(source.CLAUDE_BASH_NO_CI)) {
-    env.CI = 'true';
-  }
+  Object.assign(env, shellMarks(source, shell));
 
   const prefix = source.AGENT_BASH_SHELL_PREFIX || source.PI_SHELL_PREFIX || source.CLAUDE_CODE_SHELL_PREFIX;
   return prefix ? { shell, args, env, prefix } : { shell, args, env };
+}
+
+/** What `getShellConfig` sets on top of the source env for `shell`. */
+export function shellMarks(source: NodeJS.ProcessEnv, shell: string): Record<string, string> {
+  const marks: Record<string, string> = { SHELL: shell, GIT_EDITOR: 'true' };
+  // Lets scripts and tools know they run under an agent (the role OMPCODE/CLAUDECODE play upstream).
+  marks.AGENT_BASH = '1';
+  if (!truthy(source.AGENT_BASH_NO_CI) && !truthy(source.PI_BASH_NO_CI) && !truthy(source.CLAUDE_BASH_NO_CI)) {
+    marks.CI = 'true';
+  }
+  return marks;
 }
 
 /** `<prefix> <command>`, or the command alone. */

@@ -5,6 +5,7 @@
 import type { ExecRequest, ExecResult, LocalExecutor } from '../../core/contracts';
 import { LocalShellExecutor } from '../../exec/localExecutor';
 import type { SandboxRuntime } from '../../exec/sandbox/sandboxRuntime';
+import type { LoginEnvironment } from '../../exec/loginEnvironment';
 import type { SettingsStore } from '../settings/settings';
 
 export class ExecutorHolder {
@@ -15,6 +16,8 @@ export class ExecutorHolder {
     private readonly settings: SettingsStore,
     private readonly baseEnv: () => NodeJS.ProcessEnv,
     private readonly sandbox?: SandboxRuntime,
+    /** The window's one login environment: used where `agentBash.shell.args` asks for a login shell. */
+    private readonly loginEnv?: LoginEnvironment,
   ) {}
 
   /** A stable executor object that always delegates to the one matching the current settings. */
@@ -42,6 +45,7 @@ export class ExecutorHolder {
           shellArgs: s.shell.args ?? ['-c'],
           baseEnv: this.baseEnv(),
           ...(this.sandbox ? { sandbox: this.sandbox } : {}),
+          ...(this.loginEnv ? { loginEnv: this.loginEnv } : {}),
         }),
       };
     }
