@@ -28,7 +28,7 @@ import { findOnPath, probeSandbox, type SandboxSupport } from './sandboxProbe';
 import { addUntrustedFolders, hostProgram } from '../hostPrograms';
 import { defaultCacheStore, planFor, resolveFsPolicy, writableFolders, type FsPolicy, type PolicyContext, type SandboxSettings } from './sandboxPolicy';
 import type { ProtectedPlan } from './mounts/protectedMounts';
-import { compareSnapshots, moveAsideCreated, protectedChangeNotice, readOnlyNotice, skippedNotice, snapshotProtected } from './mounts/protectedCheck';
+import { compareSnapshots, moveAsideCreated, protectedChangeNotice, readOnlyNotice, skippedNotice, snapshotProtected, type Snapshot } from './mounts/protectedCheck';
 import { bwrapHasSize, CGROUP_ENTER_SCRIPT, CommandCgroups, DEFAULT_SANDBOX_LIMITS, limitHitsInOutput, limitNotice, nprocPrefix, type LimitCounts, type SandboxLimits } from './kernel/limits';
 import { planMasks, type MaskedProgram } from './mounts/denyMasks';
 import { confinedMover, quarantineCreated } from './mounts/newRepoQuarantine';
@@ -159,6 +159,10 @@ export class SandboxRuntime {
   private planCache: { plan: ProtectedPlan; key: string; at: number } | undefined;
   /** Every `.git` (and gitdir target) found at the last command's end (newRepoQuarantine.ts). */
   private knownGits: Set<string> | undefined;
+  /** Every repository a sandboxed command made (seen new at a command's end): checked again when its config or hooks change. */
+  private readonly madeRepos = new Set<string>();
+  /** The protected set's state at the last command's end (after its check). */
+  private lastSnapshot: Snapshot | undefined;
   /**
    * Sandboxed processes not disposed yet, and the empty placeholder folders bubblewrap made for
    * them in the workspace (mount points for protected names that did not exist): removed once no
@@ -433,14 +437,22 @@ export class SandboxRuntime {
     return {
       finish: (output) => {
         const after = this.protectedPlan(true);
-        const changes = compareSnapshots(before, snapshotProtected(after, roots));
+        const afterSnap = snapshotProtected(after, roots);
+        const changes = compareSnapshots(before, afterSnap);
         // New repositories and protected files no mount covered: made harmless before the host's git finds them.
         // Also every repository that appeared since the last look, whenever it did: a persistent
         // shell's background job may make one after its call ended (before this call's first look).
         const known = this.knownGits ?? new Set(plan.gitPaths);
+        const newGits = after.gitPaths.filter((g) => !known.has(g));
+        // A repository a sandboxed command made is checked again whenever what makes git run
+        // something in it changed (a shell started before it existed can still write it).
+        // Since its check: also what changed between the last command's end and this one's start.
+        const last = this.lastSnapshot;
+        const touchedMade = [...this.madeRepos].filter((g) => after.gitPaths.includes(g) && (changes.some((line) => line.startsWith(`${g}/`)) || (last !== undefined && changedUnder(last, afterSnap, g))));
         const created = [...new Set([
           ...changes.filter((line) => line.endsWith(CREATED)).map((line) => line.slice(0, -CREATED.length)),
-          ...after.gitPaths.filter((g) => !known.has(g)),
+          ...newGits,
+          ...touchedMade,
         ])];
         let quarantined: string[] = [];
         if (created.length > 0) {
@@ -451,7 +463,19 @@ export class SandboxRuntime {
           quarantined = quarantineCreated(created, after.gitPaths, roots, writable, confinedMover(this.support().bwrap as string, writable), [...new Set([...plan.watched, ...after.watched])]);
         }
         this.knownGits = new Set(after.gitPaths);
-        const protectedChanged = [...moveAsideCreated(changes, plan.gitPaths), ...quarantined];
+        for (const g of newGits) this.madeRepos.add(g);
+        // As the check left it (a path it moved aside reads as changed next time, and is checked again: harmless).
+        this.lastSnapshot = created.length > 0 ? snapshotProtected(after, roots) : afterSnap;
+        // A new repository git found harmless is the person's, without a word; what the check
+        // moved aside is named (quarantined), and so is every other change.
+        // A `.git` that is a pointer (a file, a symlink, a `commondir`) may lead to a repository the
+        // command could not write, whose own config then acts on this folder: still named.
+        const checked = new Set([...newGits, ...touchedMade].filter(selfContainedGitDir));
+        const unexplained = changes.filter((line) => {
+          const p = line.replace(/ was (created|changed|removed)$/, '');
+          return !(checked.has(p) || [...checked].some((g) => p.startsWith(`${g}/`)));
+        });
+        const protectedChanged = [...moveAsideCreated(unexplained, plan.gitPaths), ...quarantined];
         const now = this.limitCounts();
         const limits = new Set(limitHitsInOutput(output, tmpDir));
         if (now.processes > counts.processes) limits.add('processes');
@@ -608,6 +632,19 @@ function fsKey(fs: FsPolicy): string {
   const sorted = (list: readonly string[] | undefined): string[] => [...new Set(list ?? [])].sort();
   const key = [sorted(fs.writable), sorted(fs.denyRead), sorted([...fs.denyWrite, ...(fs.denyCreate ?? [])]), sorted(fs.selfBinds), (fs.cacheBinds ?? []).map((b) => `${b.source}\0${b.dest}`).sort()];
   return createHash('sha256').update(JSON.stringify(key)).digest('hex');
+}
+
+/** A folder (not a symlink) without a `commondir`: a repository whose metadata is all inside it. */
+function selfContainedGitDir(git: string): boolean {
+  return lstatSync(git, { throwIfNoEntry: false })?.isDirectory() === true && lstatSync(path.join(git, 'commondir'), { throwIfNoEntry: false }) === undefined;
+}
+
+/** Whether a path beneath `git` (its config, hooks…) differs between two snapshots. */
+function changedUnder(a: Snapshot, b: Snapshot, git: string): boolean {
+  const prefix = `${git}/`;
+  for (const [key, state] of b) if (key.startsWith(prefix) && a.get(key) !== state) return true;
+  for (const key of a.keys()) if (key.startsWith(prefix) && !b.has(key)) return true;
+  return false;
 }
 
 /** Names each fenced call's scratch folder, unique in this process. */
