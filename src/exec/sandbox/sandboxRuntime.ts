@@ -31,7 +31,7 @@ import type { ProtectedPlan } from './mounts/protectedMounts';
 import { compareSnapshots, moveAsideCreated, protectedChangeNotice, readOnlyNotice, skippedNotice, snapshotProtected, type Snapshot } from './mounts/protectedCheck';
 import { bwrapHasSize, CGROUP_ENTER_SCRIPT, CommandCgroups, DEFAULT_SANDBOX_LIMITS, limitHitsInOutput, limitNotice, nprocPrefix, type LimitCounts, type SandboxLimits } from './kernel/limits';
 import { planMasks, type MaskedProgram } from './mounts/denyMasks';
-import { confinedMover, quarantineCreated } from './mounts/newRepoQuarantine';
+import { confinedMover, gitLocations, quarantineCreated } from './mounts/newRepoQuarantine';
 import type { ReadOnlyCapability, SandboxWatch } from '../../core/pipeline';
 import { fenceSupport } from './readOnly/readOnlySupport';
 import { FENCE_UNSET, fencedEnv, fenceSpecs } from './readOnly/readOnlyFence';
@@ -161,6 +161,8 @@ export class SandboxRuntime {
   private knownGits: Set<string> | undefined;
   /** Every repository a sandboxed command made (seen new at a command's end): checked again when its config or hooks change. */
   private readonly madeRepos = new Set<string>();
+  /** Where each workspace folder's `.git` pointer leads, by the pointer's state (homeExtra). */
+  private readonly gitDirsOutside = new Map<string, string[]>();
   /** The protected set's state at the last command's end (after its check). */
   private lastSnapshot: Snapshot | undefined;
   /**
@@ -257,7 +259,10 @@ export class SandboxRuntime {
 
     const settings = this.options.settings();
     const tmpDir = this.tmpDir();
-    const ctx = this.policyContext();
+    const callEnv = opts.env as Partial<Record<string, string>>;
+    // direnv's allowed list and settings where the call's XDG folders put them (privateHome.ts).
+    const xdg = [callEnv.XDG_DATA_HOME, callEnv.XDG_CONFIG_HOME].filter((d): d is string => d !== undefined && path.isAbsolute(d)).map((d) => path.join(d, 'direnv'));
+    const ctx: PolicyContext = { ...this.policyContext(), pathValue: callEnv.PATH ?? process.env.PATH ?? '', homeExtra: [...this.homeExtra(), ...xdg] };
     const fs = resolveFsPolicy(settings, { ...ctx, protectedPlan: this.protectedPlan(false) });
     const limits = this.limits();
     const tmpfs = limits.tmpMiB > 0 && bwrapHasSize(support.bwrap as string) ? { path: tmpDir, bytes: limits.tmpMiB * 1024 * 1024 } : undefined;
@@ -395,6 +400,33 @@ export class SandboxRuntime {
   mountKey(sandbox?: 'off'): string | undefined {
     if (this.levelFor(sandbox) !== 'sandboxed') return undefined;
     return fsKey(resolveFsPolicy(this.options.settings(), { ...this.policyContext(), protectedPlan: this.protectedPlan(false) }));
+  }
+
+  /**
+   * What a command needs from beneath the home folder besides the listed paths (privateHome.ts):
+   * the compiled launcher's folder (its inner stage and the fence's builtin run inside), and the
+   * git dir and common dir of a workspace folder whose `.git` is a pointer (a linked worktree, a
+   * submodule), as git itself says (newRepoQuarantine.ts gitLocations), kept while the pointer is unchanged.
+   */
+  private homeExtra(): string[] {
+    const out: string[] = [];
+    const native = nativeLaunch();
+    if (native) out.push(path.dirname(native.path));
+    for (const root of this.options.workspaceRoots()) {
+      const dotGit = path.join(root, '.git');
+      const st = lstatSync(dotGit, { throwIfNoEntry: false });
+      if (!st?.isFile()) continue;
+      const key = `${dotGit}\0${st.ino}\0${st.mtimeMs}\0${st.size}`;
+      let where = this.gitDirsOutside.get(key);
+      if (where === undefined) {
+        const loc = gitLocations(dotGit);
+        where = loc ? [loc.gitDir, loc.commonDir] : [];
+        if (this.gitDirsOutside.size > 100) this.gitDirsOutside.clear();
+        this.gitDirsOutside.set(key, where);
+      }
+      out.push(...where);
+    }
+    return out;
   }
 
   private policyContext(): PolicyContext {
