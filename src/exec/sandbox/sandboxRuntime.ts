@@ -159,8 +159,16 @@ export class SandboxRuntime {
   private planCache: { plan: ProtectedPlan; key: string; at: number } | undefined;
   /** Every `.git` (and gitdir target) found at the last command's end (newRepoQuarantine.ts). */
   private knownGits: Set<string> | undefined;
-  /** Every repository a sandboxed command made (seen new at a command's end): checked again when its config or hooks change. */
-  private readonly madeRepos = new Set<string>();
+  /**
+   * Repositories a sandboxed command made (seen new at a command's end), with the sandboxed
+   * processes alive then: their mounts predate the repository, so they could still write its
+   * config or hooks. Checked again at each command's end where those changed, until none of those
+   * processes is left (from then on only the person can change them: the next sandboxes mount them read-only).
+   */
+  private readonly madeRepos = new Map<string, Set<number>>();
+  /** Ids of the sandboxed processes not disposed yet. */
+  private readonly liveIds = new Set<number>();
+  private spawnCount = 0;
   /** Where each workspace folder's `.git` pointer leads, by the pointer's state (homeExtra). */
   private readonly gitDirsOutside = new Map<string, string[]>();
   /** The protected set's state at the last command's end (after its check). */
@@ -348,6 +356,8 @@ export class SandboxRuntime {
       }
     }
     this.liveSandboxed++;
+    const spawnId = ++this.spawnCount;
+    this.liveIds.add(spawnId);
     return {
       file,
       args,
@@ -360,6 +370,7 @@ export class SandboxRuntime {
       dispose: once(() => {
         if (token !== undefined) shared?.listeners.delete(token);
         this.releaseCgroups(cgroups);
+        this.liveIds.delete(spawnId);
         if (--this.liveSandboxed === 0) this.removePlaceholders();
       }),
     };
@@ -480,7 +491,7 @@ export class SandboxRuntime {
         // something in it changed (a shell started before it existed can still write it).
         // Since its check: also what changed between the last command's end and this one's start.
         const last = this.lastSnapshot;
-        const touchedMade = [...this.madeRepos].filter((g) => after.gitPaths.includes(g) && (changes.some((line) => line.startsWith(`${g}/`)) || (last !== undefined && changedUnder(last, afterSnap, g))));
+        const touchedMade = [...this.madeRepos.keys()].filter((g) => after.gitPaths.includes(g) && (changes.some((line) => line.startsWith(`${g}/`)) || (last !== undefined && changedUnder(last, afterSnap, g))));
         const created = [...new Set([
           ...changes.filter((line) => line.endsWith(CREATED)).map((line) => line.slice(0, -CREATED.length)),
           ...newGits,
@@ -495,7 +506,9 @@ export class SandboxRuntime {
           quarantined = quarantineCreated(created, after.gitPaths, roots, writable, confinedMover(this.support().bwrap as string, writable), [...new Set([...plan.watched, ...after.watched])]);
         }
         this.knownGits = new Set(after.gitPaths);
-        for (const g of newGits) this.madeRepos.add(g);
+        // Checked now: a repository no older sandboxed process can write is left to the person.
+        for (const [g, writers] of this.madeRepos) if (![...writers].some((id) => this.liveIds.has(id))) this.madeRepos.delete(g);
+        if (this.liveIds.size > 0) for (const g of newGits) this.madeRepos.set(g, new Set(this.liveIds));
         // As the check left it (a path it moved aside reads as changed next time, and is checked again: harmless).
         this.lastSnapshot = created.length > 0 ? snapshotProtected(after, roots) : afterSnap;
         // A new repository git found harmless is the person's, without a word; what the check

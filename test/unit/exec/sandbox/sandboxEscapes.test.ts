@@ -253,6 +253,12 @@ describe('exec/sandbox: escapes the host judges', function () {
     assert.deepEqual(moved, [`${config} sets core.fsmonitor (moved aside to ${config}${BLOCKED_SUFFIX})`], textOf(second));
     hostGitStatus(path.join(ws, 'made'));
     assert.equal(existsSync(canary), false, 'the host git status ran a fsmonitor a background job wrote');
+    // The shell that could write it is gone (replaced: the repository is new to its mounts): what
+    // the person sets now is theirs.
+    git(path.join(ws, 'made'), 'config', 'core.hooksPath', '.husky');
+    const third = await make().run({ command: 'echo third' });
+    assert.equal(third.details.sandbox?.protectedChanged?.some((l) => l.includes('moved aside')) ?? false, false, textOf(third));
+    assert.equal(git(path.join(ws, 'made'), 'config', 'core.hooksPath').trim(), '.husky');
   });
 
   it('a persistent shell started before a repository or a secret appeared on the host is replaced, never left with stale mounts', async () => {
@@ -474,8 +480,7 @@ describe('exec/sandbox: escapes the host judges', function () {
     const third = await make().run({ command: `echo ${path.join(root, 'evil')} > .git/commondir; echo written` });
     assert.match(textOf(third), /^written$/m);
     const commondir = path.join(ws, '.git', 'commondir');
-    // The repository is one a sandboxed command made: checked again as new (newRepoQuarantine.ts).
-    assert.deepEqual(third.details.sandbox?.protectedChanged, [`${commondir} redirects a new repository (moved aside to ${commondir}.agent-bash-blocked)`]);
+    assert.deepEqual(third.details.sandbox?.protectedChanged, [`${commondir} was created (moved aside to ${commondir}.agent-bash-blocked)`]);
     assert.equal(existsSync(commondir), false);
     hostGitStatus(ws);
     assert.equal(existsSync(canary), false);
