@@ -83,6 +83,23 @@ export interface PrivateHomeOptions {
  * they are found, sandboxPolicy.ts).
  */
 export function planPrivateHome(opts: PrivateHomeOptions): PrivateHome | undefined {
+  const key = JSON.stringify([opts.home, opts.writable, opts.pathValue ?? '', opts.extra ?? []]);
+  const cached = recent.get(key);
+  if (cached !== undefined && Date.now() - cached.at < PLAN_FRESH_MS) return cached.plan;
+  const plan = planAnew(opts);
+  if (recent.size >= 64) recent.clear();
+  recent.set(key, { at: Date.now(), plan });
+  return plan;
+}
+
+/**
+ * How long a plan is reused for the same inputs (each command's spawn and the persistent shells'
+ * key ask for it; a path that appears meanwhile is bound from the next plan on).
+ */
+const PLAN_FRESH_MS = 2000;
+const recent = new Map<string, { at: number; plan: PrivateHome | undefined }>();
+
+function planAnew(opts: PrivateHomeOptions): PrivateHome | undefined {
   if (!path.isAbsolute(opts.home)) return undefined;
   const home = real(opts.home);
   if (home === undefined || home === '/' || !lstatSync(home).isDirectory()) return undefined;
