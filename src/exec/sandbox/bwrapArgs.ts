@@ -44,6 +44,13 @@ export function containArgs(argv: readonly string[]): string[] {
 /** Everything after `bwrap` for a confined run of `argv`. */
 export function confineArgs(c: Confinement, argv: readonly string[]): string[] {
   const args = ['--ro-bind', '/', '/'];
+  // The home folder as the sandbox's own (privateHome.ts): first, so every mount beneath it (a
+  // workspace folder, a package store) goes on top; read-only once they are all in place.
+  const home = c.fs.privateHome;
+  if (home !== undefined) {
+    args.push('--tmpfs', home.home);
+    for (const p of home.binds) args.push('--ro-bind-try', p, p);
+  }
   const writable = unique(c.fs.writable);
   /** What is bound writable: the only folders the Landlock ruleset lets a command write beneath. */
   const bound: string[] = [];
@@ -87,6 +94,7 @@ export function confineArgs(c: Confinement, argv: readonly string[]): string[] {
     else args.push('--ro-bind', '/dev/null', p);
   }
   for (const m of c.masks ?? []) args.push('--ro-bind', m.source, m.path);
+  if (home !== undefined) args.push('--remount-ro', home.home);
   // Last, so a writable bind of a parent (a workspace at `/`) cannot cover them (binds are nodev).
   args.push('--dev', '/dev', '--proc', '/proc', ...PROC_SYS_READ_ONLY);
   if (c.seccompFd !== undefined) args.push('--seccomp', String(c.seccompFd));

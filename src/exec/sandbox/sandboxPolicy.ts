@@ -5,6 +5,7 @@ import { readdirSync } from 'node:fs';
 import { planProtected, type ProtectedPlan } from './mounts/protectedMounts';
 import type { SandboxLimits } from './kernel/limits';
 import { ENV_FILE, expandSecretPatterns, SECRET_HOME_PATTERNS } from './mounts/secretPaths';
+import { planPrivateHome, type PrivateHome } from './mounts/privateHome';
 import * as path from 'node:path';
 
 export type SandboxMode = 'auto' | 'on' | 'off';
@@ -101,6 +102,12 @@ export interface FsPolicy {
    * `readOnlyBecause`: a budget passed, a config git could not read); absent when they are writable.
    */
   readOnlyBecause?: string[];
+  /**
+   * The home folder as the sandbox's own (privateHome.ts): an empty read-only folder with only
+   * these paths bound in, read-only. Absent where it cannot be (a writable folder holds the home):
+   * the credential stores that exist are then in `denyRead`.
+   */
+  privateHome?: PrivateHome;
 }
 
 export interface PolicyContext {
@@ -112,6 +119,10 @@ export interface PolicyContext {
   protectedPlan?: ProtectedPlan;
   /** Where the sandbox's own package stores live (CACHE_HOME_PATHS beneath it); without it, none is writable. */
   cacheStore?: string;
+  /** The PATH commands run with (its folders beneath the home are shown in the private home). */
+  pathValue?: string;
+  /** Further paths beneath the home commands need (Agent Bash's own launcher, a workspace's git dir elsewhere). */
+  homeExtra?: readonly string[];
 }
 
 /** The sandbox's own package stores, beneath the user's state folder (nothing on the host runs or reads them). */
@@ -154,29 +165,36 @@ export function envFilesOutside(ctx: PolicyContext): string[] {
 
 export function resolveFsPolicy(settings: SandboxSettings, ctx: PolicyContext): FsPolicy {
   const plan = ctx.protectedPlan ?? planFor(settings, ctx);
+  const privateHome = planPrivateHome({ home: ctx.home, writable: writableRoots(settings, ctx), pathValue: ctx.pathValue, extra: ctx.homeExtra });
+  const hidden = (p: string): boolean => privateHome !== undefined && (p === ctx.home || p.startsWith(`${ctx.home}/`)) && !privateHome.binds.some((b) => p === b || p.startsWith(`${b}/`));
+  // What the private home does not show needs no mask of its own.
+  const denyRead = [...secretsOutside(ctx), ...envFilesOutside(ctx)].filter((p) => !hidden(p));
+  const withHome = privateHome ? { privateHome } : {};
   // A plan that cannot protect all it should (a budget passed): the folders it covers are
   // read-only for the command, so no mount it lacks matters; TMPDIR and the stores stay writable.
   if (plan.readOnlyBecause.length > 0) {
     const scanned = new Set([...ctx.workspaceRoots, ...settings.allowWrite.map((p) => expandSetting(p, ctx))]);
     return {
       writable: writableRoots(settings, ctx).filter((w) => !scanned.has(w)),
-      denyRead: [...secretsOutside(ctx), ...envFilesOutside(ctx), ...settings.denyRead.map((p) => expandSetting(p, ctx))],
+      denyRead: [...denyRead, ...settings.denyRead.map((p) => expandSetting(p, ctx))],
       denyWrite: settings.denyWrite.map((p) => expandSetting(p, ctx)),
       denyCreate: [],
       selfBinds: [],
       skipped: plan.skipped,
       cacheBinds: settings.sharedCaches === true || ctx.cacheStore === undefined ? [] : CACHE_HOME_PATHS.map((p) => ({ source: path.join(ctx.cacheStore as string, p), dest: path.join(ctx.home, p) })),
       readOnlyBecause: plan.readOnlyBecause,
+      ...withHome,
     };
   }
   return {
     writable: writableRoots(settings, ctx),
-    denyRead: [...secretsOutside(ctx), ...envFilesOutside(ctx), ...settings.denyRead.map((p) => expandSetting(p, ctx))],
+    denyRead: [...denyRead, ...settings.denyRead.map((p) => expandSetting(p, ctx))],
     denyWrite: [...plan.readOnly, ...settings.denyWrite.map((p) => expandSetting(p, ctx))],
     denyCreate: plan.placeholders,
     selfBinds: plan.selfBinds,
     skipped: plan.skipped,
     cacheBinds: settings.sharedCaches === true || ctx.cacheStore === undefined ? [] : CACHE_HOME_PATHS.map((p) => ({ source: path.join(ctx.cacheStore as string, p), dest: path.join(ctx.home, p) })),
+    ...withHome,
   };
 }
 

@@ -28,10 +28,10 @@ import { findOnPath, probeSandbox, type SandboxSupport } from './sandboxProbe';
 import { addUntrustedFolders, hostProgram } from '../hostPrograms';
 import { defaultCacheStore, planFor, resolveFsPolicy, writableFolders, type FsPolicy, type PolicyContext, type SandboxSettings } from './sandboxPolicy';
 import type { ProtectedPlan } from './mounts/protectedMounts';
-import { compareSnapshots, moveAsideCreated, protectedChangeNotice, readOnlyNotice, skippedNotice, snapshotProtected } from './mounts/protectedCheck';
+import { compareSnapshots, moveAsideCreated, protectedChangeNotice, readOnlyNotice, skippedNotice, snapshotProtected, type Snapshot } from './mounts/protectedCheck';
 import { bwrapHasSize, CGROUP_ENTER_SCRIPT, CommandCgroups, DEFAULT_SANDBOX_LIMITS, limitHitsInOutput, limitNotice, nprocPrefix, type LimitCounts, type SandboxLimits } from './kernel/limits';
 import { planMasks, type MaskedProgram } from './mounts/denyMasks';
-import { confinedMover, quarantineCreated } from './mounts/newRepoQuarantine';
+import { confinedMover, gitLocations, quarantineCreated } from './mounts/newRepoQuarantine';
 import type { ReadOnlyCapability, SandboxWatch } from '../../core/pipeline';
 import { fenceSupport } from './readOnly/readOnlySupport';
 import { FENCE_UNSET, fencedEnv, fenceSpecs } from './readOnly/readOnlyFence';
@@ -160,6 +160,20 @@ export class SandboxRuntime {
   /** Every `.git` (and gitdir target) found at the last command's end (newRepoQuarantine.ts). */
   private knownGits: Set<string> | undefined;
   /**
+   * Repositories a sandboxed command made (seen new at a command's end), with the sandboxed
+   * processes alive then: their mounts predate the repository, so they could still write its
+   * config or hooks. Checked again at each command's end where those changed, until none of those
+   * processes is left (from then on only the person can change them: the next sandboxes mount them read-only).
+   */
+  private readonly madeRepos = new Map<string, Set<number>>();
+  /** Ids of the sandboxed processes not disposed yet. */
+  private readonly liveIds = new Set<number>();
+  private spawnCount = 0;
+  /** Where each workspace folder's `.git` pointer leads, by the pointer's state (homeExtra). */
+  private readonly gitDirsOutside = new Map<string, string[]>();
+  /** The protected set's state at the last command's end (after its check). */
+  private lastSnapshot: Snapshot | undefined;
+  /**
    * Sandboxed processes not disposed yet, and the empty placeholder folders bubblewrap made for
    * them in the workspace (mount points for protected names that did not exist): removed once no
    * sandboxed process is left, so the workspace keeps only what commands made (never earlier:
@@ -253,7 +267,10 @@ export class SandboxRuntime {
 
     const settings = this.options.settings();
     const tmpDir = this.tmpDir();
-    const ctx = this.policyContext();
+    const callEnv = opts.env as Partial<Record<string, string>>;
+    // direnv's allowed list and settings where the call's XDG folders put them (privateHome.ts).
+    const xdg = [callEnv.XDG_DATA_HOME, callEnv.XDG_CONFIG_HOME].filter((d): d is string => d !== undefined && path.isAbsolute(d)).map((d) => path.join(d, 'direnv'));
+    const ctx: PolicyContext = { ...this.policyContext(), pathValue: callEnv.PATH ?? process.env.PATH ?? '', homeExtra: [...this.homeExtra(), ...xdg] };
     const fs = resolveFsPolicy(settings, { ...ctx, protectedPlan: this.protectedPlan(false) });
     const limits = this.limits();
     const tmpfs = limits.tmpMiB > 0 && bwrapHasSize(support.bwrap as string) ? { path: tmpDir, bytes: limits.tmpMiB * 1024 * 1024 } : undefined;
@@ -339,6 +356,8 @@ export class SandboxRuntime {
       }
     }
     this.liveSandboxed++;
+    const spawnId = ++this.spawnCount;
+    this.liveIds.add(spawnId);
     return {
       file,
       args,
@@ -351,6 +370,7 @@ export class SandboxRuntime {
       dispose: once(() => {
         if (token !== undefined) shared?.listeners.delete(token);
         this.releaseCgroups(cgroups);
+        this.liveIds.delete(spawnId);
         if (--this.liveSandboxed === 0) this.removePlaceholders();
       }),
     };
@@ -393,6 +413,33 @@ export class SandboxRuntime {
     return fsKey(resolveFsPolicy(this.options.settings(), { ...this.policyContext(), protectedPlan: this.protectedPlan(false) }));
   }
 
+  /**
+   * What a command needs from beneath the home folder besides the listed paths (privateHome.ts):
+   * the compiled launcher's folder (its inner stage and the fence's builtin run inside), and the
+   * git dir and common dir of a workspace folder whose `.git` is a pointer (a linked worktree, a
+   * submodule), as git itself says (newRepoQuarantine.ts gitLocations), kept while the pointer is unchanged.
+   */
+  private homeExtra(): string[] {
+    const out: string[] = [];
+    const native = nativeLaunch();
+    if (native) out.push(path.dirname(native.path));
+    for (const root of this.options.workspaceRoots()) {
+      const dotGit = path.join(root, '.git');
+      const st = lstatSync(dotGit, { throwIfNoEntry: false });
+      if (!st?.isFile()) continue;
+      const key = `${dotGit}\0${st.ino}\0${st.mtimeMs}\0${st.size}`;
+      let where = this.gitDirsOutside.get(key);
+      if (where === undefined) {
+        const loc = gitLocations(dotGit);
+        where = loc ? [loc.gitDir, loc.commonDir] : [];
+        if (this.gitDirsOutside.size > 100) this.gitDirsOutside.clear();
+        this.gitDirsOutside.set(key, where);
+      }
+      out.push(...where);
+    }
+    return out;
+  }
+
   private policyContext(): PolicyContext {
     const home = this.options.home ?? os.homedir();
     return { home, workspaceRoots: this.options.workspaceRoots(), tmpDir: this.tmpDir(), cacheStore: this.options.cacheStore ?? defaultCacheStore(home) };
@@ -433,14 +480,22 @@ export class SandboxRuntime {
     return {
       finish: (output) => {
         const after = this.protectedPlan(true);
-        const changes = compareSnapshots(before, snapshotProtected(after, roots));
+        const afterSnap = snapshotProtected(after, roots);
+        const changes = compareSnapshots(before, afterSnap);
         // New repositories and protected files no mount covered: made harmless before the host's git finds them.
         // Also every repository that appeared since the last look, whenever it did: a persistent
         // shell's background job may make one after its call ended (before this call's first look).
         const known = this.knownGits ?? new Set(plan.gitPaths);
+        const newGits = after.gitPaths.filter((g) => !known.has(g));
+        // A repository a sandboxed command made is checked again whenever what makes git run
+        // something in it changed (a shell started before it existed can still write it).
+        // Since its check: also what changed between the last command's end and this one's start.
+        const last = this.lastSnapshot;
+        const touchedMade = [...this.madeRepos.keys()].filter((g) => after.gitPaths.includes(g) && (changes.some((line) => line.startsWith(`${g}/`)) || (last !== undefined && changedUnder(last, afterSnap, g))));
         const created = [...new Set([
           ...changes.filter((line) => line.endsWith(CREATED)).map((line) => line.slice(0, -CREATED.length)),
-          ...after.gitPaths.filter((g) => !known.has(g)),
+          ...newGits,
+          ...touchedMade,
         ])];
         let quarantined: string[] = [];
         if (created.length > 0) {
@@ -451,7 +506,21 @@ export class SandboxRuntime {
           quarantined = quarantineCreated(created, after.gitPaths, roots, writable, confinedMover(this.support().bwrap as string, writable), [...new Set([...plan.watched, ...after.watched])]);
         }
         this.knownGits = new Set(after.gitPaths);
-        const protectedChanged = [...moveAsideCreated(changes, plan.gitPaths), ...quarantined];
+        // Checked now: a repository no older sandboxed process can write is left to the person.
+        for (const [g, writers] of this.madeRepos) if (![...writers].some((id) => this.liveIds.has(id))) this.madeRepos.delete(g);
+        if (this.liveIds.size > 0) for (const g of newGits) this.madeRepos.set(g, new Set(this.liveIds));
+        // As the check left it (a path it moved aside reads as changed next time, and is checked again: harmless).
+        this.lastSnapshot = created.length > 0 ? snapshotProtected(after, roots) : afterSnap;
+        // A new repository git found harmless is the person's, without a word; what the check
+        // moved aside is named (quarantined), and so is every other change.
+        // A `.git` that is a pointer (a file, a symlink, a `commondir`) may lead to a repository the
+        // command could not write, whose own config then acts on this folder: still named.
+        const checked = new Set([...newGits, ...touchedMade].filter(selfContainedGitDir));
+        const unexplained = changes.filter((line) => {
+          const p = line.replace(/ was (created|changed|removed)$/, '');
+          return !(checked.has(p) || [...checked].some((g) => p.startsWith(`${g}/`)));
+        });
+        const protectedChanged = [...moveAsideCreated(unexplained, plan.gitPaths), ...quarantined];
         const now = this.limitCounts();
         const limits = new Set(limitHitsInOutput(output, tmpDir));
         if (now.processes > counts.processes) limits.add('processes');
@@ -608,6 +677,19 @@ function fsKey(fs: FsPolicy): string {
   const sorted = (list: readonly string[] | undefined): string[] => [...new Set(list ?? [])].sort();
   const key = [sorted(fs.writable), sorted(fs.denyRead), sorted([...fs.denyWrite, ...(fs.denyCreate ?? [])]), sorted(fs.selfBinds), (fs.cacheBinds ?? []).map((b) => `${b.source}\0${b.dest}`).sort()];
   return createHash('sha256').update(JSON.stringify(key)).digest('hex');
+}
+
+/** A folder (not a symlink) without a `commondir`: a repository whose metadata is all inside it. */
+function selfContainedGitDir(git: string): boolean {
+  return lstatSync(git, { throwIfNoEntry: false })?.isDirectory() === true && lstatSync(path.join(git, 'commondir'), { throwIfNoEntry: false }) === undefined;
+}
+
+/** Whether a path beneath `git` (its config, hooks…) differs between two snapshots. */
+function changedUnder(a: Snapshot, b: Snapshot, git: string): boolean {
+  const prefix = `${git}/`;
+  for (const [key, state] of b) if (key.startsWith(prefix) && a.get(key) !== state) return true;
+  for (const key of a.keys()) if (key.startsWith(prefix) && !b.has(key)) return true;
+  return false;
 }
 
 /** Names each fenced call's scratch folder, unique in this process. */

@@ -350,9 +350,9 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
       if (st) protect(p, st);
       else if (PROTECTED_DIR_NAMES.has(rel)) plan.placeholders.push(p);
     }
-    // A workspace that is no repository yet: none can be made at its root unless commits may write.
-    const git = path.join(root, '.git');
-    if (!opts.gitAllowWrite && !lstat(git) && !opened.has(git)) plan.placeholders.push(git);
+    // A workspace that is no repository yet gets no placeholder `.git`: `git init` there must work.
+    // The repository it makes is new like any other, and checked after the command by git itself
+    // (newRepoQuarantine.ts); from the next command on it is protected as every `.git` is.
   }
 
   // Hard links: a protected file's other names are as protected as it is.

@@ -37,8 +37,8 @@ describe('exec/sandbox: every budget fails closed', function () {
       const within = planProtected({ roots: [ws], workspaceRoots: [ws], mountBudget: 100 });
       assert.deepEqual(within.readOnlyBecause, []);
       const plan = planProtected({ roots: [ws], workspaceRoots: [ws], mountBudget: 4 });
-      // 5 .git, 5 folders above them, 7 placeholders (.git at the root and the protected folders).
-      assert.deepEqual(plan.readOnlyBecause, ['17 protected paths (5 .git among them): over 4 mounts']);
+      // 5 .git, 5 folders above them, 6 placeholders (the protected folders).
+      assert.deepEqual(plan.readOnlyBecause, ['16 protected paths (5 .git among them): over 4 mounts']);
       const tmpDir = path.join(root, 'tmp');
       const fs = resolveFsPolicy({ ...DEFAULT_SANDBOX_SETTINGS, denyWrite: ['/etc/hosts'] }, { home, workspaceRoots: [ws], tmpDir, protectedPlan: plan });
       assert.deepEqual(fs.writable, [tmpDir]);

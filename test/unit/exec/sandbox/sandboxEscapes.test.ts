@@ -21,6 +21,7 @@ import { findOnPath, probeSandbox } from '../../../../src/exec/sandbox/sandboxPr
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from '../../../../src/exec/sandbox/sandboxPolicy';
 import { SandboxRuntime } from '../../../../src/exec/sandbox/sandboxRuntime';
 import { GIT_WRITE_HINT } from '../../../../src/core/sandboxRefusals';
+import { BLOCKED_SUFFIX } from '../../../../src/exec/sandbox/mounts/newRepoQuarantine';
 import { settingsWith } from '../helpers';
 
 const textOf = (r: ToolResult): string => r.content.map((c) => c.text).join('\n');
@@ -162,12 +163,14 @@ describe('exec/sandbox: escapes the host judges', function () {
     assert.ok(existsSync(path.join(ws, 'mon.sh')));
   });
 
-  it('a new repository made in a new folder is named in the result, and read-only from the next command on', async () => {
+  it('a new repository made in a new folder, with only what git writes, is the person\'s without a word, and read-only from the next command on', async () => {
     hostRepo(ws);
-    const r = await make().run({ command: 'mkdir fresh && git init -q fresh && echo made' });
+    const r = await make().run({ command: 'mkdir fresh && git init -q fresh && git -C fresh config user.name n && git -C fresh -c user.email=a@b.c commit -q --allow-empty -m x && echo made' });
     assert.match(textOf(r), /^made$/m);
-    assert.deepEqual(r.details.sandbox?.protectedChanged, [`${path.join(ws, 'fresh', '.git')} was created`]);
-    assert.ok(textOf(r).includes(`changed protected paths the sandbox's mounts did not cover: ${path.join(ws, 'fresh', '.git')} was created`), textOf(r));
+    assert.equal(r.details.sandbox?.protectedChanged, undefined, textOf(r));
+    assert.doesNotMatch(textOf(r), /protected paths/);
+    assert.equal(git(path.join(ws, 'fresh'), 'log', '--format=%s').trim(), 'x');
+    assert.equal(git(path.join(ws, 'fresh'), 'config', 'user.name').trim(), 'n');
     const next = await make().run({ command: 'git -C fresh config core.fsmonitor "$PWD/mon.sh"; echo rc=$?' });
     assert.match(textOf(next), /^rc=\d+$/m);
     assert.doesNotMatch(readFileSync(path.join(ws, 'fresh', '.git', 'config'), 'utf8'), /fsmonitor/);
@@ -228,6 +231,34 @@ describe('exec/sandbox: escapes the host judges', function () {
     // Known from then on: the third call says nothing more.
     const third = await make().run({ command: 'echo third' });
     assert.equal(third.details.sandbox?.protectedChanged, undefined, textOf(third));
+  });
+
+  it('a repository a call made and left harmless, configured after the call by its background job: the next call moves the config aside', async () => {
+    hostRepo(ws);
+    await executor.dispose();
+    executor = new LocalShellExecutor({ persistent: true, shellArgs: ['-c'], sandbox: runtime, baseEnv: { ...process.env, HOME: home } });
+    const first = await make().run({
+      command: `${plant(canary)}; git init -q made; (while [ ! -e go ]; do sleep 0.05; done; git -C made config core.fsmonitor "$PWD/mon.sh"; echo done > flag) >/dev/null 2>&1 & echo started`,
+    });
+    assert.match(textOf(first), /^started$/m, textOf(first));
+    // Only what git init writes: nothing to say.
+    assert.equal(first.details.sandbox?.protectedChanged, undefined, textOf(first));
+    writeFileSync(path.join(ws, 'go'), '');
+    for (let i = 0; i < 600 && !existsSync(path.join(ws, 'flag')); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(existsSync(path.join(ws, 'flag')), 'the background job ran');
+    const second = await make().run({ command: 'echo second' });
+    const config = path.join(ws, 'made', '.git', 'config');
+    // (The script the config named is listed too: it was protected once the config named it.)
+    const moved = (second.details.sandbox?.protectedChanged ?? []).filter((l) => l.includes('moved aside'));
+    assert.deepEqual(moved, [`${config} sets core.fsmonitor (moved aside to ${config}${BLOCKED_SUFFIX})`], textOf(second));
+    hostGitStatus(path.join(ws, 'made'));
+    assert.equal(existsSync(canary), false, 'the host git status ran a fsmonitor a background job wrote');
+    // The shell that could write it is gone (replaced: the repository is new to its mounts): what
+    // the person sets now is theirs.
+    git(path.join(ws, 'made'), 'config', 'core.hooksPath', '.husky');
+    const third = await make().run({ command: 'echo third' });
+    assert.equal(third.details.sandbox?.protectedChanged?.some((l) => l.includes('moved aside')) ?? false, false, textOf(third));
+    assert.equal(git(path.join(ws, 'made'), 'config', 'core.hooksPath').trim(), '.husky');
   });
 
   it('a persistent shell started before a repository or a secret appeared on the host is replaced, never left with stale mounts', async () => {
@@ -381,21 +412,38 @@ describe('exec/sandbox: escapes the host judges', function () {
     assert.equal(readFileSync(path.join(ws, 'notes.json'), 'utf8'), 'ok\n');
   });
 
-  it('protected names that do not exist yet cannot be made; a workspace that is no repository gets no .git', async () => {
+  it('protected names that do not exist yet cannot be made; a workspace that is no repository can become one', async () => {
     const r = await make().run({
       command: 'for d in .claude .idea .devcontainer .cursor .agent-bash .vscode; do mkdir -p $d/x 2>/dev/null; echo x > $d/f 2>/dev/null; done; git init -q . ; echo "init: $?"',
     });
-    assert.match(textOf(r), /^init: 128$/m, textOf(r));
-    assert.ok(textOf(r).includes(`; ${GIT_WRITE_HINT})`), textOf(r));
+    assert.match(textOf(r), /^init: 0$/m, textOf(r));
+    assert.ok(textOf(r).includes('The OS sandbox refused writing'), textOf(r));
     assert.equal(r.details.sandbox?.protectedChanged, undefined, textOf(r));
     for (const d of ['.claude', '.idea', '.devcontainer', '.cursor', '.agent-bash', '.vscode']) {
       // What bwrap leaves behind: an empty folder at most.
       const p = path.join(ws, d);
       assert.deepEqual(existsSync(p) ? readdirSync(p) : [], [], d);
     }
-    assert.deepEqual(existsSync(path.join(ws, '.git')) ? readdirSync(path.join(ws, '.git')) : [], []);
-    // The empty placeholder folder is no repository: git on the host looks past it.
-    assert.equal(spawnSync('git', ['rev-parse', '--git-dir'], { cwd: ws, env: { ...process.env, GIT_CEILING_DIRECTORIES: root } }).status, 128);
+    assert.equal(spawnSync('git', ['rev-parse', '--git-dir'], { cwd: ws, encoding: 'utf8', env: { ...process.env, GIT_CEILING_DIRECTORIES: root } }).stdout, '.git\n');
+    // From the next command on it is protected as every existing `.git` is.
+    const next = await make().run({ command: `git config core.fsmonitor "$PWD/mon.sh"; echo "config: $?"` });
+    assert.match(textOf(next), /^config: 255$/m, textOf(next));
+    assert.ok(textOf(next).includes(`; ${GIT_WRITE_HINT})`), textOf(next));
+    assert.doesNotMatch(readFileSync(path.join(ws, '.git', 'config'), 'utf8'), /fsmonitor/);
+  });
+
+  it('git init at the workspace root that sets a program: the config is moved aside, the notice names the key, the host git runs nothing', async () => {
+    const r = await make().run({
+      command: [plant(canary), 'git init -q . && git config core.fsmonitor "$PWD/mon.sh" && git config core.editor vi && echo "config: $?"'].join('; '),
+    });
+    assert.match(textOf(r), /^config: 0$/m, textOf(r));
+    const config = path.join(ws, '.git', 'config');
+    // (The script the config named is listed as created too: the look after the command protects it.)
+    const moved = (r.details.sandbox?.protectedChanged ?? []).filter((l) => l.includes('moved aside'));
+    assert.deepEqual(moved, [`${config} sets core.fsmonitor, core.editor (moved aside to ${config}${BLOCKED_SUFFIX})`]);
+    assert.ok(textOf(r).includes(`${config} sets core.fsmonitor, core.editor (moved aside`), textOf(r));
+    hostGitStatus(ws);
+    assert.equal(existsSync(canary), false, 'the host git status ran a fsmonitor the sandbox wrote');
   });
 
   it('git.allowWrite: init, add, commit work; config, hooks and commondir stay read-only; .git cannot be moved', async () => {
@@ -407,7 +455,7 @@ describe('exec/sandbox: escapes the host judges', function () {
     });
     assert.equal(r.isError, undefined, textOf(r));
     assert.match(textOf(r), /^first$/m);
-    assert.deepEqual(r.details.sandbox?.protectedChanged, [`${path.join(ws, '.git')} was created`]);
+    assert.equal(r.details.sandbox?.protectedChanged, undefined, textOf(r));
     const config = readFileSync(path.join(ws, '.git', 'config'), 'utf8');
     const second = await make().run({
       command: [

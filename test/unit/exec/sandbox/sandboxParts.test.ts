@@ -55,7 +55,15 @@ describe('exec/sandbox: parts', () => {
     writeFileSync(path.join(home, '.env.local'), 'X=1');
     const ws = path.join(dir, 'ws');
     mkdirSync(ws);
-    const fs = resolveFsPolicy(DEFAULT_SANDBOX_SETTINGS, { home, workspaceRoots: [ws], tmpDir: path.join(dir, 'tmp') });
+    // The home as the sandbox's own (privateHome.ts): an empty folder first, read-only after the
+    // mounts beneath it; what it does not show needs no mask.
+    const own = confineArgs({ fs: resolveFsPolicy(DEFAULT_SANDBOX_SETTINGS, { home, workspaceRoots: [ws], tmpDir: path.join(dir, 'tmp') }) }, ['true']);
+    assert.deepEqual(own.slice(0, 5), ['--ro-bind', '/', '/', '--tmpfs', home]);
+    assert.ok(own.join(' ').includes(`--remount-ro ${home} --dev /dev`), own.join(' '));
+    assert.ok(!own.join(' ').includes('.ssh') && !own.join(' ').includes('.npmrc'), own.join(' '));
+    // A workspace folder that is the home: no private home, the credential stores masked as found.
+    const fs = resolveFsPolicy(DEFAULT_SANDBOX_SETTINGS, { home, workspaceRoots: [ws, home], tmpDir: path.join(dir, 'tmp') });
+    assert.equal(fs.privateHome, undefined);
     const args = confineArgs({ fs }, ['true']);
     const text = args.join(' ');
     assert.ok(text.includes(`--tmpfs ${home}/.ssh --remount-ro ${home}/.ssh`), text);

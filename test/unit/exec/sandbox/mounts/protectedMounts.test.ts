@@ -65,10 +65,11 @@ describe('exec/sandbox: protected mounts and the other plans', () => {
       ['.git/config', '.git/hooks', '.git/modules/m/config', '.git/modules/m/hooks', '.git/worktrees/w/gitdir'],
     );
     assert.ok(GIT_ALWAYS_READ_ONLY.includes('commondir'));
-    // No repository at the root and commits allowed: no `.git` placeholder (git init must work).
+    // No repository at the root: no `.git` placeholder, commits allowed or not (git init must work;
+    // the new repository is checked after the command, newRepoQuarantine.ts).
     rmSync(path.join(ws, '.git'), { recursive: true });
     assert.equal(planProtected({ roots: [ws], workspaceRoots: [ws], gitAllowWrite: true }).placeholders.includes(path.join(ws, '.git')), false);
-    assert.equal(planProtected({ roots: [ws], workspaceRoots: [ws] }).placeholders.includes(path.join(ws, '.git')), true);
+    assert.equal(planProtected({ roots: [ws], workspaceRoots: [ws] }).placeholders.includes(path.join(ws, '.git')), false);
   });
 
   it('obstacles are skipped and named: symlinks (to inside: the target is protected); a folder past the budget makes the plan read-only', () => {
