@@ -192,7 +192,9 @@ export class LoginEnvironment {
       try {
         child = spawnInGroup(entry.shell, [...entry.args.filter((a) => a !== '-c'), '-c', script], {
           env: runEnv,
-          cwd: runEnv.HOME && existsDir(runEnv.HOME) ? runEnv.HOME : os.homedir(),
+          // A missing home (a service account's HOME that was never made) is no reason to fail the
+          // profile: bash starts there and the profile decides what it needs.
+          cwd: [runEnv.HOME, os.homedir()].find((d) => Boolean(d) && existsDir(d)) ?? '/',
           stdio: ['ignore', 'pipe', 'pipe'],
         });
       } catch (err) {

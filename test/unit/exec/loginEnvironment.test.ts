@@ -142,6 +142,26 @@ describe('exec: the login environment, resolved once', function () {
     }
   });
 
+  it('a HOME that does not exist is no failure: the profile starts at / and the command runs without a notice', async () => {
+    // As the CLI run by a service account: this process's own HOME is the missing folder too.
+    const missing = path.join(root, 'never-made');
+    const env = loginEnv(missing);
+    const ownHome = process.env.HOME;
+    process.env.HOME = missing;
+    const login = new LoginEnvironment({ env });
+    const executor = new LocalShellExecutor({ baseEnv: env, loginEnv: login });
+    try {
+      const r = await call(executor, 'echo ok', { sessionKey: 'nohome', cwd: root });
+      assert.equal(r.sink.text(), 'ok\n');
+      assert.equal(r.sink.notice, undefined);
+      assert.equal(login.runs, 1);
+    } finally {
+      process.env.HOME = ownHome;
+      await executor.dispose();
+      await login.dispose();
+    }
+  });
+
   it('resolves again in the background when a profile file changes', async () => {
     const home = slowHome(root);
     const env = loginEnv(home);
