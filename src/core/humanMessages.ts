@@ -79,21 +79,20 @@ export function byteSize(bytes: number): string {
   return `${(Math.round((bytes / (1024 * 1024)) * 10) / 10).toString()} MB`;
 }
 
-export function youCancelled(ms: number | undefined): string {
-  return ms === undefined ? 'Stopped: you cancelled it.' : `Stopped after ${duration(ms)}: you cancelled it.`;
+/** A signal ended it (not the person's Ctrl+C): the signal's name is a detail (signalDetail). */
+export const KILLED_BY_SIGNAL = 'Killed by a signal';
+
+/** The details line of a signal ending: "Signal: SIGTERM (the agent read exit 143)". */
+export function signalDetail(signal: string, exitCode: number | undefined): string {
+  return exitCode === undefined ? `Signal: ${signal}` : `Signal: ${signal} (the agent read exit ${exitCode})`;
 }
 
-/** A caller other than the person (an MCP client, an agent) cancelled its own call: name it. */
-export function cancelledBy(who: string, ms: number | undefined): string {
-  return ms === undefined ? `Stopped: cancelled by ${who}.` : `Stopped after ${duration(ms)}: cancelled by ${who}.`;
-}
+/** The person pressed Ctrl+C in the command's terminal. */
+export const STOPPED_BY_CTRL_C = 'Stopped by you (Ctrl+C)';
 
-export function ranOutOfTime(ms: number | undefined): string {
-  return ms === undefined ? 'Stopped: it ran out of time' : `Stopped after ${duration(ms)}: it ran out of time`;
-}
-
-export function killedBy(signal: string, exitCode: number | undefined): string {
-  return exitCode === undefined ? `Killed by ${signal}` : `Killed by ${signal} (reported to the agent as exit ${exitCode})`;
+/** A History row while its command runs: "Running for 3.2 s". */
+export function runningFor(ms: number): string {
+  return `Running for ${duration(ms)}`;
 }
 
 export function exited(exitCode: number): string {

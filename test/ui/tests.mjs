@@ -432,6 +432,43 @@ export const uiTests = [
     },
   },
   {
+    name: 'History (issue 34): a row from the start, running with its time, updated in place; Ctrl+C reads stopped by you',
+    async run({ page, shotsDir }) {
+      await runFromPalette(page, 'View: Close All Editors');
+      await hideNotifications(page);
+      // The History view, shown again if the command's terminal took the panel as it started.
+      const rowText = async (command) => {
+        const row = page.locator('.monaco-list-row', { hasText: command }).first();
+        if (!(await row.isVisible())) await runFromPalette(page, 'Agent Bash: Focus on History View');
+        return (await row.isVisible()) ? row.innerText() : '';
+      };
+      const slow = 'sleep 4 && echo ui-run-slow';
+      await runAgentBash(page, slow, 'Allow once');
+      let running = '';
+      await waitFor(async () => /Running for \d/.test((running = await rowText(slow))), 15000, `a running row for ${slow}`);
+      assert.ok(running.includes('allowed by you, once'), running);
+      await page.screenshot({ path: path.join(shotsDir, 'history-running.png') });
+      // Its time moves while it runs, in the same row.
+      await waitFor(async () => { const t = await rowText(slow); return /Running for \d/.test(t) && t !== running; }, 5000, 'the running time to move');
+      await waitFor(async () => (await rowText(slow)).includes('Finished (exit 0)'), 20000, `${slow} finished in its row`);
+      assert.equal(await page.locator('.monaco-list-row', { hasText: slow }).count(), 1, 'the row was updated in place, not added again');
+      await page.screenshot({ path: path.join(shotsDir, 'history-finished-in-place.png') });
+      // Ctrl+C in the command's terminal: the row says the person stopped it, without signal numbers.
+      const stopped = 'sleep 30 && echo ui-run-stopped';
+      await runAgentBash(page, stopped, 'Allow once');
+      await waitFor(async () => /Running for \d/.test(await rowText(stopped)), 15000, `a running row for ${stopped}`);
+      const tabs = page.locator('.terminal-tabs-entry', { hasText: 'Agent Bash' });
+      await runFromPalette(page, 'Terminal: Focus Terminal');
+      if (await tabs.first().isVisible()) await tabs.first().click();
+      await page.locator('.terminal-wrapper.active .xterm, .terminal .xterm').first().click();
+      await page.keyboard.press('Control+C');
+      let end = '';
+      await waitFor(async () => (end = await rowText(stopped)).includes('Stopped by you (Ctrl+C)'), 20000, `${stopped} stopped by you`);
+      assert.ok(!/SIGTERM|137|143/.test(end), end);
+      await page.screenshot({ path: path.join(shotsDir, 'history-ctrl-c.png') });
+    },
+  },
+  {
     name: 'The demo agent runs a typed command through its panel after an inline approval',
     async run({ page, workspace, shotsDir }) {
       await runFromPalette(page, 'View: Close All Editors');

@@ -88,7 +88,10 @@ export async function openHistoryOutput(entry: Pick<HistoryEntry, 'id' | 'comman
 
 function iconOf(e: HistoryEntry): vscode.ThemeIcon {
   const color = (id: string) => new vscode.ThemeColor(id);
+  if (e.end === 'running') return new vscode.ThemeIcon('loading~spin');
   if (e.decision.outcome === 'denied') return new vscode.ThemeIcon('circle-slash', color('errorForeground'));
+  // The person's own Ctrl+C is a stop, not a failure.
+  if (e.end === 'signal' && e.stoppedWithCtrlC) return new vscode.ThemeIcon('debug-stop', color('disabledForeground'));
   if (e.decision.outcome !== 'allowed' || e.end === 'cancelled') return new vscode.ThemeIcon('debug-stop', color('disabledForeground'));
   switch (e.end) {
     case 'exit':

@@ -8,6 +8,7 @@ import {
   decidedBy,
   decisionLabel,
   endLabel,
+  endSentence,
   entryDescription,
   entryFromResult,
   entryTooltip,
@@ -191,12 +192,15 @@ describe('core/history', () => {
     executor.chunks = [`${'x'.repeat(99)}\n`.repeat(1024), `${'y'.repeat(99)}\n`.repeat(1024)];
     const { entry } = await run('git status');
     assert.equal(entry.end, 'signal');
-    assert.equal(endLabel(entry), 'Killed by SIGTERM (reported to the agent as exit 143)');
+    // The row says it in words; the signal and the code the agent read are a detail of the hover.
+    assert.equal(endLabel(entry), 'Killed by a signal');
+    assert.ok(entryTooltip(entry).includes('\nSignal: SIGTERM (the agent read exit 143)'), entryTooltip(entry));
+    assert.ok(!entryDescription(entry).includes('SIGTERM') && !entryDescription(entry).includes('143'), entryDescription(entry));
     assert.equal(entry.outputBytes, 2 * 100 * 1024);
     assert.ok(entry.artifactId, 'the full output spilled to an artifact');
     assert.ok(entry.shownBytes !== undefined && entry.shownBytes < entry.outputBytes!);
-    assert.match(toastMessage(entry), /^Agent Bash: `git status`: Killed by SIGTERM \(reported to the agent as exit 143\) in \d+ ms\. Output cut: the agent saw \d+ KB of 200 KB\. Show Output has all of it\.$/);
-    assert.match(outputHeader(entry), /^\$ git status\nWorking directory: .*\nRun by: Demo agent\nDecision: allowed by rule `git status\*` from test rules\nResult: Killed by SIGTERM/);
+    assert.match(toastMessage(entry), /^Agent Bash: `git status`: Killed by a signal after \d+ ms\. Output cut: the agent saw \d+ KB of 200 KB\. Show Output has all of it\.$/);
+    assert.match(outputHeader(entry), /^\$ git status\nWorking directory: .*\nRun by: Demo agent\nDecision: allowed by rule `git status\*` from test rules\nResult: Killed by a signal after \d+ ms\n/);
     // People read what an artifact is; the agent's result keeps the bare `artifact://N`.
     assert.ok(entryTooltip(entry).includes(`\nFull output: artifact://${entry.artifactId} (output of git status, 200 KB)`), entryTooltip(entry));
   });
@@ -284,7 +288,9 @@ describe('core/history', () => {
         assert.equal(endLabel(fail), 'Failed with exit 2');
         const late = await jobEntry(jobs, 'make late');
         assert.equal(late.end, 'timeout');
-        assert.match(endLabel(late), /^Stopped after \d+ ms: it ran out of time$/);
+        // The row's label has no time (the row's duration says it); the sentence says it once.
+        assert.equal(endLabel(late), 'Stopped: it ran out of time');
+        assert.match(endSentence(late), /^Stopped after \d+ ms: it ran out of time$/);
         const killed = await jobEntry(jobs, 'make slow', 'mcp-client');
         assert.equal(killed.end, 'cancelled');
         assert.equal(endLabel(killed), 'Killed by mcp-client');

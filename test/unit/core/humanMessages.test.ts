@@ -78,10 +78,10 @@ describe('core/humanMessages', () => {
   });
 
   it('says how a run stopped', () => {
-    assert.equal(human.youCancelled(20_000), 'Stopped after 20 s: you cancelled it.');
-    assert.equal(human.youCancelled(undefined), 'Stopped: you cancelled it.');
-    assert.equal(human.ranOutOfTime(300_000), 'Stopped after 5 min: it ran out of time');
-    assert.equal(human.killedBy('SIGTERM', 137), 'Killed by SIGTERM (reported to the agent as exit 137)');
+    assert.equal(human.KILLED_BY_SIGNAL, 'Killed by a signal');
+    assert.equal(human.signalDetail('SIGTERM', 137), 'Signal: SIGTERM (the agent read exit 137)');
+    assert.equal(human.STOPPED_BY_CTRL_C, 'Stopped by you (Ctrl+C)');
+    assert.equal(human.runningFor(3200), 'Running for 3.2 s');
     assert.equal(human.exited(0), 'Finished (exit 0)');
     assert.equal(human.exited(2), 'Failed with exit 2');
     assert.equal(human.agentCommandsNowRunIn('/tmp'), 'Agent commands now run in /tmp.');
@@ -104,7 +104,6 @@ describe('core/humanMessages', () => {
     assert.equal(human.STOPPED.timedOut(2), 'timed out after 2 s');
     assert.equal(human.STOPPED.cancelledBy('Copilot'), 'cancelled by Copilot');
     assert.equal(human.STOPPED.ctrlC, 'stopped with Ctrl+C');
-    assert.equal(human.cancelledBy('claude-code', undefined), 'Stopped: cancelled by claude-code.');
   });
 
   it('names outputs and artifacts by their command, shortened, and time', () => {
