@@ -178,14 +178,17 @@ export function entryFromResult(input: RecordInput): HistoryEntry {
     if (truncation) entry.shownBytes = truncation.outputBytes;
   }
   if (result.isError && (entry.end === 'not-run' || entry.end === 'failed' || entry.end === 'cancelled')) {
-    entry.note = text.split('\n')[0] ?? '';
+    // In a person's words: no "in segment 1"; no "Command aborted" (the row's ending says it).
+    const first = human.withoutSegments(text.split('\n')[0] ?? '');
+    if (human.withoutAgentTrailers(first)) entry.note = first;
   }
   return entry;
 }
 
 /** The command's own output in a complete result: the text before the wall-time notice (results.ts). */
 function outputPart(text: string): string {
-  const body = text.split(/\n\nWall time: [\d.]+ seconds/)[0] ?? '';
+  // The agent's closing lines ("Command cancelled" of a stopped run) are not what the command printed.
+  const body = human.withoutAgentTrailers(text.split(/\n\nWall time: [\d.]+ seconds/)[0] ?? '');
   return body === NO_OUTPUT ? '' : body;
 }
 
@@ -407,6 +410,29 @@ export function outputHeader(e: HistoryEntry): string {
   if (cut) lines.push(`${cut} Below is all of it.`);
   lines.push('─'.repeat(60), '');
   return lines.join('\n');
+}
+
+/**
+ * How loud the notification after a palette run is: the person's own Deny, a cancel, Ctrl+C and any
+ * exit code (a `grep` that found nothing) are information; a rule's refusal, a timeout and a signal
+ * are warnings; only Agent Bash failing to run it at all is an error.
+ */
+export function toastLevel(e: HistoryEntry): 'info' | 'warning' | 'error' {
+  if (e.decision.outcome === 'denied') return e.decision.decidedBy === 'rule' ? 'warning' : 'info';
+  if (e.decision.outcome === 'cancelled') return 'info';
+  switch (e.end) {
+    case 'exit':
+    case 'cancelled':
+    case 'background':
+    case 'running':
+      return 'info';
+    case 'signal':
+      return e.stoppedWithCtrlC ? 'info' : 'warning';
+    case 'timeout':
+      return 'warning';
+    default:
+      return 'error';
+  }
 }
 
 /** The notification after a palette run: the outcome in plain words, and whether output was cut. */

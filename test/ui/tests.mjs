@@ -173,6 +173,12 @@ async function findNotification(page, text, timeoutMs = 10000) {
   return item;
 }
 
+/** A notification's severity from its icon: `info`, `warning` or `error`. */
+async function severityOf(note) {
+  const cls = (await note.locator('.notification-list-item-icon').first().getAttribute('class')) ?? '';
+  return /codicon-error/.test(cls) ? 'error' : /codicon-warning/.test(cls) ? 'warning' : /codicon-info/.test(cls) ? 'info' : cls;
+}
+
 /** A notification's buttons' labels, sorted. */
 async function notificationButtons(note) {
   return (await note.locator('.monaco-button').allInnerTexts()).map((b) => b.trim()).filter(Boolean).sort();
@@ -283,7 +289,7 @@ export const uiTests = [
       const marker = path.join(workspace, 'ui-allowed.txt');
       // The redirect creates the file before echo writes to it: wait for the text.
       await waitFor(() => existsSync(marker) && readFileSync(marker, 'utf8') === 'palette-ok\n', 20000, 'palette-ok in ui-allowed.txt');
-      await announced(page, 'Agent Bash: `echo palette-ok > ui-allowed.txt`: Finished (exit 0)');
+      await announced(page, 'Agent Bash: “echo palette-ok > ui-allowed.txt”: Finished (exit 0)');
       await new Promise((r) => setTimeout(r, 1000));
       await page.screenshot({ path: path.join(shotsDir, 'run-agent-bash.png') });
     },
@@ -294,7 +300,7 @@ export const uiTests = [
       await runFromPalette(page, 'Agent Bash: Run Agent Bash');
       await typeIntoInputBox(page, 'touch ui-denied.txt');
       await answerDialog(page, 'Command: touch ui-denied.txt', 'Deny', path.join(shotsDir, 'deny-dialog.png'));
-      await announced(page, 'Agent Bash: You denied `touch ui-denied.txt`.');
+      await announced(page, 'Agent Bash: You denied “touch ui-denied.txt”.');
       await new Promise((r) => setTimeout(r, 1000));
       assert.equal(existsSync(path.join(workspace, 'ui-denied.txt')), false, 'the denied command ran');
     },
@@ -359,7 +365,7 @@ export const uiTests = [
       assert.match(await dialog.innerText(), /allow: expr \*/);
       await page.screenshot({ path: path.join(shotsDir, 'always-allow-where.png') });
       await dialog.locator('.dialog-buttons .monaco-button', { hasText: 'Save to Workspace Settings' }).first().click();
-      const saved = 'Agent Bash: saved an allow rule to workspace settings (.vscode/settings.json): `expr *`.';
+      const saved = 'Agent Bash: saved an allow rule to workspace settings (.vscode/settings.json): “expr *”.';
       // The notice is checked where it stays (toast, else the notification center): the aria alert
       // region keeps only the latest announcements, and the command's own result toast follows at once.
       const wsFile = path.join(workspace, '.vscode', 'settings.json');
@@ -373,7 +379,7 @@ export const uiTests = [
     name: 'Show Output opens a read-only document with the command and exit status, not an Untitled one',
     async run({ page, shotsDir }) {
       await runAgentBash(page, 'echo ui-hist-output');
-      await clickToastButton(page, 'Agent Bash: `echo ui-hist-output`: Finished (exit 0)', 'Show Output', path.join(shotsDir, 'result-toast.png'));
+      await clickToastButton(page, 'Agent Bash: “echo ui-hist-output”: Finished (exit 0)', 'Show Output', path.join(shotsDir, 'result-toast.png'));
       const editor = page.locator('.editor-instance .view-lines').first();
       await page.locator('.view-lines', { hasText: '$ echo ui-hist-output' }).first().waitFor({ state: 'visible', timeout: 15000 });
       const tab = await page.locator('.tabs-container .tab.active').first().innerText();
@@ -408,7 +414,7 @@ export const uiTests = [
       ];
       for (const [command, answer] of runs) {
         await runAgentBash(page, command, answer);
-        await page.locator('.monaco-alert', { hasText: `\`${command}\`` }).first().waitFor({ state: 'attached', timeout: 20000 });
+        await page.locator('.monaco-alert', { hasText: `“${command}”` }).first().waitFor({ state: 'attached', timeout: 20000 });
       }
       await runFromPalette(page, 'Agent Bash: Focus on History View');
       await runFromPalette(page, 'View: Toggle Maximized Panel');
@@ -469,6 +475,59 @@ export const uiTests = [
     },
   },
   {
+    name: 'Wording (issue 34): --timeout in the Run box; each ending said once, no "Command aborted" in the output; no backticks; your Deny and a non-zero exit are not errors',
+    async run({ page, shotsDir }) {
+      await runFromPalette(page, 'View: Close All Editors');
+      await hideNotifications(page);
+      // The box says how to give a timeout.
+      await runFromPalette(page, 'Agent Bash: Run Agent Bash');
+      await page.locator('.quick-input-widget', { hasText: 'Start with --timeout 30 to stop it after 30 s.' }).waitFor({ state: 'visible', timeout: 10000 });
+      await page.screenshot({ path: path.join(shotsDir, 'run-box-timeout-hint.png') });
+      await typeIntoInputBox(page, '--timeout 1 sleep 5');
+      await answerDialog(page, 'Command: sleep 5', 'Allow once');
+      const timedOut = await findNotification(page, 'Agent Bash: “sleep 5”: Stopped after ', 20000);
+      const said = (await timedOut.locator('.notification-list-item-message').innerText()).trim();
+      assert.match(said, /^Agent Bash: “sleep 5”: Stopped after 1(\.\d)? s: it ran out of time\.$/);
+      assert.equal(await severityOf(timedOut), 'warning');
+      await page.screenshot({ path: path.join(shotsDir, 'words-timeout-notification.png') });
+      await timedOut.locator('.monaco-button', { hasText: 'Show Output' }).first().click();
+      await hideNotifications(page);
+      const lines = page.locator('.view-lines', { hasText: '$ sleep 5' }).first();
+      await lines.waitFor({ state: 'visible', timeout: 15000 });
+      const doc = (await lines.innerText()).replace(/\u00a0/g, ' ');
+      assert.match(doc, /\nResult: Stopped after 1(\.\d)? s: it ran out of time\n/, doc);
+      assert.ok(!/Command (aborted|cancelled|timed out)|Wall time|SIGTERM/.test(doc), doc);
+      assert.equal((doc.match(/ after \d/g) ?? []).length, 1, doc);
+      await page.screenshot({ path: path.join(shotsDir, 'words-timeout-output.png') });
+      await runFromPalette(page, 'View: Close All Editors');
+      // The terminal says it in its status line only: no "Command cancelled" drawn as if sleep printed it.
+      const origin = new URL(page.url()).origin;
+      await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+      await page.evaluate(() => navigator.clipboard.writeText(''));
+      const tabs = page.locator('.terminal-tabs-entry', { hasText: 'Agent Bash' });
+      await runFromPalette(page, 'Terminal: Focus Terminal');
+      if (await tabs.first().isVisible()) await tabs.first().click();
+      await runFromPalette(page, 'Terminal: Select All');
+      await runFromPalette(page, 'Terminal: Copy Selection');
+      let screen = '';
+      await waitFor(async () => (screen = await page.evaluate(() => navigator.clipboard.readText())).includes('$ sleep 5'), 10000, 'the terminal text on the clipboard');
+      const region = screen.slice(screen.lastIndexOf('$ sleep 5'));
+      assert.match(region, /timed out after 1 s/, region);
+      assert.ok(!region.includes('Command cancelled'), region);
+      // Your own Deny is information, as is a grep that found nothing (exit 1).
+      await runAgentBash(page, 'touch ui-words-denied.txt', 'Deny');
+      const denied = await findNotification(page, 'Agent Bash: You denied “touch ui-words-denied.txt”.', 20000);
+      assert.equal(await severityOf(denied), 'info');
+      await hideNotifications(page);
+      await runAgentBash(page, 'grep ui-words-not-there README.txt');
+      const grep = await findNotification(page, 'Agent Bash: “grep ui-words-not-there README.txt”: Failed with exit 1 in ', 20000);
+      assert.ok(!(await grep.innerText()).includes('`'), await grep.innerText());
+      assert.equal(await severityOf(grep), 'info');
+      await page.screenshot({ path: path.join(shotsDir, 'words-grep-not-error.png') });
+      await hideNotifications(page);
+    },
+  },
+  {
     name: 'The demo agent runs a typed command through its panel after an inline approval',
     async run({ page, workspace, shotsDir }) {
       await runFromPalette(page, 'View: Close All Editors');
@@ -524,13 +583,13 @@ export const uiTests = [
       await toSecond();
       await dialog.locator('.dialog-buttons .monaco-button', { hasText: 'Allow once instead' }).first().click();
       await waitFor(() => existsSync(marker), 20000, 'ui-once-instead.txt');
-      await announced(page, `Agent Bash: \`${command}\`: Finished (exit 0)`);
+      await announced(page, `Agent Bash: “${command}”: Finished (exit 0)`);
       assert.deepEqual(await patternsIn(wsFile), wsBefore);
       assert.deepEqual(await patternsIn(userSettings), userBefore);
       // Not remembered either: the same command asks again (Deny now; it does not run).
       rmSync(marker);
       await runAgentBash(page, command, 'Deny');
-      await announced(page, `Agent Bash: You denied \`${command}\`.`);
+      await announced(page, `Agent Bash: You denied “${command}”.`);
       assert.equal(existsSync(marker), false, 'the denied command ran');
     },
   },
@@ -843,7 +902,7 @@ export const uiTests = [
         // The same command again: the sandbox now lets it write there.
         await runAgentBash(page, command, 'Allow once');
         await waitFor(() => existsSync(target) && readFileSync(target, 'utf8') === 'ui-sbx-written\n', 20000, `ui-sbx-written in ${target}`);
-        await announced(page, `Agent Bash: \`${command}\`: Finished (exit 0)`);
+        await announced(page, `Agent Bash: “${command}”: Finished (exit 0)`);
         await page.screenshot({ path: path.join(shotsDir, 'sandbox-after-allow.png') });
         // The History view marks the refused run (and only that one).
         await runFromPalette(page, 'Agent Bash: Focus on History View');

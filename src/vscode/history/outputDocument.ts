@@ -7,7 +7,8 @@ import { readFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import type { ArtifactStore, JobManager } from '../../core/contracts';
 import { outputHeader } from '../../core/history';
-import { outputTitle } from '../../core/humanMessages';
+import { outputTitle, withoutAgentTrailers, withoutSegments } from '../../core/humanMessages';
+import { NO_OUTPUT } from '../../core/output/results';
 import { ARTIFACT_SCHEME } from './artifactProvider';
 import type { HistoryStore } from './historyStore';
 
@@ -59,6 +60,15 @@ export async function historyDocumentText(id: string, history: HistoryStore, art
       // Pruned or unreadable: fall back to what the agent saw.
     }
   }
-  body ??= history.textOf(id) ?? '(the output of this command is no longer kept)';
+  if (body === undefined) {
+    const text = history.textOf(id);
+    // The result text as a person reads it under the header: the agent's closing lines ("Command
+    // aborted", "Wall time…") restate the header's ending; a refusal's reason names no segments.
+    if (text === undefined) body = '(the output of this command is no longer kept)';
+    else {
+      const plain = withoutAgentTrailers(entry.end === 'not-run' ? withoutSegments(text) : text);
+      body = plain || NO_OUTPUT;
+    }
+  }
   return `${outputHeader(entry)}${body}`;
 }

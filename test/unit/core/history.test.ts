@@ -15,6 +15,7 @@ import {
   HistoryList,
   outputHeader,
   sandboxMark,
+  toastLevel,
   toastMessage,
   type HistoryEntry,
 } from '../../../src/core/history';
@@ -112,6 +113,7 @@ describe('core/history', () => {
     assert.equal(decisionLabel(entry.decision), 'denied by rule `rm *` from test rules');
     assert.equal(entry.end, 'not-run');
     assert.equal(toastMessage(entry), 'Agent Bash: Rule `rm *` denies `rm -rf build`.');
+    assert.equal(toastLevel(entry), 'warning');
     assert.equal(executor.ran.length, 0);
   });
 
@@ -132,6 +134,8 @@ describe('core/history', () => {
     const { entry } = await run('ls -la');
     assert.equal(decisionLabel(entry.decision), 'denied by you');
     assert.equal(toastMessage(entry), 'Agent Bash: You denied `ls -la`.');
+    // The person's own Deny is no error of Agent Bash.
+    assert.equal(toastLevel(entry), 'info');
     assert.equal(executor.ran.length, 3, 'the denied command did not run');
   });
 
@@ -290,6 +294,9 @@ describe('core/history', () => {
         assert.equal(late.end, 'timeout');
         // The row's label has no time (the row's duration says it); the sentence says it once.
         assert.equal(endLabel(late), 'Stopped: it ran out of time');
+        assert.equal(toastLevel(late), 'warning');
+        // A non-zero exit (a grep that found nothing) is information, not an error.
+        assert.equal(toastLevel(fail), 'info');
         assert.match(endSentence(late), /^Stopped after \d+ ms: it ran out of time$/);
         const killed = await jobEntry(jobs, 'make slow', 'mcp-client');
         assert.equal(killed.end, 'cancelled');
