@@ -322,6 +322,76 @@ export const uiTests = [
     },
   },
   {
+    name: 'ACP panel (issue 34): follows new output unless scrolled up; the agent-facing _meta retry stays out of sight',
+    async run({ page, shotsDir }) {
+      await runFromPalette(page, 'View: Close All Editors');
+      await hideNotifications(page);
+      const view = await connectAgent(page, 'ui-test-agent');
+      const prompt = view.locator('#prompt');
+      await prompt.waitFor({ state: 'visible', timeout: 20000 });
+      const send = async (script) => {
+        await waitFor(async () => !(await prompt.isDisabled()), 20000, 'the prompt box to be free');
+        await prompt.fill(JSON.stringify(script));
+        await view.locator('#send').click();
+      };
+      const body = view.locator('body');
+      // Wholly visible: below the sticky status line's top and above the fixed composer.
+      const inView = (loc) => loc.evaluate((e) => {
+        const r = e.getBoundingClientRect();
+        return r.top >= 0 && r.bottom <= e.ownerDocument.getElementById('composer').getBoundingClientRect().top;
+      });
+      const card = (i) => view.locator('.terminal-card.exited', { hasText: `echo ui-acp-follow-${i}` }).first();
+      for (let i = 1; i <= 8; i++) {
+        await send({ scenario: 'run', command: `echo ui-acp-follow-${i}`, toolCallId: `tc-follow-${i}` });
+        await card(i).waitFor({ state: 'attached', timeout: 20000 });
+      }
+      await waitFor(async () => !(await prompt.isDisabled()), 20000, 'the last turn to end');
+      assert.ok(await body.evaluate((b) => b.scrollHeight > b.ownerDocument.defaultView.innerHeight), 'the transcript is taller than the panel');
+      await waitFor(() => inView(card(8)), 5000, 'the newest card in view');
+      // A card whose output grows line by line after it was drawn: the panel keeps its end in view.
+      await send({ scenario: 'run', command: '/bin/bash', args: ['-c', 'for i in $(seq 1 14); do echo ui-acp-grow-$i; sleep 0.1; done'], toolCallId: 'tc-grow' });
+      const ask = view.locator('.question').first();
+      await ask.waitFor({ state: 'visible', timeout: 20000 });
+      await ask.locator('button', { hasText: 'Allow once' }).first().click();
+      const grown = view.locator('.terminal-card.exited', { hasText: 'ui-acp-grow-14' }).first();
+      await grown.waitFor({ state: 'attached', timeout: 20000 });
+      await waitFor(async () => !(await prompt.isDisabled()), 20000, 'the growing turn to end');
+      await waitFor(() => inView(grown), 5000, 'the grown card wholly in view');
+      await page.screenshot({ path: path.join(shotsDir, 'acp-panel-follows.png') });
+      // Scrolled up to read: a new reply does not pull the panel down.
+      await body.evaluate((b) => b.ownerDocument.defaultView.scrollTo(0, 0));
+      await send({ scenario: 'run', command: 'echo ui-acp-follow-9', toolCallId: 'tc-follow-9' });
+      await card(9).waitFor({ state: 'attached', timeout: 20000 });
+      await waitFor(async () => !(await prompt.isDisabled()), 20000, 'that turn to end');
+      assert.equal(await body.evaluate((b) => b.ownerDocument.defaultView.scrollY), 0, 'the panel moved while the person read above');
+      assert.equal(await inView(card(9)), false);
+      // Back at the bottom, it follows again.
+      await body.evaluate((b) => b.ownerDocument.defaultView.scrollTo(0, b.scrollHeight));
+      await send({ scenario: 'run', command: 'echo ui-acp-follow-10', toolCallId: 'tc-follow-10' });
+      await card(10).waitFor({ state: 'attached', timeout: 20000 });
+      await waitFor(() => inView(card(10)), 5000, 'the newest card in view again');
+      const support = sandboxSupport();
+      if (!support.sandbox) return undefined;
+      // A write the sandbox refuses: the person reads what was refused, not the agent's _meta retry recipe.
+      const outside = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-ui-acp-meta-'));
+      try {
+        await send({ scenario: 'run', command: '/bin/bash', args: ['-c', `echo x > ${outside}/ui-acp-meta`], toolCallId: 'tc-meta' });
+        const question = view.locator('.question').first();
+        await question.waitFor({ state: 'visible', timeout: 20000 });
+        await question.locator('button', { hasText: 'Allow once' }).first().click();
+        const item = view.locator('.item.tool', { has: view.locator('.terminal-card.exited') }).last();
+        await view.locator('.item.tool .tool-text', { hasText: 'The OS sandbox refused writing' }).first().waitFor({ state: 'attached', timeout: 20000 });
+        const got = await view.locator('.item.tool .tool-text', { hasText: 'The OS sandbox refused writing' }).first().evaluate((e) => e.textContent ?? '');
+        assert.ok(!got.includes('_meta') && !got.includes('create the terminal again'), got);
+        await item.locator('summary').first().click();
+        await page.screenshot({ path: path.join(shotsDir, 'acp-panel-no-meta.png') });
+      } finally {
+        rmSync(outside, { recursive: true, force: true });
+      }
+      return undefined;
+    },
+  },
+  {
     name: 'Ten commands from the palette share one "Agent Bash" terminal',
     async run({ page, workspace, shotsDir }) {
       for (let i = 1; i <= 10; i++) {
