@@ -392,6 +392,30 @@ export const uiTests = [
     },
   },
   {
+    name: 'Walkthrough (issue 34): Get started with Agent Bash lists its five steps, and its first button opens the Run box',
+    async run({ page, shotsDir }) {
+      await runFromPalette(page, 'View: Close All Editors');
+      await hideNotifications(page);
+      await runFromPalette(page, 'Welcome: Open Walkthrough...');
+      const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Get started with Agent Bash' }).first();
+      await pick.waitFor({ state: 'visible', timeout: 20000 });
+      await pick.click();
+      const steps = page.locator('.getting-started-step .step-title');
+      await waitFor(async () => (await steps.count()) === 5, 20000, 'the five steps');
+      assert.deepEqual(
+        (await steps.allInnerTexts()).map((t) => t.trim()),
+        ['Run a command', 'See an approval', 'Open History', 'Connect the demo agent', 'Turn on MCP'],
+      );
+      await page.screenshot({ path: path.join(shotsDir, 'walkthrough.png') });
+      // The first step is open; its button runs Run Agent Bash, whose box mentions the timeout prefix.
+      await page.locator('.getting-started-step.expanded .button-link, .getting-started-step.expanded a', { hasText: 'Run Agent Bash' }).first().click();
+      await page.locator('.quick-input-widget', { hasText: 'Start with --timeout 30' }).waitFor({ state: 'visible', timeout: 20000 });
+      await page.screenshot({ path: path.join(shotsDir, 'walkthrough-run-box.png') });
+      await page.keyboard.press('Escape');
+      await runFromPalette(page, 'View: Close All Editors');
+    },
+  },
+  {
     name: 'Ten commands from the palette share one "Agent Bash" terminal',
     async run({ page, workspace, shotsDir }) {
       for (let i = 1; i <= 10; i++) {
