@@ -397,7 +397,7 @@ function isEntry(value: unknown): value is HistoryEntry {
 }
 
 /** The top of an output document: what ran, where, who decided and how it ended. */
-export function outputHeader(e: HistoryEntry): string {
+export function outputHeader(e: HistoryEntry, shows: 'all' | 'window' = 'all'): string {
   const lines = [
     `$ ${e.command}`,
     `Working directory: ${e.cwd ?? 'the session directory'}`,
@@ -407,7 +407,7 @@ export function outputHeader(e: HistoryEntry): string {
   ];
   if (e.outputBytes !== undefined) lines.push(`Output: ${human.byteSize(e.outputBytes)}`);
   const cut = human.outputCut(e.shownBytes, e.outputBytes);
-  if (cut) lines.push(`${cut} Below is all of it.`);
+  if (cut) lines.push(shows === 'all' ? `${cut} Below is all of it.` : cut);
   lines.push('─'.repeat(60), '');
   return lines.join('\n');
 }

@@ -416,6 +416,39 @@ export const uiTests = [
     },
   },
   {
+    name: 'Big output (issue 34): the document opens on what the agent saw, with the cut marked and no large-file banner; Show Full Output has all of it',
+    async run({ page, shotsDir }) {
+      await runFromPalette(page, 'View: Close All Editors');
+      await hideNotifications(page);
+      const command = 'seq 1 300000';
+      await runAgentBash(page, command, 'Allow once');
+      const toast = await findNotification(page, `Agent Bash: “${command}”: Finished (exit 0)`, 60000);
+      const said = (await toast.locator('.notification-list-item-message').innerText()).trim();
+      assert.match(said, /Output cut: the agent saw \d+ KB of 1\.9 MB\./, said);
+      const clicked = Date.now();
+      await toast.locator('.monaco-button', { hasText: 'Show Output' }).first().click();
+      const lines = page.locator('.view-lines', { hasText: `$ ${command}` }).first();
+      await lines.waitFor({ state: 'visible', timeout: 15000 });
+      const openMs = Date.now() - clicked;
+      console.log(`    big output: the agent's window opened ${openMs} ms after the click`);
+      assert.ok(openMs < 3000, `${openMs} ms`);
+      await hideNotifications(page);
+      const doc = (await lines.innerText()).replace(/\u00a0/g, ' ');
+      assert.match(doc, /\nOutput cut: the agent saw \d+ KB of 1\.9 MB\.\n/, doc);
+      assert.ok(doc.includes('Below is what the agent saw: the start and the end of the output, with where it was cut marked.'), doc);
+      assert.ok(!doc.includes('Below is all of it.'), doc);
+      assert.equal(await page.locator('.notification-toast', { hasText: 'large file' }).count(), 0, 'the large-file banner');
+      await page.screenshot({ path: path.join(shotsDir, 'big-output-agent-window.png') });
+      // The whole output on demand, from the palette (also the editor's title bar).
+      await runFromPalette(page, 'Agent Bash: Show Full Output');
+      await page.locator('.tabs-container .tab.active', { hasText: '(full)' }).first().waitFor({ state: 'visible', timeout: 20000 });
+      const full = page.locator('.view-lines', { hasText: 'Below is all of it.' }).first();
+      await full.waitFor({ state: 'visible', timeout: 20000 });
+      await page.screenshot({ path: path.join(shotsDir, 'big-output-full.png') });
+      await runFromPalette(page, 'View: Close All Editors');
+    },
+  },
+  {
     name: 'Ten commands from the palette share one "Agent Bash" terminal',
     async run({ page, workspace, shotsDir }) {
       for (let i = 1; i <= 10; i++) {

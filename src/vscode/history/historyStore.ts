@@ -17,6 +17,8 @@ const TEXT_KEY = 'agentBash.commandHistoryText';
 export const STORED_TEXT_BYTES = 8 * 1024;
 const STORED_TEXTS = 100;
 const ENDED_EARLY_KEPT = 100;
+/** Results whose output was cut: their whole result text (what the agent saw) is kept in memory for this many. */
+const AGENT_WINDOWS_KEPT = 20;
 /** How often a running command's row says its time again. */
 export const RUNNING_TICK_MS = 1000;
 /** A row left running by an earlier window (it closed before the command ended). */
@@ -50,6 +52,8 @@ export class HistoryStore implements vscode.Disposable {
   private readonly endedEarly = new Map<string, JobInfo>();
   private readonly emitter = new vscode.EventEmitter<void>();
   readonly onDidChange = this.emitter.event;
+  /** What the agent saw of recent cut outputs (head, the cut, tail), whole; newest last. */
+  private readonly windows = new Map<string, string>();
   /** Runs that started and have not ended yet: their runId and the entry that shows them. */
   private readonly runs = new Map<string, string>();
   /** While a row says "Running for …", the view is refreshed every RUNNING_TICK_MS. */
@@ -85,6 +89,11 @@ export class HistoryStore implements vscode.Disposable {
 
   textOf(id: string): string | undefined {
     return this.texts[id];
+  }
+
+  /** The whole result text the agent read, for a recent entry whose output was cut (else undefined). */
+  agentWindowOf(id: string): string | undefined {
+    return this.windows.get(id);
   }
 
   /** A command starts running: its row appears now ("Running for …") and is updated in place when it ends. */
@@ -124,6 +133,10 @@ export class HistoryStore implements vscode.Disposable {
     if (entry.end === 'signal' && entry.terminalId !== undefined && this.stopReason(entry.terminalId) === STOPPED.ctrlC) entry.stoppedWithCtrlC = true;
     this.byResult.set(ran.result, entry.id);
     const text = ran.result.content.map((c) => c.text).join('\n');
+    if (entry.shownBytes !== undefined && entry.outputBytes !== undefined && entry.shownBytes < entry.outputBytes) {
+      this.windows.set(entry.id, text);
+      if (this.windows.size > AGENT_WINDOWS_KEPT) this.windows.delete(this.windows.keys().next().value as string);
+    }
     // Its running row becomes its result, where it is (else, a run that never started: a new row).
     if (startedAs !== undefined && this.list.replace(entry)) this.update(entry, text);
     else this.add(entry, text);
@@ -167,6 +180,7 @@ export class HistoryStore implements vscode.Disposable {
   clear(): void {
     this.list.clear();
     this.texts = {};
+    this.windows.clear();
     this.persist();
   }
 
