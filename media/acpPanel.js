@@ -49,6 +49,7 @@
     const card = questionEls.get(id);
     if (card) card.remove();
     questionEls.delete(id);
+    follow();
   }
 
   /** index → element of each transcript item; terminalId → card state and elements. */
@@ -65,6 +66,16 @@
 
   function nearBottom() {
     return window.innerHeight + window.scrollY >= document.body.scrollHeight - 40;
+  }
+
+  // The panel follows what is new (a reply, a card's output, its exit) while the person is at the
+  // bottom; once they scroll up it stays where they are until they scroll back down.
+  let following = true;
+  window.addEventListener('scroll', () => {
+    following = nearBottom();
+  }, { passive: true });
+  function follow() {
+    if (following) window.scrollTo(0, document.body.scrollHeight);
   }
 
   function cardElement(terminalId) {
@@ -97,10 +108,10 @@
     card.cut.hidden = !state.cut;
     card.output.textContent = state.output;
     card.output.scrollTop = card.output.scrollHeight;
+    follow();
   }
 
   function renderItem(index, item) {
-    const follow = nearBottom();
     let node = itemEls[index];
     if (!node) {
       node = el('section', `item ${item.kind}`);
@@ -132,7 +143,7 @@
     } else {
       node.append(el('div', 'text', item.text));
     }
-    if (follow) window.scrollTo(0, document.body.scrollHeight);
+    follow();
   }
 
   function setBusy(busy) {

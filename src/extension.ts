@@ -153,9 +153,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
   });
   const commandLog = new CommandLog(log);
   const tracked = commandLog.wrap(pipeline);
-  const history = new HistoryStore(context.workspaceState, () => cwd.get());
+  const history = new HistoryStore(context.workspaceState, () => cwd.get(), (terminalId) => bridge.stopReasonOf(terminalId));
   const stopJobFeed = jobs.onDidComplete((job) => history.completeJob(job));
-  context.subscriptions.push(history, commandLog.onDidRunCommand((ran) => history.record(ran)), { dispose: stopJobFeed }, { dispose: () => clearImmediate(orphanSweep) }, { dispose: () => clearImmediate(warmNetwork) });
+  context.subscriptions.push(history, commandLog.onDidStartCommand((started) => history.start(started)), commandLog.onDidRunCommand((ran) => history.record(ran)), { dispose: stopJobFeed }, { dispose: () => clearImmediate(orphanSweep) }, { dispose: () => clearImmediate(warmNetwork) });
   const services: AgentBashServices = {
     bridge,
     pipeline: tracked,

@@ -83,7 +83,7 @@ function because(command: string, d: PolicyDecision): string {
     return `${rule} matches ${what}`;
   }
   if (d.kind === 'default') return `no rule covers ${what}`;
-  if (d.reason === SANDBOX_OFF_REASON) return `${what} would run outside the OS sandbox (\`sandbox: "off"\`)`;
+  if (d.reason === SANDBOX_OFF_REASON) return `${what} would run outside the OS sandbox (its caller asked for that)`;
   return plainReason(d.reason);
 }
 

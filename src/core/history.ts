@@ -107,6 +107,10 @@ export interface HistoryEntry {
   readOnly?: 'enforced' | 'refused' | 'not-enforced';
   /** The caller's words on what the command does (`description`). */
   description?: string;
+  /** It ran outside the OS sandbox (the sandbox was off for it, or cannot run here). */
+  outsideSandbox?: true;
+  /** The person stopped it with Ctrl+C in its terminal (its signal alone does not say so). */
+  stoppedWithCtrlC?: true;
 }
 
 export interface RecordInput {
@@ -148,6 +152,7 @@ export function entryFromResult(input: RecordInput): HistoryEntry {
   if (d.terminalId !== undefined) entry.terminalId = d.terminalId;
   const refused = d.sandbox?.refused;
   if (refused && (refused.paths.length > 0 || refused.hosts.length > 0)) entry.sandboxRefused = refused;
+  if (d.sandbox && d.sandbox.level !== 'sandboxed') entry.outsideSandbox = true;
   const ro = d.sandbox?.readOnly;
   if (ro) entry.readOnly = !ro.enforced ? 'not-enforced' : ro.refused ? 'refused' : 'enforced';
   const truncation = (d.meta as { truncation?: { totalBytes: number; outputBytes: number } } | undefined)?.truncation;
@@ -173,14 +178,17 @@ export function entryFromResult(input: RecordInput): HistoryEntry {
     if (truncation) entry.shownBytes = truncation.outputBytes;
   }
   if (result.isError && (entry.end === 'not-run' || entry.end === 'failed' || entry.end === 'cancelled')) {
-    entry.note = text.split('\n')[0] ?? '';
+    // In a person's words: no "in segment 1"; no "Command aborted" (the row's ending says it).
+    const first = human.withoutSegments(text.split('\n')[0] ?? '');
+    if (human.withoutAgentTrailers(first)) entry.note = first;
   }
   return entry;
 }
 
 /** The command's own output in a complete result: the text before the wall-time notice (results.ts). */
 function outputPart(text: string): string {
-  const body = text.split(/\n\nWall time: [\d.]+ seconds/)[0] ?? '';
+  // The agent's closing lines ("Command cancelled" of a stopped run) are not what the command printed.
+  const body = human.withoutAgentTrailers(text.split(/\n\nWall time: [\d.]+ seconds/)[0] ?? '');
   return body === NO_OUTPUT ? '' : body;
 }
 
@@ -231,9 +239,9 @@ export function decisionLabel(d: HistoryDecision): string {
   }
 }
 
-/** Who cancelled: the person from the palette, or the caller that cancelled its own call. */
+/** Who cancelled: the person from the palette, or the caller that cancelled its own call (no time: endSentence adds it). */
 function cancelledLabel(e: HistoryEntry): string {
-  return e.caller.kind === 'palette' ? human.youCancelled(e.durationMs) : human.cancelledBy(e.caller.name, e.durationMs);
+  return e.caller.kind === 'palette' ? 'Stopped: you cancelled it' : `Stopped: ${human.STOPPED.cancelledBy(e.caller.name)}`;
 }
 
 /** A background job that was killed: "Killed by you", "Killed by Claude Code", or "Killed" when nobody said who. */
@@ -241,17 +249,17 @@ function killedLabel(e: HistoryEntry): string {
   return e.killedBy === undefined ? 'Killed' : `Killed by ${e.killedBy}`;
 }
 
-/** How it ended, in plain words. */
-export function endLabel(e: HistoryEntry): string {
+/** How it ended (or, while it runs, for how long it has been running), in plain words. */
+export function endLabel(e: HistoryEntry, now = Date.now()): string {
   switch (e.end) {
     case 'running':
-      return 'Running';
+      return human.runningFor(Math.max(0, now - e.at));
     case 'exit':
       return human.exited(e.exitCode ?? 0);
     case 'signal':
-      return human.killedBy(e.signal ?? 'a signal', e.exitCode);
+      return e.stoppedWithCtrlC ? human.STOPPED_BY_CTRL_C : human.KILLED_BY_SIGNAL;
     case 'timeout':
-      return human.ranOutOfTime(e.durationMs);
+      return 'Stopped: it ran out of time';
     case 'cancelled':
       return e.jobId !== undefined ? killedLabel(e) : cancelledLabel(e);
     case 'background':
@@ -265,14 +273,31 @@ export function endLabel(e: HistoryEntry): string {
   }
 }
 
+/**
+ * How it ended with how long it took, said once: "Finished (exit 0) in 1.2 s", "Stopped after 2 s: it
+ * ran out of time", "Stopped by you (Ctrl+C) after 3 s" (the toast's and the output document's sentence).
+ */
+export function endSentence(e: HistoryEntry, now = Date.now()): string {
+  const label = endLabel(e, now);
+  if (e.durationMs === undefined || e.end === 'running' || e.end === 'background' || e.end === 'not-run') return label;
+  const took = human.duration(e.durationMs);
+  if (label.startsWith('Stopped: ')) return `Stopped after ${took}: ${label.slice('Stopped: '.length)}`;
+  if (e.end === 'exit') return `${label} in ${took}`;
+  return `${label} after ${took}`;
+}
+
 /** The history row's sandbox mark: what the sandbox refused, in a few words; how a read ran. */
 export function sandboxMark(e: HistoryEntry): string | undefined {
   const marks: string[] = [];
+  if (e.outsideSandbox) marks.push(OUTSIDE_SANDBOX_MARK);
   if (e.readOnly) marks.push(READ_ONLY_MARKS[e.readOnly]);
   const r = e.sandboxRefused;
   if (r) marks.push(`sandbox refused ${[...r.paths.map((p) => `writing ${p}`), ...r.hosts.map((h) => `reaching ${h}`)].join(', ')}`);
   return marks.length > 0 ? marks.join(' · ') : undefined;
 }
+
+/** A run the OS sandbox did not hold, in the History row's words. */
+export const OUTSIDE_SANDBOX_MARK = 'outside the sandbox';
 
 /** How an auto-approved read ran, in the History row's words. */
 export const READ_ONLY_MARKS = {
@@ -281,11 +306,11 @@ export const READ_ONLY_MARKS = {
   'not-enforced': 'read-only not enforced here',
 } as const;
 
-/** The one-line description beside the command in the view. */
-export function entryDescription(e: HistoryEntry): string {
+/** The one-line description beside the command in the view (a running command's time is `now - at`). */
+export function entryDescription(e: HistoryEntry, now = Date.now()): string {
   const parts = [e.caller.name];
   if (e.description) parts.push(`“${shortDescription(e.description, 60)}”`);
-  parts.push(decisionLabel(e.decision), endLabel(e));
+  parts.push(decisionLabel(e.decision), endLabel(e, now));
   const mark = sandboxMark(e);
   if (mark) parts.push(mark);
   if (e.durationMs !== undefined) parts.push(human.duration(e.durationMs));
@@ -300,20 +325,21 @@ function shortDescription(text: string, max: number): string {
 }
 
 /** The hover text: every field, one per line. */
-export function entryTooltip(e: HistoryEntry): string {
+export function entryTooltip(e: HistoryEntry, now = Date.now()): string {
   const lines = [
     `$ ${e.command}`,
     ...(e.description ? [`What it does (the caller's words): ${shortDescription(e.description, 500)}`] : []),
     `Caller: ${e.caller.name}`,
     `Decision: ${decisionLabel(e.decision)}`,
     `Working directory: ${e.cwd ?? 'the session directory'}`,
-    `Result: ${endLabel(e)}`,
+    `Result: ${endLabel(e, now)}`,
   ];
   // The row's sandbox mark is cut off at a usual panel width: the hover says it in full.
   const mark = sandboxMark(e);
-  if (mark) lines.push(`Sandbox: ${mark.replace(/(^|· )sandbox /g, '$1')}`);
+  if (mark) lines.push(`Sandbox: ${mark.replace(/(^|· )sandbox refused/g, '$1refused')}`);
   if (e.durationMs !== undefined) lines.push(`Duration: ${human.duration(e.durationMs)}`);
   if (e.outputBytes !== undefined) lines.push(`Output: ${human.byteSize(e.outputBytes)}`);
+  if (e.end === 'signal' && e.signal) lines.push(human.signalDetail(e.signal, e.exitCode));
   const cut = human.outputCut(e.shownBytes, e.outputBytes);
   if (cut) lines.push(cut);
   if (e.artifactId) lines.push(`Full output: ${human.artifactLabel(e.artifactId, e.command, e.outputBytes)}`);
@@ -371,19 +397,42 @@ function isEntry(value: unknown): value is HistoryEntry {
 }
 
 /** The top of an output document: what ran, where, who decided and how it ended. */
-export function outputHeader(e: HistoryEntry): string {
+export function outputHeader(e: HistoryEntry, shows: 'all' | 'window' = 'all'): string {
   const lines = [
     `$ ${e.command}`,
     `Working directory: ${e.cwd ?? 'the session directory'}`,
     `Run by: ${e.caller.name}`,
     `Decision: ${decisionLabel(e.decision)}`,
-    `Result: ${endLabel(e)}${e.durationMs !== undefined ? ` after ${human.duration(e.durationMs)}` : ''}`,
+    `Result: ${endSentence(e)}`,
   ];
   if (e.outputBytes !== undefined) lines.push(`Output: ${human.byteSize(e.outputBytes)}`);
   const cut = human.outputCut(e.shownBytes, e.outputBytes);
-  if (cut) lines.push(`${cut} Below is all of it.`);
+  if (cut) lines.push(shows === 'all' ? `${cut} Below is all of it.` : cut);
   lines.push('─'.repeat(60), '');
   return lines.join('\n');
+}
+
+/**
+ * How loud the notification after a palette run is: the person's own Deny, a cancel, Ctrl+C and any
+ * exit code (a `grep` that found nothing) are information; a rule's refusal, a timeout and a signal
+ * are warnings; only Agent Bash failing to run it at all is an error.
+ */
+export function toastLevel(e: HistoryEntry): 'info' | 'warning' | 'error' {
+  if (e.decision.outcome === 'denied') return e.decision.decidedBy === 'rule' ? 'warning' : 'info';
+  if (e.decision.outcome === 'cancelled') return 'info';
+  switch (e.end) {
+    case 'exit':
+    case 'cancelled':
+    case 'background':
+    case 'running':
+      return 'info';
+    case 'signal':
+      return e.stoppedWithCtrlC ? 'info' : 'warning';
+    case 'timeout':
+      return 'warning';
+    default:
+      return 'error';
+  }
 }
 
 /** The notification after a palette run: the outcome in plain words, and whether output was cut. */
@@ -392,9 +441,8 @@ export function toastMessage(e: HistoryEntry): string {
   if (e.decision.outcome === 'denied') {
     return `Agent Bash: ${e.decision.decidedBy === 'rule' ? human.ruleDenied(e.command, e.decision.rule) : human.youDenied(e.command)}`;
   }
-  if (e.decision.outcome === 'cancelled' || e.end === 'cancelled') return `Agent Bash: ${what}: ${cancelledLabel(e)}`;
+  if (e.decision.outcome === 'cancelled' || e.end === 'cancelled') return `Agent Bash: ${what}: ${endSentence({ ...e, end: 'cancelled' })}.`;
   if (e.end === 'not-run' || e.end === 'failed') return `Agent Bash: ${what} did not run: ${e.note ?? 'it failed'}`;
-  const took = e.durationMs !== undefined && e.end !== 'timeout' ? ` in ${human.duration(e.durationMs)}` : '';
   const cut = human.outputCut(e.shownBytes, e.outputBytes);
-  return `Agent Bash: ${what}: ${endLabel(e)}${took}.${cut ? ` ${cut} Show Output has all of it.` : ''}`;
+  return `Agent Bash: ${what}: ${endSentence(e)}.${cut ? ` ${cut} Show Output has all of it.` : ''}`;
 }

@@ -5,6 +5,14 @@ import type { PolicyDecision } from './contracts';
 import { shown } from './policy/policyReasons';
 import { SANDBOX_OFF_REASON } from './policy/policyGate';
 
+/**
+ * A message for a VS Code notification, which shows Markdown as typed: code spans become quotes
+ * ("`ls -la`" → "“ls -la”").
+ */
+export function plainNotice(text: string): string {
+  return text.replace(/`([^`\n]+)`/g, '“$1”');
+}
+
 /** `ls -la` as a code span, one line, bounded. */
 export function code(command: string): string {
   return `\`${shown(command)}\``;
@@ -18,15 +26,23 @@ export function ruleDenied(command: string, rule: string | undefined): string {
   return rule ? `Rule \`${rule}\` denies ${code(command)}.` : `Agent Bash refuses ${code(command)}.`;
 }
 
+/** SANDBOX_OFF_REASON in a person's words (the agent's `sandbox: "off"` is the protocol's). */
+export const RUNS_OUTSIDE_SANDBOX = 'runs outside the OS sandbox this time (its caller asked for that)';
+
+/** The policy's words without its internals: "`rm x` matched deny rule `rm *`", no "in segment 1". */
+export function withoutSegments(text: string): string {
+  return text.replace(/ in segment \d+/g, '');
+}
+
 /** Why the approval dialog asks, for a prompt-level decision. */
 export function whyAsked(command: string, decision: PolicyDecision): string {
   // The part that made it ask, as written (with its redirects), not the normalised text.
   const seg = decision.segmentIndex !== undefined ? decision.segments[decision.segmentIndex - 1]?.segment : undefined;
   const what = code(decision.segments.length <= 1 ? command : seg?.source || seg?.text || command);
   // `sandbox: "off"` asks on its own (an allowed command) or on top of another reason.
-  if (decision.reason === SANDBOX_OFF_REASON) return `Agent Bash asks because ${what} would run outside the OS sandbox: ${SANDBOX_OFF_REASON}.`;
+  if (decision.reason === SANDBOX_OFF_REASON) return `Agent Bash asks because ${what} ${RUNS_OUTSIDE_SANDBOX}.`;
   const base = whyAskedByPolicy(command, what, decision);
-  return decision.reason.endsWith(`; ${SANDBOX_OFF_REASON}`) ? `${base} Also, ${SANDBOX_OFF_REASON}.` : base;
+  return decision.reason.endsWith(`; ${SANDBOX_OFF_REASON}`) ? `${base} Also, it ${RUNS_OUTSIDE_SANDBOX}.` : base;
 }
 
 function whyAskedByPolicy(command: string, what: string, decision: PolicyDecision): string {
@@ -63,6 +79,24 @@ function plainReason(reason: string): string {
     .replace(/ in segment \d+/g, '');
 }
 
+/** The agent's end-of-result lines that restate how the run ended (the header says it in words). */
+const AGENT_TRAILERS = /^(?:Command cancelled|Command aborted|\[?Command timed out(?: after [0-9.]+ seconds)?\]?|Wall time: [0-9.]+ seconds|Command exited with code -?\d+)$/;
+
+/**
+ * A result text as a person reads it below a header that already says how it ended: the trailing
+ * "Command aborted", "Command timed out after 2 seconds", "Wall time…" and exit-code lines go (only
+ * at the end, where the pipeline puts them: the command's own output is never touched).
+ */
+export function withoutAgentTrailers(text: string): string {
+  // Only the tail is looked at: a large output is not split into lines for this.
+  const cut = Math.max(0, text.length - 2048);
+  const lines = text.slice(cut).split('\n');
+  let end = lines.length;
+  while (end > 0 && (AGENT_TRAILERS.test(lines[end - 1] ?? '') || (lines[end - 1] ?? '') === '')) end--;
+  const kept = `${text.slice(0, cut)}${lines.slice(0, end).join('\n')}`;
+  return kept && end < lines.length ? `${kept}\n` : kept;
+}
+
 /** "20 s", "1.5 s", "350 ms", "2 min 5 s". */
 export function duration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
@@ -79,21 +113,20 @@ export function byteSize(bytes: number): string {
   return `${(Math.round((bytes / (1024 * 1024)) * 10) / 10).toString()} MB`;
 }
 
-export function youCancelled(ms: number | undefined): string {
-  return ms === undefined ? 'Stopped: you cancelled it.' : `Stopped after ${duration(ms)}: you cancelled it.`;
+/** A signal ended it (not the person's Ctrl+C): the signal's name is a detail (signalDetail). */
+export const KILLED_BY_SIGNAL = 'Killed by a signal';
+
+/** The details line of a signal ending: "Signal: SIGTERM (the agent read exit 143)". */
+export function signalDetail(signal: string, exitCode: number | undefined): string {
+  return exitCode === undefined ? `Signal: ${signal}` : `Signal: ${signal} (the agent read exit ${exitCode})`;
 }
 
-/** A caller other than the person (an MCP client, an agent) cancelled its own call: name it. */
-export function cancelledBy(who: string, ms: number | undefined): string {
-  return ms === undefined ? `Stopped: cancelled by ${who}.` : `Stopped after ${duration(ms)}: cancelled by ${who}.`;
-}
+/** The person pressed Ctrl+C in the command's terminal. */
+export const STOPPED_BY_CTRL_C = 'Stopped by you (Ctrl+C)';
 
-export function ranOutOfTime(ms: number | undefined): string {
-  return ms === undefined ? 'Stopped: it ran out of time' : `Stopped after ${duration(ms)}: it ran out of time`;
-}
-
-export function killedBy(signal: string, exitCode: number | undefined): string {
-  return exitCode === undefined ? `Killed by ${signal}` : `Killed by ${signal} (reported to the agent as exit ${exitCode})`;
+/** A History row while its command runs: "Running for 3.2 s". */
+export function runningFor(ms: number): string {
+  return `Running for ${duration(ms)}`;
 }
 
 export function exited(exitCode: number): string {

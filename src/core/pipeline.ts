@@ -116,6 +116,21 @@ export function sandboxForGate(sandbox: PipelineSandbox | undefined, off: boolea
   }
 }
 
+/** Tells the caller the command starts (a listener's failure never stops the run). */
+function notifyStart(opts: BashRunOptions, call: CallRecord, level: SandboxLevel | undefined): void {
+  if (!opts.onStart) return;
+  const started: RunStart = {
+    ...(call.verdict ? { decision: call.verdict } : {}),
+    ...(level ? { sandbox: level } : {}),
+    ...(call.readOnly ? { readOnly: call.readOnly.capability.enforced ? ('enforced' as const) : ('not-enforced' as const) } : {}),
+  };
+  try {
+    opts.onStart(started);
+  } catch {
+    // History is a view of the run, never a reason for it to fail.
+  }
+}
+
 /** What a result's details say of the gate: the decision, who let it run, and the user's answer when asked. */
 /** The deny and prompt rules that matched besides the deciding one (layeredRules.ts), for History. */
 function otherRestrictive(d: GateVerdict['decision']): string[] {
@@ -186,6 +201,18 @@ export interface BashRunOptions {
    * answers with its id. Client-terminal runs stay in their terminal.
    */
   backgroundAfterMs?: number;
+  /**
+   * The command passed every check and is about to run (History shows it as running from here):
+   * the policy verdict, how it is sandboxed, and whether it runs under the read-only fence.
+   */
+  onStart?: (started: RunStart) => void;
+}
+
+/** What is known of a call once it starts running (BashRunOptions.onStart). */
+export interface RunStart {
+  decision?: NonNullable<ToolResult['details']['decision']>;
+  sandbox?: SandboxLevel;
+  readOnly?: 'enforced' | 'not-enforced';
 }
 
 interface Prepared {
@@ -251,6 +278,7 @@ export class BashPipeline {
       const prepared = this.timeout(input, settings, urls.command, urls.env, cwd);
       if (call.readOnly?.capability.enforced) prepared.readOnly = call.readOnly.line;
       if (opts.signal?.aborted) throw new ToolAbortError(COMMAND_ABORTED);
+      notifyStart(opts, call, sandbox.level);
       const result = await this.route(prepared, input.pty, input.async, input.command, opts);
       result.details.decision = call.verdict;
       if (sandbox.level) withSandboxDetails(result, sandbox.level, sandbox.watch);

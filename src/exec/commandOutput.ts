@@ -15,10 +15,11 @@ export class CommandOutput {
     this.tail = new TailBuffer(byteLimit);
   }
 
-  push(chunk: Buffer): void {
+  /** `draw: false`: kept for the caller (tail, sinks, listeners) but not drawn in the terminal. */
+  push(chunk: Buffer, draw = true): void {
     this.tail.push(chunk);
     for (const sink of this.sinks) sink.push(chunk);
-    this.onBytes?.(chunk);
+    if (draw) this.onBytes?.(chunk);
     if (this.listeners.size === 0) return;
     const text = this.decoder.decode(chunk, { stream: true });
     if (text) for (const l of this.listeners) l(text);

@@ -9,6 +9,7 @@ import type { LocalExecutor, OutputSinkLike, OutputSummary, TerminalExitStatus, 
 import { CommandOutput } from './commandOutput';
 import { DEFAULT_OUTPUT_BYTE_LIMIT, type CommandProcess } from './bridgeProcess';
 import { markSweeper } from './markSweeper';
+import { COMMAND_CANCELLED } from './runControl';
 import type { SandboxLevel } from './sandbox/sandboxRuntime';
 
 export interface SessionCallOptions {
@@ -50,7 +51,8 @@ export class SessionCall implements CommandProcess {
       push: (chunk) => this.onData(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)),
       // A notice of the session (it was replaced) is part of what the command printed, last.
       dump: (notice) => {
-        if (notice) this.onData(Buffer.from(`${notice}\n`));
+        // "Command cancelled" is the agent's; the terminal's status line says how it stopped, in words.
+        if (notice) this.onData(Buffer.from(`${notice}\n`), notice !== COMMAND_CANCELLED);
         return Promise.resolve(EMPTY_SUMMARY);
       },
       dispose: () => undefined,
@@ -114,8 +116,8 @@ export class SessionCall implements CommandProcess {
     markSweeper.sweep(this.opts.mark);
   }
 
-  private onData(chunk: Buffer): void {
-    if (!this.exitStatus) this.out.push(chunk);
+  private onData(chunk: Buffer, draw = true): void {
+    if (!this.exitStatus) this.out.push(chunk, draw);
   }
 
   private finish(status: TerminalExitStatus): TerminalExitStatus {

@@ -1,7 +1,7 @@
 // What activate() builds once and hands to every caller adapter (commands, ACP host, LM tool, API).
 import type * as vscode from 'vscode';
 import type { Approver, BashSettings, CallerInfo, PolicyDecision, ToolResult, UpdateListener } from '../core/contracts';
-import type { PipelineSandbox } from '../core/pipeline';
+import type { PipelineSandbox, RunStart } from '../core/pipeline';
 import type { ModalPrompter } from './approvals/modalPrompter';
 import type { VsCodeClientBridge } from './terminals/clientBridge';
 
@@ -9,7 +9,7 @@ import type { VsCodeClientBridge } from './terminals/clientBridge';
 export interface PipelineLike {
   run(
     rawInput: unknown,
-    opts?: { signal?: AbortSignal; onUpdate?: UpdateListener; sessionKey?: string; approver?: Approver; caller?: CallerInfo },
+    opts?: { signal?: AbortSignal; onUpdate?: UpdateListener; sessionKey?: string; approver?: Approver; caller?: CallerInfo; onStart?: (started: RunStart) => void },
   ): Promise<ToolResult>;
   /** `env`: variables the command would get (some, like BASH_ENV, can make an allowed command ask). */
   explain(command: string, cwd?: string, env?: Record<string, string>): PolicyDecision;

@@ -17,6 +17,7 @@ import type { PromptResponder } from '../../src/vscode/approvals/modalPrompter';
 import type { AgentBashServices } from '../../src/vscode/services';
 import { probeSandbox } from '../../src/exec/sandbox/sandboxProbe';
 import { activateApi, alive, processesWithCommandLine, setPatterns, workspaceDir } from './testApi';
+import { decisionLabel, sandboxMark, type HistoryEntry } from '../../src/core/history';
 
 const AGENT_SCRIPT = path.join(__dirname, '..', 'fixtures', 'acpTestAgent.js');
 const AGENT_NAME = 'test-agent';
@@ -179,6 +180,12 @@ describe('acp client', function () {
     // outputByteLimit keeps the tail.
     assert.deepEqual(r.tail.final, { output: 'ghij', truncated: true, exitStatus: { exitCode: 0, signal: null } });
     assert.equal(r.env.final.output, 'from-env');
+    // Issue 34: an ACP row names the rule's layer, as a pipeline row does.
+    const history = (await activateApi()).testing?.history;
+    assert.ok(history, 'testing.history');
+    const byRule = history.entries.filter((e: HistoryEntry) => e.caller.kind === 'acp' && e.decision.rule === '*');
+    assert.ok(byRule.length > 0, 'ACP rows allowed by the rule');
+    assert.deepEqual([...new Set(byRule.map((e) => decisionLabel(e.decision)))], ['allowed by rule `*` from workspace settings']);
 
     for (const run of [r.argv, r.raw]) {
       assert.deepEqual(errorOf(run.afterRelease), { code: UNKNOWN_TERMINAL_CODE, message: unknownTerminalMessage(run.terminalId), data: { terminalId: run.terminalId } });
@@ -404,6 +411,12 @@ describe('acp client', function () {
       const inside = await play<{ created: boolean; output: string }>(handle, { scenario: 'run', command: '/bin/bash', args: ['-c', line] });
       assert.equal(existsSync(target), false);
       assert.match(inside.output, /from-acp: Read-only file system\nsandbox=1\n/);
+      // Issue 34: its History row says what the sandbox refused, as a pipeline row does.
+      const history = (await activateApi()).testing?.history;
+      assert.ok(history, 'testing.history');
+      const row = (): HistoryEntry | undefined => history.entries.find((e) => e.caller.kind === 'acp' && e.command.includes('from-acp'));
+      await until('the sandboxed ACP row to end', () => row()?.end === 'exit');
+      assert.equal(sandboxMark(row()!), 'sandbox refused writing from-acp');
 
       services.prompter.asked.length = 0;
       const off = await play<{ created: boolean; output: string }>(handle, {
@@ -414,6 +427,9 @@ describe('acp client', function () {
       });
       assert.equal(off.output, 'sandbox=\n');
       assert.equal(readFileSync(target, 'utf8'), 'x\n');
+      // …and its second run is marked as outside the sandbox.
+      await until('the unsandboxed ACP row', () => history.entries[0]?.command.includes('from-acp') === true && history.entries[0]?.end === 'exit');
+      assert.equal(sandboxMark(history.entries[0]!), 'outside the sandbox');
       assert.equal(services.prompter.asked.length, 1);
       assert.match(services.prompter.asked[0]?.detail ?? '', /runs outside the OS sandbox/);
     } finally {

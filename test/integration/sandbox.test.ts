@@ -73,7 +73,7 @@ describe('sandbox: agent commands in the OS sandbox', function () {
     await invoke({ command: `touch ${target}`, sandbox: 'off' });
     assert.equal(existsSync(target), true);
     assert.equal(t.services.prompter.asked.length, 1);
-    assert.match(t.services.prompter.asked[0]?.detail ?? '', /it runs outside the OS sandbox \(`sandbox: "off"`\)/);
+    assert.match(t.services.prompter.asked[0]?.detail ?? '', /runs outside the OS sandbox this time \(its caller asked for that\)/);
 
     // Denied in the dialog: nothing runs outside.
     const second = path.join(outside, 'refused-retry');

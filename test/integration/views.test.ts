@@ -5,7 +5,8 @@ import * as assert from 'node:assert/strict';
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { decisionLabel, endLabel, type HistoryEntry } from '../../src/core/history';
+import { decisionLabel, endLabel, entryDescription, OUTSIDE_SANDBOX_MARK, sandboxMark, type HistoryEntry } from '../../src/core/history';
+import { probeSandbox } from '../../src/exec/sandbox/sandboxProbe';
 import type { AcpAgentHandle } from '../../src/vscode/acp/acpCommands';
 import { CONNECT_ACP_COMMAND } from '../../src/vscode/acp/acpCommands';
 import { ALLOW_ONCE, ALLOW_SESSION, ALWAYS_ALLOW, ALWAYS_TITLE, DENY, DialogApprover, SAVE_WORKSPACE } from '../../src/vscode/approvals/approvalDialog';
@@ -78,6 +79,24 @@ describe('views: history, approvals, output documents, session directory, demo a
     assert.equal(e.cwd, workspaceDir(), 'palette runs record where they ran');
   });
 
+  it('issue 34: a run outside the OS sandbox is marked on its row; one inside is not', async function () {
+    if (!probeSandbox().sandbox) this.skip();
+    const api = await activateApi();
+    await api.runBash({ command: 'echo views-inside' });
+    let e = await latest();
+    assert.equal(e.command, 'echo views-inside');
+    // An auto-approved read: marked read-only (READ_ONLY_MARKS), not outside.
+    assert.equal(sandboxMark(e), 'read-only');
+    // sandbox "off" asks first (it is not the rule's to allow outside).
+    await answerDialogs(ALLOW_ONCE);
+    await api.runBash({ command: 'echo views-outside', sandbox: 'off' } as Parameters<typeof api.runBash>[0]);
+    e = await latest();
+    assert.equal(e.command, 'echo views-outside');
+    assert.equal(e.end, 'exit');
+    assert.equal(sandboxMark(e), OUTSIDE_SANDBOX_MARK);
+    assert.ok(entryDescription(e).includes(' · outside the sandbox · '), entryDescription(e));
+  });
+
   it('Allow for this session answers the same command again without asking; another command asks', async () => {
     const api = await activateApi();
     const t = await testing();
@@ -129,7 +148,7 @@ describe('views: history, approvals, output documents, session directory, demo a
     assert.equal(doc.isUntitled, false);
     const text = doc.getText();
     assert.ok(text.startsWith(`$ echo views-output-line\nWorking directory: ${workspaceDir()}\n`), text);
-    assert.match(text, /\nResult: Finished \(exit 0\) after \d+ ms\n/);
+    assert.match(text, /\nResult: Finished \(exit 0\) in \d+ ms\n/);
     assert.match(text, /\nviews-output-line\n/);
     // Clicking a row whose terminal is gone opens the same document.
     const opened = await vscode.commands.executeCommand<vscode.TextEditor>(HISTORY_COMMANDS.open, e.id);

@@ -173,6 +173,12 @@ async function findNotification(page, text, timeoutMs = 10000) {
   return item;
 }
 
+/** A notification's severity from its icon: `info`, `warning` or `error`. */
+async function severityOf(note) {
+  const cls = (await note.locator('.notification-list-item-icon').first().getAttribute('class')) ?? '';
+  return /codicon-error/.test(cls) ? 'error' : /codicon-warning/.test(cls) ? 'warning' : /codicon-info/.test(cls) ? 'info' : cls;
+}
+
 /** A notification's buttons' labels, sorted. */
 async function notificationButtons(note) {
   return (await note.locator('.monaco-button').allInnerTexts()).map((b) => b.trim()).filter(Boolean).sort();
@@ -283,7 +289,7 @@ export const uiTests = [
       const marker = path.join(workspace, 'ui-allowed.txt');
       // The redirect creates the file before echo writes to it: wait for the text.
       await waitFor(() => existsSync(marker) && readFileSync(marker, 'utf8') === 'palette-ok\n', 20000, 'palette-ok in ui-allowed.txt');
-      await announced(page, 'Agent Bash: `echo palette-ok > ui-allowed.txt`: Finished (exit 0)');
+      await announced(page, 'Agent Bash: “echo palette-ok > ui-allowed.txt”: Finished (exit 0)');
       await new Promise((r) => setTimeout(r, 1000));
       await page.screenshot({ path: path.join(shotsDir, 'run-agent-bash.png') });
     },
@@ -294,7 +300,7 @@ export const uiTests = [
       await runFromPalette(page, 'Agent Bash: Run Agent Bash');
       await typeIntoInputBox(page, 'touch ui-denied.txt');
       await answerDialog(page, 'Command: touch ui-denied.txt', 'Deny', path.join(shotsDir, 'deny-dialog.png'));
-      await announced(page, 'Agent Bash: You denied `touch ui-denied.txt`.');
+      await announced(page, 'Agent Bash: You denied “touch ui-denied.txt”.');
       await new Promise((r) => setTimeout(r, 1000));
       assert.equal(existsSync(path.join(workspace, 'ui-denied.txt')), false, 'the denied command ran');
     },
@@ -313,6 +319,133 @@ export const uiTests = [
       const exitText = await card.locator('.terminal-exit').innerText();
       assert.equal(exitText, '[exit code 0]');
       await page.screenshot({ path: path.join(shotsDir, 'acp-panel.png') });
+    },
+  },
+  {
+    name: 'ACP panel (issue 34): follows new output unless scrolled up; the agent-facing _meta retry stays out of sight',
+    async run({ page, shotsDir }) {
+      await runFromPalette(page, 'View: Close All Editors');
+      await hideNotifications(page);
+      const view = await connectAgent(page, 'ui-test-agent');
+      const prompt = view.locator('#prompt');
+      await prompt.waitFor({ state: 'visible', timeout: 20000 });
+      const send = async (script) => {
+        await waitFor(async () => !(await prompt.isDisabled()), 20000, 'the prompt box to be free');
+        await prompt.fill(JSON.stringify(script));
+        await view.locator('#send').click();
+      };
+      const body = view.locator('body');
+      // Wholly visible: below the sticky status line's top and above the fixed composer.
+      const inView = (loc) => loc.evaluate((e) => {
+        const r = e.getBoundingClientRect();
+        return r.top >= 0 && r.bottom <= e.ownerDocument.getElementById('composer').getBoundingClientRect().top;
+      });
+      const card = (i) => view.locator('.terminal-card.exited', { hasText: `echo ui-acp-follow-${i}` }).first();
+      for (let i = 1; i <= 8; i++) {
+        await send({ scenario: 'run', command: `echo ui-acp-follow-${i}`, toolCallId: `tc-follow-${i}` });
+        await card(i).waitFor({ state: 'attached', timeout: 20000 });
+      }
+      await waitFor(async () => !(await prompt.isDisabled()), 20000, 'the last turn to end');
+      assert.ok(await body.evaluate((b) => b.scrollHeight > b.ownerDocument.defaultView.innerHeight), 'the transcript is taller than the panel');
+      await waitFor(() => inView(card(8)), 5000, 'the newest card in view');
+      // A card whose output grows line by line after it was drawn: the panel keeps its end in view.
+      await send({ scenario: 'run', command: '/bin/bash', args: ['-c', 'for i in $(seq 1 14); do echo ui-acp-grow-$i; sleep 0.1; done'], toolCallId: 'tc-grow' });
+      const ask = view.locator('.question').first();
+      await ask.waitFor({ state: 'visible', timeout: 20000 });
+      await ask.locator('button', { hasText: 'Allow once' }).first().click();
+      const grown = view.locator('.terminal-card.exited', { hasText: 'ui-acp-grow-14' }).first();
+      await grown.waitFor({ state: 'attached', timeout: 20000 });
+      await waitFor(async () => !(await prompt.isDisabled()), 20000, 'the growing turn to end');
+      await waitFor(() => inView(grown), 5000, 'the grown card wholly in view');
+      await page.screenshot({ path: path.join(shotsDir, 'acp-panel-follows.png') });
+      // Scrolled up to read: a new reply does not pull the panel down.
+      await body.evaluate((b) => b.ownerDocument.defaultView.scrollTo(0, 0));
+      await send({ scenario: 'run', command: 'echo ui-acp-follow-9', toolCallId: 'tc-follow-9' });
+      await card(9).waitFor({ state: 'attached', timeout: 20000 });
+      await waitFor(async () => !(await prompt.isDisabled()), 20000, 'that turn to end');
+      assert.equal(await body.evaluate((b) => b.ownerDocument.defaultView.scrollY), 0, 'the panel moved while the person read above');
+      assert.equal(await inView(card(9)), false);
+      // Back at the bottom, it follows again.
+      await body.evaluate((b) => b.ownerDocument.defaultView.scrollTo(0, b.scrollHeight));
+      await send({ scenario: 'run', command: 'echo ui-acp-follow-10', toolCallId: 'tc-follow-10' });
+      await card(10).waitFor({ state: 'attached', timeout: 20000 });
+      await waitFor(() => inView(card(10)), 5000, 'the newest card in view again');
+      const support = sandboxSupport();
+      if (!support.sandbox) return undefined;
+      // A write the sandbox refuses: the person reads what was refused, not the agent's _meta retry recipe.
+      const outside = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-ui-acp-meta-'));
+      try {
+        await send({ scenario: 'run', command: '/bin/bash', args: ['-c', `echo x > ${outside}/ui-acp-meta`], toolCallId: 'tc-meta' });
+        const question = view.locator('.question').first();
+        await question.waitFor({ state: 'visible', timeout: 20000 });
+        await question.locator('button', { hasText: 'Allow once' }).first().click();
+        const item = view.locator('.item.tool', { has: view.locator('.terminal-card.exited') }).last();
+        await view.locator('.item.tool .tool-text', { hasText: 'The OS sandbox refused writing' }).first().waitFor({ state: 'attached', timeout: 20000 });
+        const got = await view.locator('.item.tool .tool-text', { hasText: 'The OS sandbox refused writing' }).first().evaluate((e) => e.textContent ?? '');
+        assert.ok(!got.includes('_meta') && !got.includes('create the terminal again'), got);
+        await item.locator('summary').first().click();
+        await page.screenshot({ path: path.join(shotsDir, 'acp-panel-no-meta.png') });
+      } finally {
+        rmSync(outside, { recursive: true, force: true });
+      }
+      return undefined;
+    },
+  },
+  {
+    name: 'Walkthrough (issue 34): Get started with Agent Bash lists its five steps, and its first button opens the Run box',
+    async run({ page, shotsDir }) {
+      await runFromPalette(page, 'View: Close All Editors');
+      await hideNotifications(page);
+      await runFromPalette(page, 'Welcome: Open Walkthrough...');
+      const pick = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Get started with Agent Bash' }).first();
+      await pick.waitFor({ state: 'visible', timeout: 20000 });
+      await pick.click();
+      const steps = page.locator('.getting-started-step .step-title');
+      await waitFor(async () => (await steps.count()) === 5, 20000, 'the five steps');
+      assert.deepEqual(
+        (await steps.allInnerTexts()).map((t) => t.trim()),
+        ['Run a command', 'See an approval', 'Open History', 'Connect the demo agent', 'Turn on MCP'],
+      );
+      await page.screenshot({ path: path.join(shotsDir, 'walkthrough.png') });
+      // The first step is open; its button runs Run Agent Bash, whose box mentions the timeout prefix.
+      await page.locator('.getting-started-step.expanded .button-link, .getting-started-step.expanded a', { hasText: 'Run Agent Bash' }).first().click();
+      await page.locator('.quick-input-widget', { hasText: 'Start with --timeout 30' }).waitFor({ state: 'visible', timeout: 20000 });
+      await page.screenshot({ path: path.join(shotsDir, 'walkthrough-run-box.png') });
+      await page.keyboard.press('Escape');
+      await runFromPalette(page, 'View: Close All Editors');
+    },
+  },
+  {
+    name: 'Big output (issue 34): the document opens on what the agent saw, with the cut marked and no large-file banner; Show Full Output has all of it',
+    async run({ page, shotsDir }) {
+      await runFromPalette(page, 'View: Close All Editors');
+      await hideNotifications(page);
+      const command = 'seq 1 300000';
+      await runAgentBash(page, command, 'Allow once');
+      const toast = await findNotification(page, `Agent Bash: “${command}”: Finished (exit 0)`, 60000);
+      const said = (await toast.locator('.notification-list-item-message').innerText()).trim();
+      assert.match(said, /Output cut: the agent saw \d+ KB of 1\.9 MB\./, said);
+      const clicked = Date.now();
+      await toast.locator('.monaco-button', { hasText: 'Show Output' }).first().click();
+      const lines = page.locator('.view-lines', { hasText: `$ ${command}` }).first();
+      await lines.waitFor({ state: 'visible', timeout: 15000 });
+      const openMs = Date.now() - clicked;
+      console.log(`    big output: the agent's window opened ${openMs} ms after the click`);
+      assert.ok(openMs < 3000, `${openMs} ms`);
+      await hideNotifications(page);
+      const doc = (await lines.innerText()).replace(/\u00a0/g, ' ');
+      assert.match(doc, /\nOutput cut: the agent saw \d+ KB of 1\.9 MB\.\n/, doc);
+      assert.ok(doc.includes('Below is what the agent saw: the start and the end of the output, with where it was cut marked.'), doc);
+      assert.ok(!doc.includes('Below is all of it.'), doc);
+      assert.equal(await page.locator('.notification-toast', { hasText: 'large file' }).count(), 0, 'the large-file banner');
+      await page.screenshot({ path: path.join(shotsDir, 'big-output-agent-window.png') });
+      // The whole output on demand, from the palette (also the editor's title bar).
+      await runFromPalette(page, 'Agent Bash: Show Full Output');
+      await page.locator('.tabs-container .tab.active', { hasText: '(full)' }).first().waitFor({ state: 'visible', timeout: 20000 });
+      const full = page.locator('.view-lines', { hasText: 'Below is all of it.' }).first();
+      await full.waitFor({ state: 'visible', timeout: 20000 });
+      await page.screenshot({ path: path.join(shotsDir, 'big-output-full.png') });
+      await runFromPalette(page, 'View: Close All Editors');
     },
   },
   {
@@ -359,7 +492,7 @@ export const uiTests = [
       assert.match(await dialog.innerText(), /allow: expr \*/);
       await page.screenshot({ path: path.join(shotsDir, 'always-allow-where.png') });
       await dialog.locator('.dialog-buttons .monaco-button', { hasText: 'Save to Workspace Settings' }).first().click();
-      const saved = 'Agent Bash: saved an allow rule to workspace settings (.vscode/settings.json): `expr *`.';
+      const saved = 'Agent Bash: saved an allow rule to workspace settings (.vscode/settings.json): “expr *”.';
       // The notice is checked where it stays (toast, else the notification center): the aria alert
       // region keeps only the latest announcements, and the command's own result toast follows at once.
       const wsFile = path.join(workspace, '.vscode', 'settings.json');
@@ -373,7 +506,7 @@ export const uiTests = [
     name: 'Show Output opens a read-only document with the command and exit status, not an Untitled one',
     async run({ page, shotsDir }) {
       await runAgentBash(page, 'echo ui-hist-output');
-      await clickToastButton(page, 'Agent Bash: `echo ui-hist-output`: Finished (exit 0)', 'Show Output', path.join(shotsDir, 'result-toast.png'));
+      await clickToastButton(page, 'Agent Bash: “echo ui-hist-output”: Finished (exit 0)', 'Show Output', path.join(shotsDir, 'result-toast.png'));
       const editor = page.locator('.editor-instance .view-lines').first();
       await page.locator('.view-lines', { hasText: '$ echo ui-hist-output' }).first().waitFor({ state: 'visible', timeout: 15000 });
       const tab = await page.locator('.tabs-container .tab.active').first().innerText();
@@ -408,7 +541,7 @@ export const uiTests = [
       ];
       for (const [command, answer] of runs) {
         await runAgentBash(page, command, answer);
-        await page.locator('.monaco-alert', { hasText: `\`${command}\`` }).first().waitFor({ state: 'attached', timeout: 20000 });
+        await page.locator('.monaco-alert', { hasText: `“${command}”` }).first().waitFor({ state: 'attached', timeout: 20000 });
       }
       await runFromPalette(page, 'Agent Bash: Focus on History View');
       await runFromPalette(page, 'View: Toggle Maximized Panel');
@@ -429,6 +562,96 @@ export const uiTests = [
       assert.ok((await rows.count()) >= 10, `only ${await rows.count()} history rows`);
       await page.screenshot({ path: path.join(shotsDir, 'history-view.png') });
       await runFromPalette(page, 'View: Toggle Maximized Panel');
+    },
+  },
+  {
+    name: 'History (issue 34): a row from the start, running with its time, updated in place; Ctrl+C reads stopped by you',
+    async run({ page, shotsDir }) {
+      await runFromPalette(page, 'View: Close All Editors');
+      await hideNotifications(page);
+      // The History view, shown again if the command's terminal took the panel as it started.
+      const rowText = async (command) => {
+        const row = page.locator('.monaco-list-row', { hasText: command }).first();
+        if (!(await row.isVisible())) await runFromPalette(page, 'Agent Bash: Focus on History View');
+        return (await row.isVisible()) ? row.innerText() : '';
+      };
+      const slow = 'sleep 4 && echo ui-run-slow';
+      await runAgentBash(page, slow, 'Allow once');
+      let running = '';
+      await waitFor(async () => /Running for \d/.test((running = await rowText(slow))), 15000, `a running row for ${slow}`);
+      assert.ok(running.includes('allowed by you, once'), running);
+      await page.screenshot({ path: path.join(shotsDir, 'history-running.png') });
+      // Its time moves while it runs, in the same row.
+      await waitFor(async () => { const t = await rowText(slow); return /Running for \d/.test(t) && t !== running; }, 5000, 'the running time to move');
+      await waitFor(async () => (await rowText(slow)).includes('Finished (exit 0)'), 20000, `${slow} finished in its row`);
+      assert.equal(await page.locator('.monaco-list-row', { hasText: slow }).count(), 1, 'the row was updated in place, not added again');
+      await page.screenshot({ path: path.join(shotsDir, 'history-finished-in-place.png') });
+      // Ctrl+C in the command's terminal: the row says the person stopped it, without signal numbers.
+      const stopped = 'sleep 30 && echo ui-run-stopped';
+      await runAgentBash(page, stopped, 'Allow once');
+      await waitFor(async () => /Running for \d/.test(await rowText(stopped)), 15000, `a running row for ${stopped}`);
+      const tabs = page.locator('.terminal-tabs-entry', { hasText: 'Agent Bash' });
+      await runFromPalette(page, 'Terminal: Focus Terminal');
+      if (await tabs.first().isVisible()) await tabs.first().click();
+      await page.locator('.terminal-wrapper.active .xterm, .terminal .xterm').first().click();
+      await page.keyboard.press('Control+C');
+      let end = '';
+      await waitFor(async () => (end = await rowText(stopped)).includes('Stopped by you (Ctrl+C)'), 20000, `${stopped} stopped by you`);
+      assert.ok(!/SIGTERM|137|143/.test(end), end);
+      await page.screenshot({ path: path.join(shotsDir, 'history-ctrl-c.png') });
+    },
+  },
+  {
+    name: 'Wording (issue 34): --timeout in the Run box; each ending said once, no "Command aborted" in the output; no backticks; your Deny and a non-zero exit are not errors',
+    async run({ page, shotsDir }) {
+      await runFromPalette(page, 'View: Close All Editors');
+      await hideNotifications(page);
+      // The box says how to give a timeout.
+      await runFromPalette(page, 'Agent Bash: Run Agent Bash');
+      await page.locator('.quick-input-widget', { hasText: 'Start with --timeout 30 to stop it after 30 s.' }).waitFor({ state: 'visible', timeout: 10000 });
+      await page.screenshot({ path: path.join(shotsDir, 'run-box-timeout-hint.png') });
+      await typeIntoInputBox(page, '--timeout 1 sleep 5');
+      await answerDialog(page, 'Command: sleep 5', 'Allow once');
+      const timedOut = await findNotification(page, 'Agent Bash: “sleep 5”: Stopped after ', 20000);
+      const said = (await timedOut.locator('.notification-list-item-message').innerText()).trim();
+      assert.match(said, /^Agent Bash: “sleep 5”: Stopped after 1(\.\d)? s: it ran out of time\.$/);
+      assert.equal(await severityOf(timedOut), 'warning');
+      await page.screenshot({ path: path.join(shotsDir, 'words-timeout-notification.png') });
+      await timedOut.locator('.monaco-button', { hasText: 'Show Output' }).first().click();
+      await hideNotifications(page);
+      const lines = page.locator('.view-lines', { hasText: '$ sleep 5' }).first();
+      await lines.waitFor({ state: 'visible', timeout: 15000 });
+      const doc = (await lines.innerText()).replace(/\u00a0/g, ' ');
+      assert.match(doc, /\nResult: Stopped after 1(\.\d)? s: it ran out of time\n/, doc);
+      assert.ok(!/Command (aborted|cancelled|timed out)|Wall time|SIGTERM/.test(doc), doc);
+      assert.equal((doc.match(/ after \d/g) ?? []).length, 1, doc);
+      await page.screenshot({ path: path.join(shotsDir, 'words-timeout-output.png') });
+      await runFromPalette(page, 'View: Close All Editors');
+      // The terminal says it in its status line only: no "Command cancelled" drawn as if sleep printed it.
+      const origin = new URL(page.url()).origin;
+      await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+      await page.evaluate(() => navigator.clipboard.writeText(''));
+      const tabs = page.locator('.terminal-tabs-entry', { hasText: 'Agent Bash' });
+      await runFromPalette(page, 'Terminal: Focus Terminal');
+      if (await tabs.first().isVisible()) await tabs.first().click();
+      await runFromPalette(page, 'Terminal: Select All');
+      await runFromPalette(page, 'Terminal: Copy Selection');
+      let screen = '';
+      await waitFor(async () => (screen = await page.evaluate(() => navigator.clipboard.readText())).includes('$ sleep 5'), 10000, 'the terminal text on the clipboard');
+      const region = screen.slice(screen.lastIndexOf('$ sleep 5'));
+      assert.match(region, /timed out after 1 s/, region);
+      assert.ok(!region.includes('Command cancelled'), region);
+      // Your own Deny is information, as is a grep that found nothing (exit 1).
+      await runAgentBash(page, 'touch ui-words-denied.txt', 'Deny');
+      const denied = await findNotification(page, 'Agent Bash: You denied “touch ui-words-denied.txt”.', 20000);
+      assert.equal(await severityOf(denied), 'info');
+      await hideNotifications(page);
+      await runAgentBash(page, 'grep ui-words-not-there README.txt');
+      const grep = await findNotification(page, 'Agent Bash: “grep ui-words-not-there README.txt”: Failed with exit 1 in ', 20000);
+      assert.ok(!(await grep.innerText()).includes('`'), await grep.innerText());
+      assert.equal(await severityOf(grep), 'info');
+      await page.screenshot({ path: path.join(shotsDir, 'words-grep-not-error.png') });
+      await hideNotifications(page);
     },
   },
   {
@@ -487,13 +710,13 @@ export const uiTests = [
       await toSecond();
       await dialog.locator('.dialog-buttons .monaco-button', { hasText: 'Allow once instead' }).first().click();
       await waitFor(() => existsSync(marker), 20000, 'ui-once-instead.txt');
-      await announced(page, `Agent Bash: \`${command}\`: Finished (exit 0)`);
+      await announced(page, `Agent Bash: “${command}”: Finished (exit 0)`);
       assert.deepEqual(await patternsIn(wsFile), wsBefore);
       assert.deepEqual(await patternsIn(userSettings), userBefore);
       // Not remembered either: the same command asks again (Deny now; it does not run).
       rmSync(marker);
       await runAgentBash(page, command, 'Deny');
-      await announced(page, `Agent Bash: You denied \`${command}\`.`);
+      await announced(page, `Agent Bash: You denied “${command}”.`);
       assert.equal(existsSync(marker), false, 'the denied command ran');
     },
   },
@@ -806,7 +1029,7 @@ export const uiTests = [
         // The same command again: the sandbox now lets it write there.
         await runAgentBash(page, command, 'Allow once');
         await waitFor(() => existsSync(target) && readFileSync(target, 'utf8') === 'ui-sbx-written\n', 20000, `ui-sbx-written in ${target}`);
-        await announced(page, `Agent Bash: \`${command}\`: Finished (exit 0)`);
+        await announced(page, `Agent Bash: “${command}”: Finished (exit 0)`);
         await page.screenshot({ path: path.join(shotsDir, 'sandbox-after-allow.png') });
         // The History view marks the refused run (and only that one).
         await runFromPalette(page, 'Agent Bash: Focus on History View');

@@ -5,7 +5,9 @@ import { randomUUID } from 'node:crypto';
 import type { TerminalCreatedEvent } from '../../acp/agentConnection';
 import type { ApprovalAnswer, CallerInfo, PolicyDecision } from '../../core/contracts';
 import { decidedBy, type HistoryEntry, type PolicyTrace } from '../../core/history';
+import { STOPPED } from '../../core/humanMessages';
 import { commandDeniedMessage, userDeniedMessage } from '../../core/policy/policyGate';
+import { findViolations } from '../../core/sandboxRefusals';
 import type { HistoryStore } from '../history/historyStore';
 
 interface Pending {
@@ -25,7 +27,14 @@ export class AcpHistoryRecorder {
 
   explained(line: string, cwd: string, decision: PolicyDecision | undefined): void {
     if (!decision) return;
-    const trace: PolicyTrace = { decision: decision.decision, kind: decision.kind, ...(decision.rule ? { rule: decision.rule.match } : {}) };
+    // As complete as a pipeline row: the rule's layer and where it was read, the other restrictive rules.
+    const trace: PolicyTrace = {
+      decision: decision.decision,
+      kind: decision.kind,
+      ...(decision.rule ? { rule: decision.rule.match } : {}),
+      ...(decision.rule && decision.layer ? { layer: decision.layer } : {}),
+      ...(decision.rule && decision.layerSource !== undefined ? { layerSource: decision.layerSource } : {}),
+    };
     if (decision.decision === 'deny') {
       this.refused(line, cwd, trace, commandDeniedMessage(decision.reason));
       return;
@@ -61,12 +70,16 @@ export class AcpHistoryRecorder {
       terminalId: e.terminalId,
       ...(found ? { cwd: found.cwd } : {}),
     };
+    // How the bridge runs it (CommandTerminal): outside the OS sandbox or in it, and why it was stopped.
+    const shown = e.handle as { level?: string; stopReason?: string };
+    if (shown.level !== undefined && shown.level !== 'sandboxed') entry.outsideSandbox = true;
     this.store.add(entry);
     void e.handle.waitForExit().then(async (status) => {
       entry.durationMs = Date.now() - started;
       if (status.signal) {
         entry.end = 'signal';
         entry.signal = status.signal;
+        if (shown.stopReason === STOPPED.ctrlC) entry.stoppedWithCtrlC = true;
       } else {
         entry.end = 'exit';
         entry.exitCode = status.exitCode ?? 0;
@@ -75,6 +88,11 @@ export class AcpHistoryRecorder {
       try {
         text = (await e.handle.currentOutput()).output;
         entry.outputBytes = Buffer.byteLength(text, 'utf8');
+        // What the sandbox refused, read from the output as for every other caller's row.
+        if (shown.level === 'sandboxed') {
+          const refused = findViolations(text);
+          if (refused.paths.length > 0 || refused.hosts.length > 0) entry.sandboxRefused = { paths: refused.paths, hosts: refused.hosts };
+        }
       } catch {
         // Released before we read it: the entry keeps its status without the output.
       }

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { AcpAgentConnection, TerminalCreatedEvent } from '../../acp/agentConnection';
 import { boundedTail, toolStatusWord, turnEndStatus, turnFailedStatus } from '../../acp/panelText';
+import { ACP_SANDBOX_RETRY } from '../../acp/terminalHost';
 import { Transcript, type TranscriptItem } from '../../acp/transcript';
 import type { TerminalHandle, TerminalExitStatus } from '../../core/contracts';
 import { exitLine } from '../terminals/commandTerminal';
@@ -59,9 +60,17 @@ export interface CardState {
 export type ShownItem = TranscriptItem | (Extract<TranscriptItem, { kind: 'tool' }> & { statusText: string });
 
 export function shownItem(item: TranscriptItem): ShownItem {
-  if (item.kind !== 'tool') return item;
-  const tail = boundedTail(item.text, TOOL_TEXT_MAX_CHARS);
+  if (item.kind !== 'tool') return item.kind === 'agent' ? { ...item, text: withoutAgentInstructions(item.text) } : item;
+  const tail = boundedTail(withoutAgentInstructions(item.text), TOOL_TEXT_MAX_CHARS);
   return { ...item, text: tail.cut ? `…\n${tail.text}` : tail.text, statusText: toolStatusWord(item.status) };
+}
+
+/**
+ * What the person reads of a text written for the agent: the retry instruction with its `_meta`
+ * (ACP_SANDBOX_RETRY) is the agent's; the notice before it (what the sandbox refused) stays.
+ */
+export function withoutAgentInstructions(text: string): string {
+  return text.split(` ${ACP_SANDBOX_RETRY}`).join('').split(ACP_SANDBOX_RETRY).join('');
 }
 
 export class AcpPanel implements vscode.Disposable, QuestionAsker {

@@ -1,6 +1,7 @@
 // The one place Agent Bash shows modal dialogs. VS Code refuses modals in extension-test mode, so
 // tests install a responder that answers by button label; the UI tier clicks the real dialog.
 import * as vscode from 'vscode';
+import { plainNotice } from '../../core/humanMessages';
 import { untilWithdrawn } from './withdrawable';
 
 export interface ModalQuestion {
@@ -61,7 +62,7 @@ export class ModalPrompter implements QuestionAsker {
     // pressed there later runs nothing and says why.
     return untilWithdrawn(shown, question, signal, (message) => {
       this.lateAnswers.push(message);
-      void vscode.window.showInformationMessage(message);
+      void vscode.window.showInformationMessage(plainNotice(message));
     });
   }
 }

@@ -5,8 +5,8 @@ import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { ArtifactStore, CallerInfo, JobManager, PolicyDecision, ToolResult } from '../../core/contracts';
 import { bangMessageText, runBang, type BangResult } from '../../exec/bang';
-import { entryFromResult, toastMessage } from '../../core/history';
-import { agentCommandsNowRunIn, artifactLabel, outputTitle } from '../../core/humanMessages';
+import { entryFromResult, toastLevel, toastMessage } from '../../core/history';
+import { agentCommandsNowRunIn, artifactLabel, outputTitle, plainNotice } from '../../core/humanMessages';
 import { openArtifact } from '../history/artifactProvider';
 import type { HistoryStore } from '../history/historyStore';
 import { openHistoryOutput } from '../history/historyView';
@@ -15,6 +15,7 @@ import type { CommandLog } from '../history/commandLog';
 import type { ExecutorHolder } from '../session/executorHolder';
 import { ExplainDocuments, explainSandbox, showExplanation } from './explainDocument';
 import { showJobsPick } from './jobsView';
+import { parseTimeoutPrefix } from '../../core/timeoutPrefix';
 import { askCommand } from './runBox';
 import type { AgentBashServices, PipelineLike } from '../services';
 import { SessionCwd } from '../session/sessionCwd';
@@ -55,9 +56,11 @@ async function runAgentBash(context: vscode.ExtensionContext, deps: CommandDeps,
   if (typeof arg === 'string') input = { command: arg };
   else if (arg && typeof arg === 'object') input = { ...(arg as Record<string, unknown>) };
   else {
-    const command = await askCommand(context.globalState.get<string[]>(HISTORY_KEY) ?? []);
-    if (!command) return undefined;
-    input = { command };
+    const typed = await askCommand(context.globalState.get<string[]>(HISTORY_KEY) ?? []);
+    if (!typed) return undefined;
+    // `--timeout 30 npm test`: the box's timeout prefix (the box refused an unreadable one).
+    const parsed = parseTimeoutPrefix(typed);
+    input = 'invalid' in parsed ? { command: typed } : { command: parsed.command, ...(parsed.timeout !== undefined ? { timeout: parsed.timeout } : {}) };
   }
   // A non-string command is the pipeline's to reject; it must not land in the history as `[object Object]`.
   const command = typeof input.command === 'string' ? input.command : '';
@@ -90,8 +93,9 @@ async function runAgentBash(context: vscode.ExtensionContext, deps: CommandDeps,
       showOutput: { label: SHOW_OUTPUT_BUTTON, run: () => void openHistoryOutput(entry) },
     });
   if (entry && !refusedShown) {
-    const show = result.isError ? vscode.window.showErrorMessage : vscode.window.showInformationMessage;
-    void show(toastMessage(entry), SHOW_OUTPUT_BUTTON).then(async (choice) => {
+    const level = toastLevel(entry);
+    const show = level === 'error' ? vscode.window.showErrorMessage : level === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    void show(plainNotice(toastMessage(entry)), SHOW_OUTPUT_BUTTON).then(async (choice) => {
       if (choice === SHOW_OUTPUT_BUTTON) await openHistoryOutput(entry);
     });
   }

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import type { PolicyDecision } from '../../core/contracts';
 import { decisionSentence, explainMarkdown, type ExplainSandbox } from '../../core/explainText';
-import { shortCommand } from '../../core/humanMessages';
+import { plainNotice, shortCommand } from '../../core/humanMessages';
 import type { PipelineSandbox } from '../../core/pipeline';
 import { readSandboxSettings } from '../settings/settings';
 
@@ -92,7 +92,7 @@ export async function showExplanation(
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri), { preview: true });
   }
   const buttons = canAllow ? [ADD_ALLOW_RULE_BUTTON, MANAGE_RULES_BUTTON] : [MANAGE_RULES_BUTTON];
-  void vscode.window.showInformationMessage(decisionSentence(command, decision, opts.sandbox), ...buttons).then((choice) => {
+  void vscode.window.showInformationMessage(plainNotice(decisionSentence(command, decision, opts.sandbox)), ...buttons).then((choice) => {
     if (choice === ADD_ALLOW_RULE_BUTTON) void vscode.commands.executeCommand('agentBash.history.addAllowRule', { command, cwd: opts.cwd });
     if (choice === MANAGE_RULES_BUTTON) void vscode.commands.executeCommand('agentBash.manageRules');
   });

@@ -5,9 +5,10 @@
 // accepted a recent entry the user never chose.) Recent commands are a separate, explicit path: the
 // history button opens a list of them, and the one picked is put back in the box to run with Enter.
 import * as vscode from 'vscode';
+import { parseTimeoutPrefix, TIMEOUT_PREFIX_MESSAGE } from '../../core/timeoutPrefix';
 
 export const RUN_BOX_TITLE = 'Run Agent Bash';
-export const RUN_BOX_PROMPT = 'Command to run (through the policy, in a terminal). Enter runs exactly this text.';
+export const RUN_BOX_PROMPT = 'Command to run (through the policy, in a terminal). Enter runs exactly this text. Start with --timeout 30 to stop it after 30 s.';
 export const RECENT_BUTTON_TOOLTIP = 'Recent commands';
 export const RECENT_PICK_TITLE = 'Agent Bash: recent commands';
 export const EMPTY_COMMAND_MESSAGE = 'Type a command to run.';
@@ -53,6 +54,10 @@ function commandBox(value: string, hasRecent: boolean): Promise<BoxResult> {
       const command = box.value;
       if (!command.trim()) {
         box.validationMessage = EMPTY_COMMAND_MESSAGE;
+        return;
+      }
+      if ('invalid' in parseTimeoutPrefix(command)) {
+        box.validationMessage = TIMEOUT_PREFIX_MESSAGE;
         return;
       }
       finish({ kind: 'run', command });

@@ -1,7 +1,9 @@
 // One log line per command (decision and rule, cwd, exit, wall time, artifact id) in the "Agent Bash"
 // LogOutputChannel, and the `onDidRunCommand` event for the public API.
 import * as vscode from 'vscode';
+import { randomUUID } from 'node:crypto';
 import type { CallerInfo, ToolResult } from '../../core/contracts';
+import type { RunStart } from '../../core/pipeline';
 import type { PipelineLike } from '../services';
 
 export interface RanCommand {
@@ -17,6 +19,19 @@ export interface RanCommand {
   elapsedMs?: number;
   /** The caller's words on what the command does (`description`). */
   description?: string;
+  /** Names the run from its start (StartedCommand.runId) to its end, so History updates its row in place. */
+  runId?: string;
+}
+
+/** A command that passed its checks and starts running now (its end comes as a RanCommand with the same runId). */
+export interface StartedCommand {
+  runId: string;
+  command: string;
+  cwd?: string;
+  source: string;
+  caller?: CallerInfo;
+  description?: string;
+  started: RunStart;
 }
 
 /** An artifact of this session: what it is the output of, and its size when known. */
@@ -45,6 +60,9 @@ export function logLine(ran: RanCommand): string {
 export class CommandLog implements vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<RanCommand>();
   readonly onDidRunCommand = this.emitter.event;
+  private readonly startEmitter = new vscode.EventEmitter<StartedCommand>();
+  /** A command starts running (after its approval): History shows it from here. */
+  readonly onDidStartCommand = this.startEmitter.event;
 
   private readonly artifacts: ArtifactRef[] = [];
 
@@ -72,14 +90,23 @@ export class CommandLog implements vscode.Disposable {
   wrap(pipeline: PipelineLike, source = 'agent'): PipelineLike & { runFrom(source: string, ...args: Parameters<PipelineLike['run']>): Promise<ToolResult> } {
     const runFrom = async (src: string, ...args: Parameters<PipelineLike['run']>): Promise<ToolResult> => {
       const started = Date.now();
-      const result = await pipeline.run(...args);
-      const input = args[0] as { command?: unknown; cwd?: unknown; description?: unknown } | undefined;
-      const opts = args[1] as { signal?: AbortSignal; caller?: CallerInfo } | undefined;
-      this.record({
+      const runId = randomUUID();
+      const [rawInput, opts] = args;
+      const input = rawInput as { command?: unknown; cwd?: unknown; description?: unknown } | undefined;
+      const what = {
         // A rejected non-string command shows as JSON rather than `[object Object]`.
         command: typeof input?.command === 'string' ? input.command : ((JSON.stringify(input?.command) as string | undefined) ?? ''),
         ...(typeof input?.cwd === 'string' ? { cwd: input.cwd } : {}),
         ...(typeof input?.description === 'string' && input.description.trim() ? { description: input.description } : {}),
+      };
+      const onStart = (s: RunStart): void => {
+        opts?.onStart?.(s);
+        this.startEmitter.fire({ runId, ...what, source: src, ...(opts?.caller ? { caller: opts.caller } : {}), started: s });
+      };
+      const result = await pipeline.run(rawInput, { ...opts, onStart });
+      this.record({
+        ...what,
+        runId,
         result,
         source: src,
         ...(opts?.caller ? { caller: opts.caller } : {}),
@@ -98,5 +125,6 @@ export class CommandLog implements vscode.Disposable {
 
   dispose(): void {
     this.emitter.dispose();
+    this.startEmitter.dispose();
   }
 }

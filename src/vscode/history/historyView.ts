@@ -5,12 +5,13 @@
 import * as vscode from 'vscode';
 import { entryDescription, entryTooltip, type HistoryEntry } from '../../core/history';
 import type { HistoryStore } from './historyStore';
-import { historyOutputUri } from './outputDocument';
+import { historyFullOutputUri, historyIdOf, historyOutputUri } from './outputDocument';
 
 export const HISTORY_VIEW_ID = 'agentBash.history';
 export const HISTORY_COMMANDS = {
   open: 'agentBash.history.open',
   openOutput: 'agentBash.history.openOutput',
+  openFullOutput: 'agentBash.history.openFullOutput',
   explain: 'agentBash.history.explain',
   runAgain: 'agentBash.history.runAgain',
   copyCommand: 'agentBash.history.copyCommand',
@@ -53,8 +54,19 @@ export class HistoryTreeProvider implements vscode.TreeDataProvider<HistoryEntry
 export function registerHistoryView(context: vscode.ExtensionContext, deps: HistoryViewDeps): vscode.TreeView<HistoryEntry> {
   const { store } = deps;
   const view = vscode.window.createTreeView(HISTORY_VIEW_ID, { treeDataProvider: new HistoryTreeProvider(store) });
-  const entryOf = (arg: unknown): HistoryEntry | undefined =>
-    typeof arg === 'string' ? store.get(arg) : (arg as HistoryEntry | undefined) ?? view.selection[0];
+  // A row (the view), an entry id (a caller), or an output document's URI (its title bar).
+  const entryOf = (arg: unknown): HistoryEntry | undefined => {
+    if (typeof arg === 'string') return store.get(arg);
+    if (arg instanceof vscode.Uri) {
+      const id = historyIdOf(arg);
+      return id === undefined ? undefined : store.get(id);
+    }
+    if (arg !== undefined && arg !== null) return arg as HistoryEntry;
+    // From the palette: the output document in the active editor, else the row selected in the view.
+    const shown = vscode.window.activeTextEditor?.document.uri;
+    const shownId = shown ? historyIdOf(shown) : undefined;
+    return (shownId !== undefined ? store.get(shownId) : undefined) ?? view.selection[0];
+  };
   const reg = (id: string, fn: (entry: HistoryEntry) => unknown) =>
     vscode.commands.registerCommand(id, (arg?: unknown) => {
       const entry = entryOf(arg);
@@ -71,6 +83,7 @@ export function registerHistoryView(context: vscode.ExtensionContext, deps: Hist
       return openHistoryOutput(e);
     }),
     reg(HISTORY_COMMANDS.openOutput, (e) => openHistoryOutput(e)),
+    reg(HISTORY_COMMANDS.openFullOutput, (e) => openHistoryOutput(e, true)),
     reg(HISTORY_COMMANDS.explain, (e) => vscode.commands.executeCommand('agentBash.explain', { command: e.command, show: true })),
     reg(HISTORY_COMMANDS.runAgain, (e) => vscode.commands.executeCommand('agentBash.run', { command: e.command, ...(e.cwd ? { cwd: e.cwd } : {}) })),
     reg(HISTORY_COMMANDS.copyCommand, (e) => vscode.env.clipboard.writeText(e.command)),
@@ -81,14 +94,17 @@ export function registerHistoryView(context: vscode.ExtensionContext, deps: Hist
 }
 
 /** The entry's output as a read-only document (command, cwd and exit status on top). */
-export async function openHistoryOutput(entry: Pick<HistoryEntry, 'id' | 'command' | 'at'>): Promise<vscode.TextEditor> {
-  const doc = await vscode.workspace.openTextDocument(historyOutputUri(entry));
+export async function openHistoryOutput(entry: Pick<HistoryEntry, 'id' | 'command' | 'at'>, full = false): Promise<vscode.TextEditor> {
+  const doc = await vscode.workspace.openTextDocument(full ? historyFullOutputUri(entry) : historyOutputUri(entry));
   return vscode.window.showTextDocument(doc, { preview: true });
 }
 
 function iconOf(e: HistoryEntry): vscode.ThemeIcon {
   const color = (id: string) => new vscode.ThemeColor(id);
+  if (e.end === 'running') return new vscode.ThemeIcon('loading~spin');
   if (e.decision.outcome === 'denied') return new vscode.ThemeIcon('circle-slash', color('errorForeground'));
+  // The person's own Ctrl+C is a stop, not a failure.
+  if (e.end === 'signal' && e.stoppedWithCtrlC) return new vscode.ThemeIcon('debug-stop', color('disabledForeground'));
   if (e.decision.outcome !== 'allowed' || e.end === 'cancelled') return new vscode.ThemeIcon('debug-stop', color('disabledForeground'));
   switch (e.end) {
     case 'exit':

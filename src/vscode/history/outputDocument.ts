@@ -7,7 +7,8 @@ import { readFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import type { ArtifactStore, JobManager } from '../../core/contracts';
 import { outputHeader } from '../../core/history';
-import { outputTitle } from '../../core/humanMessages';
+import { outputTitle, withoutAgentTrailers, withoutSegments } from '../../core/humanMessages';
+import { NO_OUTPUT } from '../../core/output/results';
 import { ARTIFACT_SCHEME } from './artifactProvider';
 import type { HistoryStore } from './historyStore';
 
@@ -30,7 +31,7 @@ export function virtualDocumentText(
   deps: { history: HistoryStore; artifacts: ArtifactStore; jobs: JobManager },
 ): Promise<string> | undefined {
   const id = historyIdOf(uri);
-  if (id !== undefined) return historyDocumentText(id, deps.history, deps.artifacts);
+  if (id !== undefined) return historyDocumentText(id, deps.history, deps.artifacts, isFullOutputUri(uri));
   if (!uri.path.startsWith(JOB_PREFIX)) return undefined;
   const job = deps.jobs.get(idAfter(uri, JOB_PREFIX) ?? '');
   if (!job) return Promise.resolve('Agent Bash: this background job is gone.');
@@ -42,14 +43,32 @@ export function historyOutputUri(entry: { id: string; command: string; at: numbe
   return vscode.Uri.from({ scheme: ARTIFACT_SCHEME, path: `${PREFIX}${entry.id}/${outputTitle(entry.command, entry.at)}.log` });
 }
 
+/** The whole output of a cut one (`/history/<id>/full/<title> (full).log`): opened on demand. */
+export function historyFullOutputUri(entry: { id: string; command: string; at: number }): vscode.Uri {
+  return vscode.Uri.from({ scheme: ARTIFACT_SCHEME, path: `${PREFIX}${entry.id}/${FULL_SEGMENT}/${outputTitle(entry.command, entry.at)} (full).log` });
+}
+
+const FULL_SEGMENT = 'full';
+
+/** Whether a history output URI is the full output's. */
+export function isFullOutputUri(uri: vscode.Uri): boolean {
+  return uri.path.startsWith(PREFIX) && uri.path.slice(PREFIX.length).split('/')[1] === FULL_SEGMENT;
+}
+
+/** Said above the agent's window of a cut output; the title bar's Show Full Output opens the rest. */
+export const AGENT_WINDOW_NOTE = 'Below is what the agent saw: the start and the end of the output, with where it was cut marked. The whole output: Show Full Output (the editor title bar, or the History row\'s menu).';
+
 /** The entry id of a history output URI, or undefined for a plain artifact URI. */
 export function historyIdOf(uri: vscode.Uri): string | undefined {
   return idAfter(uri, PREFIX);
 }
 
-export async function historyDocumentText(id: string, history: HistoryStore, artifacts: ArtifactStore): Promise<string> {
+export async function historyDocumentText(id: string, history: HistoryStore, artifacts: ArtifactStore, full = false): Promise<string> {
   const entry = history.get(id);
   if (!entry) return `Agent Bash: this command is no longer in the history (it was cleared).`;
+  // A cut output opens as the agent's window (small: quick, no large-file banner); the rest on demand.
+  const window = full ? undefined : history.agentWindowOf(id);
+  if (window !== undefined) return `${outputHeader(entry, 'window')}${AGENT_WINDOW_NOTE}\n\n${window}`;
   const file = entry.artifactId ? artifacts.pathOf(entry.artifactId) : undefined;
   let body: string | undefined;
   if (file) {
@@ -59,6 +78,15 @@ export async function historyDocumentText(id: string, history: HistoryStore, art
       // Pruned or unreadable: fall back to what the agent saw.
     }
   }
-  body ??= history.textOf(id) ?? '(the output of this command is no longer kept)';
+  if (body === undefined) {
+    const text = history.textOf(id);
+    // The result text as a person reads it under the header: the agent's closing lines ("Command
+    // aborted", "Wall time…") restate the header's ending; a refusal's reason names no segments.
+    if (text === undefined) body = '(the output of this command is no longer kept)';
+    else {
+      const plain = withoutAgentTrailers(entry.end === 'not-run' ? withoutSegments(text) : text);
+      body = plain || NO_OUTPUT;
+    }
+  }
   return `${outputHeader(entry)}${body}`;
 }

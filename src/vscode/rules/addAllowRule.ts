@@ -3,7 +3,7 @@
 // picks, announced with Undo.
 import * as vscode from 'vscode';
 import type { PolicyRule, RuleLayer } from '../../core/contracts';
-import { code } from '../../core/humanMessages';
+import { code, plainNotice } from '../../core/humanMessages';
 import { ALLOW_EXACT, ALLOW_LIKE, checkedRulesFor, SAVE_USER, SAVE_WORKSPACE, type SavedRules } from '../approvals/approvalDialog';
 import type { ProposalKind } from '../../core/policy/proposalCheck';
 import { announceSavedRules } from './savedRulesNotice';
@@ -55,7 +55,7 @@ export async function addAllowRule(
   }
   const rules = check.rules;
   if (rules.length === 0) {
-    void vscode.window.showWarningMessage(check.notes.length ? `Agent Bash: no allow rule saved: ${check.notes.join('; ')}.` : noRuleMessage(command));
+    void vscode.window.showWarningMessage(plainNotice(check.notes.length ? `Agent Bash: no allow rule saved: ${check.notes.join('; ')}.` : noRuleMessage(command)));
     return undefined;
   }
   if (!scope) {

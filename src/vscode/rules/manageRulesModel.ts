@@ -2,6 +2,7 @@
 // entries of a settings array shown with why they are ignored, never hidden), the edits a person can
 // make in the user and workspace layers (add, remove, move) applied to that layer's own array, and the
 // result of trying a command in plain words.
+import { withoutSegments } from '../../core/humanMessages';
 import type { PolicyDecision, PolicyRule, RuleLayerName, Verdict } from '../../core/policy/policyContracts';
 import { parsePolicyRules, RULE_MESSAGES } from '../../core/policy/policyRulesSchema';
 import { layerLabel, matchedRuleName } from '../../core/policy/ruleLayerLabel';
@@ -182,7 +183,8 @@ const HEADLINES: Readonly<Record<Verdict, string>> = {
 /** The explain result for people (nothing runs). */
 export function tryView(command: string, d: PolicyDecision): TryView {
   const origin = d.rule && d.layer ? ` Rule \`${d.rule.match}\` is from ${layerLabel(d.layer, d.layerSource)}.` : '';
-  const reason = d.reason.trim();
+  // People read no "in segment 1": the part the reason names is quoted in it already.
+  const reason = withoutSegments(d.reason.trim());
   return {
     command,
     verdict: d.decision,

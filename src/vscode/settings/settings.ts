@@ -3,6 +3,7 @@
 // BashSettings object; changes take effect without a reload: callers ask `current()` per command. The
 // editor-only settings (terminals, ACP agents) are read at each use.
 import * as vscode from 'vscode';
+import { plainNotice } from '../../core/humanMessages';
 import { DEFAULT_MCP_RESULT_CHARS, MIN_MCP_RESULT_CHARS } from '../../mcp/resultCap';
 import { readAgentConfigs, type AcpAgentConfig } from '../../acp/agentConfig';
 import type { BashSettings, InterceptorRule, PolicyRule, RuleLayer } from '../../core/contracts';
@@ -232,7 +233,7 @@ export class SettingsStore implements vscode.Disposable {
     }
     this.toldManaged = problem;
     this.report?.(problem);
-    void vscode.window.showWarningMessage(`Agent Bash: ${problem}.`);
+    void vscode.window.showWarningMessage(plainNotice(`Agent Bash: ${problem}.`));
   }
 
   /** `agentBash.terminal.reveal`: show a bridge terminal when its command starts (default true). */

@@ -12,6 +12,8 @@ import { CommandTerminal } from './commandTerminal';
 
 export const DEFAULT_RELEASE_TTL_MS = 10 * 60 * 1000;
 export const DEFAULT_KEEP = 10;
+/** Stop reasons kept after release (History reads them when the result is recorded). */
+const STOP_REASONS_KEPT = 100;
 
 export function unknownTerminalMessage(id: string): string {
   return `Unknown terminal id: ${id}`;
@@ -43,6 +45,8 @@ export class VsCodeClientBridge implements ClientBridge, vscode.Disposable {
   readonly callerTerminals: CallerTerminals;
   private readonly terminals = new Map<string, CommandTerminal>();
   private readonly owners = new Map<string, string>();
+  /** Why released commands were stopped, newest last (bounded). */
+  private readonly stopReasons = new Map<string, string>();
   private readonly reaper: NodeJS.Timeout;
 
   constructor(private readonly opts: ClientBridgeOptions) {
@@ -59,6 +63,10 @@ export class VsCodeClientBridge implements ClientBridge, vscode.Disposable {
     const id = `term_${randomUUID().slice(0, 8)}`;
     const host = this.callerTerminals.acquire(options.caller);
     const onReleased = (released: CommandTerminal): void => {
+      if (released.stopReason !== undefined) {
+        this.stopReasons.set(released.terminalId, released.stopReason);
+        if (this.stopReasons.size > STOP_REASONS_KEPT) this.stopReasons.delete(this.stopReasons.keys().next().value as string);
+      }
       this.terminals.delete(released.terminalId);
       this.owners.delete(released.terminalId);
       this.callerTerminals.release(released.host);
@@ -98,6 +106,11 @@ export class VsCodeClientBridge implements ClientBridge, vscode.Disposable {
     const term = this.terminals.get(terminalId);
     if (!term) throw new Error(unknownTerminalMessage(terminalId));
     return term;
+  }
+
+  /** Why a command was stopped (STOPPED.ctrlC for the person's Ctrl+C), while it is known. */
+  stopReasonOf(terminalId: string): string | undefined {
+    return this.terminals.get(terminalId)?.stopReason ?? this.stopReasons.get(terminalId);
   }
 
   list(): CommandTerminal[] {

@@ -60,6 +60,16 @@ export class CommandTerminal implements TerminalHandle {
   /** Why it was stopped, for the status line (a signal alone does not say). */
   private stoppedBecause: string | undefined;
 
+  /** Why it was stopped (STOPPED.ctrlC when the person pressed Ctrl+C), once something stopped it. */
+  get stopReason(): string | undefined {
+    return this.stoppedBecause;
+  }
+
+  /** How its process ran: `sandboxed` in the OS sandbox, else outside it. */
+  get level(): string {
+    return this.process.level;
+  }
+
   constructor(opts: CommandTerminalOptions, private readonly onReleased: (term: CommandTerminal) => void) {
     this.terminalId = opts.id;
     this.host = opts.host;

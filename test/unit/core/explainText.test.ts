@@ -75,7 +75,7 @@ describe('core/explainText', () => {
     // A critical command asks even in the sandbox.
     assert.equal(decisionSentence('rm -rf /', decision('rm -rf /'), { level: 'sandboxed', autoApprove: true }), 'Agent Bash would ask you, because `rm -rf /` matches a dangerous pattern (recursive or forced rm of an absolute or home path).');
     const off = withSandboxOff(decision('git status', [user({ match: 'git status*', approval: 'allow' })]), true);
-    assert.equal(decisionSentence('git status', off), 'Agent Bash would ask you, because `git status` would run outside the OS sandbox (`sandbox: "off"`).');
+    assert.equal(decisionSentence('git status', off), 'Agent Bash would ask you, because `git status` would run outside the OS sandbox (its caller asked for that).');
   });
 
   it('gives each command of the line with what decided it and the layer', () => {

@@ -8,12 +8,14 @@ import {
   decidedBy,
   decisionLabel,
   endLabel,
+  endSentence,
   entryDescription,
   entryFromResult,
   entryTooltip,
   HistoryList,
   outputHeader,
   sandboxMark,
+  toastLevel,
   toastMessage,
   type HistoryEntry,
 } from '../../../src/core/history';
@@ -111,6 +113,7 @@ describe('core/history', () => {
     assert.equal(decisionLabel(entry.decision), 'denied by rule `rm *` from test rules');
     assert.equal(entry.end, 'not-run');
     assert.equal(toastMessage(entry), 'Agent Bash: Rule `rm *` denies `rm -rf build`.');
+    assert.equal(toastLevel(entry), 'warning');
     assert.equal(executor.ran.length, 0);
   });
 
@@ -131,6 +134,8 @@ describe('core/history', () => {
     const { entry } = await run('ls -la');
     assert.equal(decisionLabel(entry.decision), 'denied by you');
     assert.equal(toastMessage(entry), 'Agent Bash: You denied `ls -la`.');
+    // The person's own Deny is no error of Agent Bash.
+    assert.equal(toastLevel(entry), 'info');
     assert.equal(executor.ran.length, 3, 'the denied command did not run');
   });
 
@@ -191,12 +196,15 @@ describe('core/history', () => {
     executor.chunks = [`${'x'.repeat(99)}\n`.repeat(1024), `${'y'.repeat(99)}\n`.repeat(1024)];
     const { entry } = await run('git status');
     assert.equal(entry.end, 'signal');
-    assert.equal(endLabel(entry), 'Killed by SIGTERM (reported to the agent as exit 143)');
+    // The row says it in words; the signal and the code the agent read are a detail of the hover.
+    assert.equal(endLabel(entry), 'Killed by a signal');
+    assert.ok(entryTooltip(entry).includes('\nSignal: SIGTERM (the agent read exit 143)'), entryTooltip(entry));
+    assert.ok(!entryDescription(entry).includes('SIGTERM') && !entryDescription(entry).includes('143'), entryDescription(entry));
     assert.equal(entry.outputBytes, 2 * 100 * 1024);
     assert.ok(entry.artifactId, 'the full output spilled to an artifact');
     assert.ok(entry.shownBytes !== undefined && entry.shownBytes < entry.outputBytes!);
-    assert.match(toastMessage(entry), /^Agent Bash: `git status`: Killed by SIGTERM \(reported to the agent as exit 143\) in \d+ ms\. Output cut: the agent saw \d+ KB of 200 KB\. Show Output has all of it\.$/);
-    assert.match(outputHeader(entry), /^\$ git status\nWorking directory: .*\nRun by: Demo agent\nDecision: allowed by rule `git status\*` from test rules\nResult: Killed by SIGTERM/);
+    assert.match(toastMessage(entry), /^Agent Bash: `git status`: Killed by a signal after \d+ ms\. Output cut: the agent saw \d+ KB of 200 KB\. Show Output has all of it\.$/);
+    assert.match(outputHeader(entry), /^\$ git status\nWorking directory: .*\nRun by: Demo agent\nDecision: allowed by rule `git status\*` from test rules\nResult: Killed by a signal after \d+ ms\n/);
     // People read what an artifact is; the agent's result keeps the bare `artifact://N`.
     assert.ok(entryTooltip(entry).includes(`\nFull output: artifact://${entry.artifactId} (output of git status, 200 KB)`), entryTooltip(entry));
   });
@@ -284,7 +292,12 @@ describe('core/history', () => {
         assert.equal(endLabel(fail), 'Failed with exit 2');
         const late = await jobEntry(jobs, 'make late');
         assert.equal(late.end, 'timeout');
-        assert.match(endLabel(late), /^Stopped after \d+ ms: it ran out of time$/);
+        // The row's label has no time (the row's duration says it); the sentence says it once.
+        assert.equal(endLabel(late), 'Stopped: it ran out of time');
+        assert.equal(toastLevel(late), 'warning');
+        // A non-zero exit (a grep that found nothing) is information, not an error.
+        assert.equal(toastLevel(fail), 'info');
+        assert.match(endSentence(late), /^Stopped after \d+ ms: it ran out of time$/);
         const killed = await jobEntry(jobs, 'make slow', 'mcp-client');
         assert.equal(killed.end, 'cancelled');
         assert.equal(endLabel(killed), 'Killed by mcp-client');

@@ -68,23 +68,36 @@ describe('core/humanMessages', () => {
     const offAllowed = withSandboxOff(decide(analyzer.analyze('ls -la'), [{ match: 'ls *', approval: 'allow' }], { cwd: WS, workspaceRoots: [WS] }), true);
     assert.equal(
       human.whyAsked('ls -la', offAllowed),
-      'Agent Bash asks because `ls -la` would run outside the OS sandbox: it runs outside the OS sandbox (`sandbox: "off"`).',
+      'Agent Bash asks because `ls -la` runs outside the OS sandbox this time (its caller asked for that).',
     );
     const offOutside = withSandboxOff(decide(analyzer.analyze('touch /etc/x'), [{ match: 'touch *', approval: 'allow' }], { cwd: WS, workspaceRoots: [WS] }), true);
     assert.equal(
       human.whyAsked('touch /etc/x', offOutside),
-      '`touch /etc/x` reaches outside the workspace folders, so Agent Bash asks. Also, it runs outside the OS sandbox (`sandbox: "off"`).',
+      '`touch /etc/x` reaches outside the workspace folders, so Agent Bash asks. Also, it runs outside the OS sandbox this time (its caller asked for that).',
     );
   });
 
   it('says how a run stopped', () => {
-    assert.equal(human.youCancelled(20_000), 'Stopped after 20 s: you cancelled it.');
-    assert.equal(human.youCancelled(undefined), 'Stopped: you cancelled it.');
-    assert.equal(human.ranOutOfTime(300_000), 'Stopped after 5 min: it ran out of time');
-    assert.equal(human.killedBy('SIGTERM', 137), 'Killed by SIGTERM (reported to the agent as exit 137)');
+    assert.equal(human.KILLED_BY_SIGNAL, 'Killed by a signal');
+    assert.equal(human.signalDetail('SIGTERM', 137), 'Signal: SIGTERM (the agent read exit 137)');
+    assert.equal(human.STOPPED_BY_CTRL_C, 'Stopped by you (Ctrl+C)');
+    assert.equal(human.runningFor(3200), 'Running for 3.2 s');
     assert.equal(human.exited(0), 'Finished (exit 0)');
     assert.equal(human.exited(2), 'Failed with exit 2');
     assert.equal(human.agentCommandsNowRunIn('/tmp'), 'Agent commands now run in /tmp.');
+  });
+
+  it('issue 34: notifications get quotes for code spans; result texts lose the agent\'s closing lines and segments', () => {
+    assert.equal(human.plainNotice('Agent Bash: `ls -la`: Finished (exit 0) in 5 ms.'), 'Agent Bash: “ls -la”: Finished (exit 0) in 5 ms.');
+    assert.equal(human.withoutSegments('`rm -rf x` in segment 1 matched deny rule `rm *`'), '`rm -rf x` matched deny rule `rm *`');
+    assert.equal(human.withoutAgentTrailers('partial\n\nCommand aborted'), 'partial\n');
+    assert.equal(human.withoutAgentTrailers('Command cancelled'), '');
+    assert.equal(human.withoutAgentTrailers('out\n\nWall time: 2.10 seconds\n\nCommand timed out after 2 seconds'), 'out\n');
+    assert.equal(human.withoutAgentTrailers('out\n\nWall time: 0.01 seconds\n\nCommand exited with code 1'), 'out\n');
+    // The command's own lines are kept, also one that reads like a notice when more follows it.
+    assert.equal(human.withoutAgentTrailers('Command aborted\nby the test'), 'Command aborted\nby the test');
+    const big = `${'x'.repeat(5000)}\n\nCommand aborted`;
+    assert.equal(human.withoutAgentTrailers(big), `${'x'.repeat(5000)}\n`);
   });
 
   it('formats durations and sizes for people', () => {
@@ -104,7 +117,6 @@ describe('core/humanMessages', () => {
     assert.equal(human.STOPPED.timedOut(2), 'timed out after 2 s');
     assert.equal(human.STOPPED.cancelledBy('Copilot'), 'cancelled by Copilot');
     assert.equal(human.STOPPED.ctrlC, 'stopped with Ctrl+C');
-    assert.equal(human.cancelledBy('claude-code', undefined), 'Stopped: cancelled by claude-code.');
   });
 
   it('names outputs and artifacts by their command, shortened, and time', () => {

@@ -89,7 +89,7 @@ describe('vscode/manageRulesModel', () => {
       command: 'git status && git push origin',
       verdict: 'deny',
       headline: 'Refused: it does not run.',
-      because: '`git push origin` in segment 2 matched deny rule `git push *`. Rule `git push *` is from managed rules (/etc/agent-bash/rules.json).',
+      because: '`git push origin` matched deny rule `git push *`. Rule `git push *` is from managed rules (/etc/agent-bash/rules.json).',
       segments: [
         { text: 'git status', verdict: 'allow', rule: 'git status *' },
         { text: 'git push origin', verdict: 'deny', rule: 'git push *' },

@@ -101,7 +101,7 @@ describe('vscode/rules: conflicts, undo and the Try box (issue 31)', () => {
     const d = decide(analyzer.analyze(command), layers, { cwd: '/w', workspaceRoots: ['/w'] });
     const view = tryView(command, d);
     assert.equal(view.verdict, 'deny');
-    assert.equal(view.because, '`git push --force origin` in segment 1 matched deny rule `git push --force*`. Rule `git push --force*` is from workspace settings.');
+    assert.equal(view.because, '`git push --force origin` matched deny rule `git push --force*`. Rule `git push --force*` is from workspace settings.');
     assert.deepEqual(view.matched, [
       'deny rule `git push --force*` from workspace settings decided (matched `git push --force origin`)',
       'ask rule `git push *` from user settings (matched `git push --force origin`)',
