@@ -12,7 +12,7 @@ import { builtinLayer, ManagedRulesFile, managedRulesPath, MANAGED_RULES_ENV } f
 import { DEFAULT_INTERCEPTOR_RULES } from '../../core/interceptor';
 import type { SandboxSettings } from '../../exec/sandbox/sandboxPolicy';
 import { parseAllowEntry } from '../../exec/sandbox/network/proxyTarget';
-import { DEFAULT_SANDBOX_LIMITS, limitValue } from '../../exec/sandbox/kernel/limits';
+import { DEFAULT_SANDBOX_LIMITS, limitValue, renamedLimit } from '../../exec/sandbox/kernel/limits';
 import type { SavedRules } from '../approvals/approvalDialog';
 
 const SECTION = 'agentBash';
@@ -162,8 +162,8 @@ export function readSandboxSettings(config: vscode.WorkspaceConfiguration = vsco
     sharedCaches: config.get<boolean>('sandbox.caches.shareWithHost') === true,
     limits: {
       processes: limitValue(config.get('sandbox.limits.processes'), DEFAULT_SANDBOX_LIMITS.processes),
-      memoryMiB: limitValue(config.get('sandbox.limits.memoryMiB'), DEFAULT_SANDBOX_LIMITS.memoryMiB),
-      tmpMiB: limitValue(config.get('sandbox.limits.tmpMiB'), DEFAULT_SANDBOX_LIMITS.tmpMiB),
+      memoryMiB: renamedLimit(config.get('sandbox.limits.memory'), config.get('sandbox.limits.memoryMiB'), DEFAULT_SANDBOX_LIMITS.memoryMiB),
+      tmpMiB: renamedLimit(config.get('sandbox.limits.tmpdirSize'), config.get('sandbox.limits.tmpMiB'), DEFAULT_SANDBOX_LIMITS.tmpMiB),
     },
   };
 }

@@ -21,13 +21,22 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = { processes: 512, memoryMiB
 
 export const LIMIT_NAMES = {
   processes: 'agentBash.sandbox.limits.processes',
-  memory: 'agentBash.sandbox.limits.memoryMiB',
-  tmp: 'agentBash.sandbox.limits.tmpMiB',
+  memory: 'agentBash.sandbox.limits.memory',
+  tmp: 'agentBash.sandbox.limits.tmpdirSize',
 } as const;
 
 /** A number setting as a limit: a non-negative integer, else the default. */
 export function limitValue(value: unknown, fallback: number): number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : fallback;
+}
+
+/**
+ * A limit whose setting was renamed: the new name's value unless it is left at the default, then the
+ * old name's (a person's earlier choice keeps working until they set the new one).
+ */
+export function renamedLimit(current: unknown, old: unknown, fallback: number): number {
+  const value = limitValue(current, fallback);
+  return value !== fallback ? value : limitValue(old, fallback);
 }
 
 let sizeSupport: boolean | undefined;

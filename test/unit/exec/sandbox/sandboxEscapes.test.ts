@@ -612,7 +612,7 @@ describe('exec/sandbox: escapes the host judges', function () {
       const r = await make().run({ command: 'dd if=/dev/zero of="$TMPDIR/big" bs=1M count=16 2>&1 | head -1; echo done' });
       assert.match(textOf(r), /No space left on device/, textOf(r));
       assert.deepEqual(r.details.sandbox?.limits, ['tmp']);
-      assert.ok(textOf(r).includes('hit its limit on TMPDIR size (4 MiB, agentBash.sandbox.limits.tmpMiB)'), textOf(r));
+      assert.ok(textOf(r).includes('hit its limit on TMPDIR size (4 MiB, agentBash.sandbox.limits.tmpdirSize)'), textOf(r));
     });
 
     it('processes without a cgroup (an unprivileged user): RLIMIT_NPROC inside the sandbox, named in the result', async function () {
@@ -639,7 +639,7 @@ describe('exec/sandbox: escapes the host judges', function () {
       const mem = await make().run({ command: 'python3 -c "a = bytearray(256 * 1024 * 1024); print(len(a))"; echo "rc=$?"' });
       assert.match(textOf(mem), /^rc=137$/m, textOf(mem));
       assert.deepEqual(mem.details.sandbox?.limits, ['memory']);
-      assert.ok(textOf(mem).includes('memory (64 MiB, agentBash.sandbox.limits.memoryMiB: a process was killed)'), textOf(mem));
+      assert.ok(textOf(mem).includes('memory (64 MiB, agentBash.sandbox.limits.memory: a process was killed)'), textOf(mem));
       // Under the limits, ordinary work is untouched.
       const ok = await make().run({ command: 'python3 -c "a = bytearray(8 * 1024 * 1024); print(len(a))"' });
       assert.equal(textOf(ok).split('\n')[0], String(8 * 1024 * 1024));
