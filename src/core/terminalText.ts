@@ -1,5 +1,6 @@
 // Text Agent Bash itself draws in a terminal (a command's header line, the caller's description):
 // every character it holds is shown, none is obeyed.
+import { OUTSIDE_SANDBOX_MARK } from './history';
 import { refusalSentence } from './humanMessages';
 import { findViolations } from './sandboxRefusals';
 
@@ -37,4 +38,14 @@ export function statusWithRefusal(words: string, run: { sandboxed: boolean; exit
   if (!run.sandboxed || run.exitCode === 0) return words;
   const refused = findViolations(run.output);
   return refused.paths.length || refused.hosts.length ? `${words} · ${refusalSentence(refused)}` : words;
+}
+
+/**
+ * A command's status line in its terminal: how it ended (with what the sandbox refused), and
+ * `outside the sandbox` where a sandbox exists but did not hold this command (the caller asked for
+ * `off`, or it could not start here), as its History row says. `level` undefined: no sandbox at all.
+ */
+export function terminalStatusLine(words: string, run: { level: string | undefined; exitCode: number | null; output: string }): string {
+  const line = statusWithRefusal(words, { sandboxed: run.level === 'sandboxed', exitCode: run.exitCode, output: run.output });
+  return run.level === undefined || run.level === 'sandboxed' ? line : `${line} · ${OUTSIDE_SANDBOX_MARK}`;
 }

@@ -6,7 +6,7 @@
 import type { ReadOnlyLine } from '../../core/policy/readerClass';
 import type * as vscode from 'vscode';
 import { STOPPED } from '../../core/humanMessages';
-import { statusWithRefusal } from '../../core/terminalText';
+import { terminalStatusLine } from '../../core/terminalText';
 import { policyCommandLine } from '../../core/policy/terminalCommandLine';
 import { BridgeProcess, type CommandProcess } from '../../exec/bridgeProcess';
 import { SessionCall } from '../../exec/sessionCall';
@@ -102,7 +102,8 @@ export class CommandTerminal implements TerminalHandle {
     void this.process.exited.then((status) => {
       const words = status.signal && this.stoppedBecause ? this.stoppedBecause : exitWords(status);
       const output = this.process.level === 'sandboxed' && status.exitCode !== 0 ? this.process.output().output : '';
-      this.region.end(statusWithRefusal(words, { sandboxed: this.process.level === 'sandboxed', exitCode: status.exitCode, output }), status.exitCode === 0);
+      const level = opts.sandbox ? this.process.level : undefined;
+      this.region.end(terminalStatusLine(words, { level, exitCode: status.exitCode, output }), status.exitCode === 0);
     });
   }
 

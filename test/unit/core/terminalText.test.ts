@@ -1,6 +1,6 @@
 // What Agent Bash draws of its own in a terminal shows every character and obeys none.
 import * as assert from 'node:assert/strict';
-import { headerDescription, oneLine, statusWithRefusal, visible } from '../../../src/core/terminalText';
+import { headerDescription, oneLine, statusWithRefusal, terminalStatusLine, visible } from '../../../src/core/terminalText';
 
 describe('core/terminalText: header lines show what they hold', () => {
   it('escape sequences, bells and bidirectional overrides are shown, not obeyed', () => {
@@ -33,5 +33,14 @@ describe('core/terminalText: header lines show what they hold', () => {
     assert.equal(statusWithRefusal('exit code 0', { sandboxed: true, exitCode: 0, output }), 'exit code 0');
     assert.equal(statusWithRefusal('exit code 2', { sandboxed: true, exitCode: 2, output: 'ls: cannot access x\n' }), 'exit code 2');
     assert.equal(statusWithRefusal('stopped with Ctrl+C', { sandboxed: true, exitCode: null, output }), 'stopped with Ctrl+C · The sandbox kept this command from writing /tmp/out/x.txt.');
+  });
+
+  it('a command a sandbox did not hold says so on its status line; no sandbox at all, or a sandboxed one, adds nothing', () => {
+    const output = "/bin/bash: line 1: /tmp/out/x.txt: Read-only file system\n";
+    assert.equal(terminalStatusLine('exit code 0', { level: 'contained', exitCode: 0, output: '' }), 'exit code 0 · outside the sandbox');
+    assert.equal(terminalStatusLine('stopped with Ctrl+C', { level: 'plain', exitCode: null, output: '' }), 'stopped with Ctrl+C · outside the sandbox');
+    assert.equal(terminalStatusLine('exit code 0', { level: 'sandboxed', exitCode: 0, output: '' }), 'exit code 0');
+    assert.equal(terminalStatusLine('exit code 1', { level: 'sandboxed', exitCode: 1, output }), 'exit code 1 · The sandbox kept this command from writing /tmp/out/x.txt.');
+    assert.equal(terminalStatusLine('exit code 1', { level: undefined, exitCode: 1, output }), 'exit code 1');
   });
 });
