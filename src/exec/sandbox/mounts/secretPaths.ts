@@ -19,6 +19,8 @@ export const SECRET_HOME_PATTERNS = [
   '.aws', '.azure', '.config/gcloud', '.config/doctl', '.oci', '.config/hcloud', '.config/linode-cli', '.config/scw', '.s3cfg', '.boto',
   '.config/rclone', '.terraform.d/credentials.tfrc.json', '.vault-token', '.config/heroku', '.fly', '.config/netlify', '.vercel', '.config/vercel',
   '.wrangler', '.config/op', '.config/stripe',
+  // Model hubs (the home's .cache is bound into a sandbox's home: its token files are not).
+  '.cache/huggingface/token', '.cache/huggingface/stored_tokens', '.huggingface',
   // Coding agents and assistants.
   '.config/github-copilot', '.claude*', '.config/claude*', '.codex', '.gemini', '.config/gemini*', '.cursor', '.aider*', '.continue', '.codeium',
   '.config/openai', '.anthropic', '.config/anthropic', '.local/share/opencode', '.config/opencode',

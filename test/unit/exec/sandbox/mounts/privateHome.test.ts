@@ -39,12 +39,15 @@ describe('exec/sandbox/mounts: the private home', function () {
   it('no listed path is or holds a credential store (each would be bound whole)', () => {
     for (const rel of HOME_VISIBLE_PATHS) {
       assert.equal(insideSecret(rel), false, rel);
-      // `.config/git` holds `credentials`: it is bound entry by entry.
-      if (rel !== '.config/git') assert.equal(holdsSecret(rel), false, rel);
+      // `.config/git` holds `credentials`, `.cache` a model hub's token: each is bound entry by entry.
+      if (rel !== '.config/git' && rel !== '.cache') assert.equal(holdsSecret(rel), false, rel);
     }
     for (const pattern of SECRET_HOME_PATTERNS) assert.equal(insideSecret(pattern.replace(/\*/g, 'x')), true, pattern);
     assert.equal(insideSecret('.env.local'), true);
     assert.equal(holdsSecret('.config'), true);
+    assert.equal(holdsSecret('.cache'), true);
+    assert.equal(insideSecret('.cache/huggingface/token'), true);
+    assert.equal(insideSecret('.cache/pip'), false);
     assert.equal(holdsSecret('.config/Code - OSS/User'), true);
   });
 
@@ -98,7 +101,7 @@ describe('exec/sandbox/mounts: the private home', function () {
       const command = [
         'touch started',
         'while [ ! -e go ]; do sleep 0.02; done',
-        'for f in ~/.aws/credentials ~/.config/gh/hosts.yml ~/.docker/config.json ~/.npmrc ~/.netrc ~/.ssh/id_ed25519 ~/.config/git/credentials ~/.cargo/credentials.toml; do cat "$f" 2>/dev/null && echo "SAW $f"; done',
+        'for f in ~/.aws/credentials ~/.config/gh/hosts.yml ~/.docker/config.json ~/.npmrc ~/.netrc ~/.ssh/id_ed25519 ~/.config/git/credentials ~/.cargo/credentials.toml ~/.cache/huggingface/token; do cat "$f" 2>/dev/null && echo "SAW $f"; done',
         'cat ~/.gitconfig',
         'ls ~/projects',
         'echo end',
@@ -106,7 +109,7 @@ describe('exec/sandbox/mounts: the private home', function () {
       const run = executor.run({ command, cwd: ws, timeoutMs: 60_000, sink, ...(sessionKey ? { sessionKey } : {}) });
       for (let i = 0; i < 1200 && !existsSync(path.join(ws, 'started')); i++) await new Promise((r) => setTimeout(r, 25));
       assert.ok(existsSync(path.join(ws, 'started')), 'the command started');
-      for (const rel of ['.aws/credentials', '.config/gh/hosts.yml', '.docker/config.json', '.npmrc', '.netrc', '.ssh/id_ed25519', '.config/git/credentials', '.cargo/credentials.toml']) mk(rel, 'SECRET-MID-COMMAND\n');
+      for (const rel of ['.aws/credentials', '.config/gh/hosts.yml', '.docker/config.json', '.npmrc', '.netrc', '.ssh/id_ed25519', '.config/git/credentials', '.cargo/credentials.toml', '.cache/huggingface/token']) mk(rel, 'SECRET-MID-COMMAND\n');
       writeFileSync(path.join(ws, 'go'), '');
       const r = await run;
       assert.equal(r.exitCode, 0, sink.text());
@@ -117,6 +120,7 @@ describe('exec/sandbox/mounts: the private home', function () {
       mk('.gitconfig', '[user]\n\tname = seen\n');
       mk('.cargo/bin');
       mk('.config/git/ignore', '*.log\n');
+      mk('.cache/huggingface/hub');
       const executor = new LocalShellExecutor({ persistent: false, shellArgs: ['-c'], sandbox: runtime, baseEnv: { ...process.env, HOME: home } });
       try {
         const out = await secretsMidCommand(executor);
