@@ -278,8 +278,6 @@ function checkNode(node: SyntaxNode, src: string, parent: string): string | unde
 export interface ShapeCheck {
   /** The first construct outside the whitelist, if any. */
   construct?: string;
-  /** The tree is deeper than MAX_TREE_DEPTH: nothing else was checked. */
-  tooDeep: boolean;
   /** The deadline passed before every node was checked. */
   tooSlow?: boolean;
 }
@@ -300,7 +298,7 @@ export function checkShapes(root: SyntaxNode, src: string, deadline = Infinity):
   const stack: Array<{ node: SyntaxNode; depth: number; parent: string }> = [{ node: root, depth: 0, parent: '' }];
   while (stack.length > 0) {
     const { node, depth, parent } = stack.pop() as { node: SyntaxNode; depth: number; parent: string };
-    if (++nodes % NODES_PER_CLOCK_CHECK === 0 && cpuNow() > deadline) return { tooDeep: false, tooSlow: true };
+    if (++nodes % NODES_PER_CLOCK_CHECK === 0 && cpuNow() > deadline) return { tooSlow: true };
     const type = node.type;
     if (quietBelow >= 0 && depth <= quietBelow) quietBelow = -1;
     if (construct === undefined && quietBelow < 0 && node.isNamed && !CERTAIN.has(type)) {
@@ -310,5 +308,5 @@ export function checkShapes(root: SyntaxNode, src: string, deadline = Infinity):
     const children = node.children;
     for (let k = children.length - 1; k >= 0; k--) stack.push({ node: children[k], depth: depth + 1, parent: type });
   }
-  return construct === undefined ? { tooDeep: false } : { construct, tooDeep: false };
+  return construct === undefined ? {} : { construct };
 }
