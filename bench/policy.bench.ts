@@ -11,6 +11,8 @@ import { createShellAnalyzer, MAX_COMMAND_BYTES } from '../src/core/policy/shell
 import { cpuClockSource, cpuNow } from '../src/core/policy/cpuClock';
 
 const TARGET_US = 200;
+/** The cached path (issue 35): the analysis comes from the cache, only the rules and floors run. */
+const CACHED_TARGET_US = 50;
 const ITERATIONS = 5000;
 const WARMUP = 500;
 
@@ -157,6 +159,6 @@ export async function run(): Promise<BenchRow[]> {
     { name: 'decide, 1,000 pathological rules, commands ≤ 64 KiB, median', value: round(median(worst) / 1000), unit: 'ms', target: '', met: '' },
     { name: 'decide, 200 rules, fresh parse, median', value: round(m), unit: 'µs', target: `< ${TARGET_US} µs`, met: m < TARGET_US ? 'yes' : 'no' },
     { name: 'decide, 200 rules, fresh parse, p95', value: round(p95(fresh)), unit: 'µs', target: '', met: '' },
-    { name: 'decide, 200 rules, cached analysis, median', value: round(median(cached)), unit: 'µs', target: `< ${TARGET_US} µs`, met: median(cached) < TARGET_US ? 'yes' : 'no' },
+    { name: 'decide, 200 rules, cached analysis, median', value: round(median(cached)), unit: 'µs', target: `< ${CACHED_TARGET_US} µs`, met: median(cached) < CACHED_TARGET_US ? 'yes' : 'no' },
   ];
 }

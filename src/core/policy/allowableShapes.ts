@@ -5,14 +5,13 @@
 // Anything else (arithmetic fed by names, indirect or substring expansion, function definitions,
 // `case`, redirects hung on a compound command, …) is named and keeps the command at prompt.
 //
-// The walk is iterative over a tree cursor and also measures the depth, so 5,000 nested `{ }` make
-// a clear "too deep" answer instead of overflowing the JavaScript stack in the recursive analysis.
-import type TreeSitter = require('web-tree-sitter');
+// The walk is iterative; the copy of the tree it reads (syntaxMirror.ts) measures the depth, so
+// 5,000 nested `{ }` make a clear "too deep" answer instead of overflowing the JavaScript stack in
+// the recursive analysis.
 import { cpuNow } from './cpuClock';
 import { isSensitiveVariable } from './sensitiveVariables';
 import { globs } from './wordExpansion';
-
-type SyntaxNode = TreeSitter.Node;
+import type { SyntaxNode } from './syntaxMirror';
 
 /** Deeper trees are not walked at all: the analysis is recursive. */
 export const MAX_TREE_DEPTH = 256;
@@ -279,8 +278,6 @@ function checkNode(node: SyntaxNode, src: string, parent: string): string | unde
 export interface ShapeCheck {
   /** The first construct outside the whitelist, if any. */
   construct?: string;
-  /** The tree is deeper than MAX_TREE_DEPTH: nothing else was checked. */
-  tooDeep: boolean;
   /** The deadline passed before every node was checked. */
   tooSlow?: boolean;
 }
@@ -288,36 +285,28 @@ export interface ShapeCheck {
 /** Nodes checked between two looks at the clock. */
 const NODES_PER_CLOCK_CHECK = 256;
 
-/** Checks every named node of the tree, iteratively, and stops at the first problem (or the deadline). */
+/**
+ * Checks every named node of the tree (copied by syntaxMirror.ts, which has already refused a tree
+ * deeper than MAX_TREE_DEPTH), depth first in source order, iteratively; the first problem is kept
+ * (the walk goes on only to watch the deadline).
+ */
 export function checkShapes(root: SyntaxNode, src: string, deadline = Infinity): ShapeCheck {
-  const cursor = root.walk();
-  try {
-    const parents: string[] = [];
-    let construct: string | undefined;
-    // Inside a numeric `$(( ))` (judged on its text) the expression nodes need no second look.
-    let quietBelow = -1;
-    let nodes = 0;
-    for (;;) {
-      if (++nodes % NODES_PER_CLOCK_CHECK === 0 && cpuNow() > deadline) return { tooDeep: false, tooSlow: true };
-      const type = cursor.nodeType;
-      const depth = parents.length;
-      if (quietBelow >= 0 && depth <= quietBelow) quietBelow = -1;
-      if (construct === undefined && quietBelow < 0 && cursor.nodeIsNamed && !CERTAIN.has(type)) {
-        construct = checkNode(cursor.currentNode, src, parents[depth - 1] ?? '');
-        if (construct === undefined && type === 'arithmetic_expansion') quietBelow = depth;
-      }
-      if (cursor.gotoFirstChild()) {
-        parents.push(type);
-        if (parents.length > MAX_TREE_DEPTH) return { tooDeep: true };
-        continue;
-      }
-      for (;;) {
-        if (cursor.gotoNextSibling()) break;
-        if (!cursor.gotoParent()) return construct === undefined ? { tooDeep: false } : { construct, tooDeep: false };
-        parents.pop();
-      }
+  let construct: string | undefined;
+  // Inside a numeric `$(( ))` (judged on its text) the expression nodes need no second look.
+  let quietBelow = -1;
+  let nodes = 0;
+  const stack: Array<{ node: SyntaxNode; depth: number; parent: string }> = [{ node: root, depth: 0, parent: '' }];
+  while (stack.length > 0) {
+    const { node, depth, parent } = stack.pop() as { node: SyntaxNode; depth: number; parent: string };
+    if (++nodes % NODES_PER_CLOCK_CHECK === 0 && cpuNow() > deadline) return { tooSlow: true };
+    const type = node.type;
+    if (quietBelow >= 0 && depth <= quietBelow) quietBelow = -1;
+    if (construct === undefined && quietBelow < 0 && node.isNamed && !CERTAIN.has(type)) {
+      construct = checkNode(node, src, parent);
+      if (construct === undefined && type === 'arithmetic_expansion') quietBelow = depth;
     }
-  } finally {
-    cursor.delete();
+    const children = node.children;
+    for (let k = children.length - 1; k >= 0; k--) stack.push({ node: children[k], depth: depth + 1, parent: type });
   }
+  return construct === undefined ? {} : { construct };
 }

@@ -27,6 +27,8 @@ export const GIT_REPOSITORY = {
 
 /** The real path of `p`, or `p` resolved where it cannot be had (absent, a loop). */
 export function real(p: string): string {
+  // A missing path costs no exception (realpath's throw is the slow part); realpath fails there too.
+  if (!fs.existsSync(p)) return path.resolve(p);
   try {
     return fs.realpathSync.native(p);
   } catch {

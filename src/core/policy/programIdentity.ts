@@ -52,6 +52,8 @@ const BUILTINS: ReadonlySet<string> = new Set(
 );
 
 function real(p: string): string {
+  // A missing path costs no exception (realpath's throw is the slow part); realpath fails there too.
+  if (!fs.existsSync(p)) return p;
   try {
     return fs.realpathSync.native(p);
   } catch {

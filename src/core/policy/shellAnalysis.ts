@@ -19,7 +19,8 @@ import { envPrefixRisk, prefixAssignmentsThatMatter } from './sensitiveVariables
 import { findVariableChange } from './variableWrites';
 import { cpuNow } from './cpuClock';
 
-type SyntaxNode = TreeSitter.Node;
+import { mirrorTree, type SyntaxNode } from './syntaxMirror';
+import { MAX_TREE_DEPTH } from './allowableShapes';
 const { Language, Parser } = TreeSitter;
 
 export const PARSER_WASM = 'web-tree-sitter.wasm';
@@ -399,7 +400,7 @@ function firstExpansionLength(w: Walk, p: TreeSitter.Parser, head: string, text:
   }
   try {
     if (!anyway && tree.rootNode.hasError) return undefined;
-    const find = (node: SyntaxNode): SyntaxNode | undefined => {
+    const find = (node: TreeSitter.Node): TreeSitter.Node | undefined => {
       if (node.type === 'heredoc_body') return node;
       for (const child of node.namedChildren) {
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- see walkMissedExpansions
@@ -737,7 +738,7 @@ function analyzePayload(w: Walk, outer: Segment, kind: string, text: string): vo
 
 let parser: TreeSitter.Parser | undefined;
 
-function firstError(node: SyntaxNode): number {
+function firstError(node: TreeSitter.Node): number {
   if (node.isError || node.isMissing) return node.startIndex;
   for (const child of node.children) {
     if (child.hasError) return firstError(child);
@@ -771,19 +772,26 @@ function runWalk(text: string, depth: number, deadline: number): Walk {
     return w;
   }
   try {
-    const root = tree.rootNode;
-    // Depth first: the walks below recurse, and a tree this deep is not worth reading anyway.
+    const tsRoot = tree.rootNode;
+    // One copy of the tree for the three walks (syntaxMirror.ts). Depth first: the walks below
+    // recurse, and a tree this deep is not worth reading anyway.
+    const mirrored = mirrorTree(tsRoot, text, MAX_TREE_DEPTH, deadline);
+    if (mirrored.tooSlow) {
+      markUncertain(w, UNCERTAIN.deadline);
+      return w;
+    }
+    if (mirrored.tooDeep) {
+      markUncertain(w, UNCERTAIN.treeTooDeep);
+      return w;
+    }
+    const root = mirrored.root;
     const shapes = checkShapes(root, text, deadline);
     if (shapes.tooSlow) {
       markUncertain(w, UNCERTAIN.deadline);
       return w;
     }
-    if (shapes.tooDeep) {
-      markUncertain(w, UNCERTAIN.treeTooDeep);
-      return w;
-    }
     if (shapes.construct !== undefined && w.construct === undefined) w.construct = shapes.construct;
-    if (root.hasError) markUncertain(w, UNCERTAIN.syntax(firstError(root)));
+    if (tsRoot.hasError) markUncertain(w, UNCERTAIN.syntax(firstError(tsRoot)));
     visit(root, w, FRESH);
     // A change to a variable that decides what runs is named before any other construct.
     const change = findVariableChange(root, text, w.segments, () => tick(w));

@@ -112,6 +112,8 @@ function walkRoots(seg: Segment, cwd: string, directoryOperandsOnly: boolean): s
 }
 
 function realOrUndefined(p: string): string | undefined {
+  // A missing path costs no exception (realpath's throw is the slow part); realpath fails there too.
+  if (!fs.existsSync(p)) return undefined;
   try {
     return fs.realpathSync.native(p);
   } catch {

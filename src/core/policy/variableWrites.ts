@@ -6,12 +6,10 @@
 // sensitive variable (sensitiveVariables.ts), a name known only at run time, a nameref, or an option
 // that turns later words into environment settings (`set -k`, `set -a`) is reported with the
 // variable and the form, and the command asks.
-import type TreeSitter = require('web-tree-sitter');
 import type { Segment } from './policyContracts';
 import { isParsingLocaleName, localeCharsetReason } from './localeCharset';
 import { assignedName, isSensitiveVariable, parsesAsUtf8, VARIABLE_REASON } from './sensitiveVariables';
-
-type SyntaxNode = TreeSitter.Node;
+import type { SyntaxNode } from './syntaxMirror';
 
 /**
  * bash's own integer variables: a value assigned to one of them, in any form (`=`, `+=`, `read`,
