@@ -47,6 +47,7 @@ import { resolveShell } from './vscode/terminals/shellSettings';
 import { VsCodeClientBridge } from './vscode/terminals/clientBridge';
 import { LoginEnvironment } from './exec/loginEnvironment';
 import { getShellConfig } from './exec/shellConfig';
+import { pipelineSandbox } from './exec/sandbox/pipelineSandbox';
 
 export type { AgentBashApi } from './vscode/api';
 
@@ -149,7 +150,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     },
     bridgePollIntervalMs: 250,
     environment: direnvStage(() => settings.current().direnv, processEnv, sandbox),
-    sandbox: { levelFor: (off) => sandbox.levelFor(off), autoApprove: () => settings.sandbox().autoApprove, watch: () => sandbox.watch(), readOnly: (off) => sandbox.readOnly(off) },
+    sandbox: pipelineSandbox(sandbox, () => settings.sandbox().autoApprove),
   });
   const commandLog = new CommandLog(log);
   const tracked = commandLog.wrap(pipeline);
@@ -166,7 +167,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     workspaceCwd: () => cwd.get(),
     workspaceRoots,
     processEnv,
-    sandbox: { levelFor: (off) => sandbox.levelFor(off), autoApprove: () => settings.sandbox().autoApprove, watch: () => sandbox.watch(), readOnly: (off) => sandbox.readOnly(off) },
+    sandbox: pipelineSandbox(sandbox, () => settings.sandbox().autoApprove),
   };
 
   const jobsStatus = new JobsStatusItem(jobs);

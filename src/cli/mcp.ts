@@ -23,6 +23,7 @@ import { DEFAULT_MCP_RESULT_CHARS } from '../mcp/resultCap';
 import { parseCliArgs, readCliRuleLayers, resolveCwdOption, RULE_LAYER_FLAGS, RULE_LAYER_USAGE, RULE_LAYER_VALUES, UsageError } from './cliArgs';
 import { startCliProcesses, type CliProcesses } from './cliProcesses';
 import { cliSettings, EXIT_USAGE, SANDBOX_OPTIONS, SANDBOX_USAGE, sandboxSettingsOf } from './run';
+import { pipelineSandbox } from '../exec/sandbox/pipelineSandbox';
 
 export const MCP_USAGE = `usage: agent-bash mcp ${RULE_LAYER_USAGE} [--cwd DIR] [--yes] [--allow-unsandboxed] [--max-result-chars N] [--max-line-bytes N] ${SANDBOX_USAGE}`;
 export const MCP_CLI_VERSION = '0.1.0';
@@ -140,7 +141,7 @@ export async function mcpMain(args: string[]): Promise<number> {
           workspaceRoots: () => [cwd],
           sessionId,
           environment: direnvStage(() => settings.direnv, undefined, sandbox),
-          sandbox: { levelFor: (off) => sandbox.levelFor(off), autoApprove: () => false, watch: () => sandbox.watch(), readOnly: (off) => sandbox.readOnly(off) },
+          sandbox: pipelineSandbox(sandbox, () => false),
         });
       })().then(resolve, reject);
     });

@@ -22,6 +22,7 @@ import { parseAllowEntry } from '../exec/sandbox/network/proxyTarget';
 import { CLI_MESSAGES, parseCliArgs, readCliRuleLayers, resolveCwdOption, RULE_LAYER_FLAGS, RULE_LAYER_USAGE, RULE_LAYER_VALUES, UsageError, type ParsedArgs } from './cliArgs';
 import { pruneRunArtifacts, runArtifactDir } from './runArtifacts';
 import { TtyPtyExecutor } from './ttyPty';
+import { pipelineSandbox } from '../exec/sandbox/pipelineSandbox';
 
 export const RUN_USAGE =
   `usage: agent-bash run ${RULE_LAYER_USAGE} [--cwd DIR] [--timeout S] [--pty] [--yes] [--max-line-bytes N] [--sandbox auto|on|off] [--allow-write DIR]... [--allow-domain HOST]... -- COMMAND`;
@@ -186,7 +187,7 @@ export async function runMain(args: string[]): Promise<number> {
       workspaceRoots: () => [cwd],
       sessionId,
       environment: direnvStage(() => settings.direnv, undefined, sandbox),
-      sandbox: { levelFor: (off) => sandbox.levelFor(off), autoApprove: () => false, watch: () => sandbox.watch(), readOnly: (off) => sandbox.readOnly(off) },
+      sandbox: pipelineSandbox(sandbox, () => false),
     });
     const input: Record<string, unknown> = { command: parsed.command };
     if (parsed.timeout !== undefined) input.timeout = parsed.timeout;
