@@ -52,6 +52,8 @@ export function explainJson(d: PolicyDecision, sandboxed = false, command = '', 
     // The layer of the deciding rule (`builtin`, `managed`, `user`, `workspace`, `folder`, `file`) and where it was read.
     layer: (d.rule && d.layer) ?? null,
     layerSource: (d.rule && d.layerSource) ?? null,
+    // What decided, as a stable code: rule, critical, uncertain, opaque, redirect, external_directory, default, unreadable_rules.
+    kind: d.kind,
     reason: d.reason,
     // The decision as a person reads it (the sentence Explain Policy Decision opens with).
     summary: decisionSentence(command, d),
@@ -59,6 +61,11 @@ export function explainJson(d: PolicyDecision, sandboxed = false, command = '', 
       text: s.segment.text,
       argv: s.segment.argv,
       decision: s.decision,
+      // Each command of the line with its own deciding rule (and layer), code and reason.
+      rule: s.rule,
+      layer: (s.rule && s.layer) ?? null,
+      kind: s.kind ?? null,
+      reason: s.reason ?? null,
       opaque: s.segment.opaque,
       redirects: s.segment.redirects,
     })),

@@ -46,11 +46,32 @@ describe('cli/explain', () => {
       rule: { match: 'git status*', approval: 'allow' },
       layer: 'file',
       layerSource: rulesFile,
+      kind: 'rule',
       reason: 'every segment matched an allow rule: `git status*`, `ls *`',
       summary: 'Agent Bash would run it without asking, because allow rules cover each of its 2 commands.',
       segments: [
-        { text: 'git status', argv: ['git', 'status'], decision: 'allow', opaque: false, redirects: [] },
-        { text: 'ls -la', argv: ['ls', '-la'], decision: 'allow', opaque: false, redirects: [] },
+        {
+          text: 'git status',
+          argv: ['git', 'status'],
+          decision: 'allow',
+          rule: { match: 'git status*', approval: 'allow' },
+          layer: 'file',
+          kind: 'rule',
+          reason: '`git status` in segment 1 matched allow rule `git status*`',
+          opaque: false,
+          redirects: [],
+        },
+        {
+          text: 'ls -la',
+          argv: ['ls', '-la'],
+          decision: 'allow',
+          rule: { match: 'ls *', approval: 'allow' },
+          layer: 'file',
+          kind: 'rule',
+          reason: '`ls -la` in segment 2 matched allow rule `ls *`',
+          opaque: false,
+          redirects: [],
+        },
       ],
       uncertain: false,
       // `run` would sandbox it exactly where bubblewrap works here.
@@ -96,6 +117,15 @@ describe('cli/explain', () => {
     assert.equal(out.reason, '`rm -rf build` in segment 2 matched deny rule `rm *`');
     assert.equal(out.summary, `Agent Bash would refuse it, because the deny rule \`rm *\` in ${rulesFile} matches \`sudo /bin/rm -rf build\`.`);
     assert.deepEqual(out.segments[1].argv, ['rm', '-rf', 'build']);
+    // Each command of the line keeps its own rule, layer, code and reason (not only the deciding one).
+    assert.equal(out.kind, 'rule');
+    assert.deepEqual(
+      out.segments.map((s: Record<string, unknown>) => [s.rule, s.layer, s.kind, s.reason]),
+      [
+        [{ match: 'ls *', approval: 'allow' }, 'file', 'rule', '`ls` in segment 1 matched allow rule `ls *`'],
+        [{ match: 'rm *', approval: 'deny' }, 'file', 'rule', '`rm -rf build` in segment 2 matched deny rule `rm *`'],
+      ],
+    );
   });
 
   it('shows redirects, opaque segments and uncertainty', () => {
