@@ -1,6 +1,6 @@
 // Text Agent Bash itself draws in a terminal (a command's header line, the caller's description):
 // every character it holds is shown, none is obeyed.
-import { OUTSIDE_SANDBOX_MARK } from './history';
+import { OUTSIDE_SANDBOX_MARK, READ_ONLY_MARKS } from './history';
 import { refusalSentence } from './humanMessages';
 import { findViolations } from './sandboxRefusals';
 
@@ -43,9 +43,13 @@ export function statusWithRefusal(words: string, run: { sandboxed: boolean; exit
 /**
  * A command's status line in its terminal: how it ended (with what the sandbox refused), and
  * `outside the sandbox` where a sandbox exists but did not hold this command (the caller asked for
- * `off`, or it could not start here), as its History row says. `level` undefined: no sandbox at all.
+ * `off`, or it could not start here), or `read-only` for a read the fence held, as its History row
+ * says. `level` undefined: no sandbox at all.
  */
-export function terminalStatusLine(words: string, run: { level: string | undefined; exitCode: number | null; output: string }): string {
+export function terminalStatusLine(words: string, run: { level: string | undefined; exitCode: number | null; output: string; fenced?: boolean }): string {
   const line = statusWithRefusal(words, { sandboxed: run.level === 'sandboxed', exitCode: run.exitCode, output: run.output });
-  return run.level === undefined || run.level === 'sandboxed' ? line : `${line} · ${OUTSIDE_SANDBOX_MARK}`;
+  if (run.level === undefined) return line;
+  if (run.level !== 'sandboxed') return `${line} · ${OUTSIDE_SANDBOX_MARK}`;
+  // An auto-approved read ran under the read-only fence (it never runs unfenced: sandboxRuntime.ts).
+  return run.fenced === true ? `${line} · ${READ_ONLY_MARKS.enforced}` : line;
 }

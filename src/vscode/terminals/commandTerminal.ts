@@ -103,7 +103,8 @@ export class CommandTerminal implements TerminalHandle {
       const words = status.signal && this.stoppedBecause ? this.stoppedBecause : exitWords(status);
       const output = this.process.level === 'sandboxed' && status.exitCode !== 0 ? this.process.output().output : '';
       const level = opts.sandbox ? this.process.level : undefined;
-      this.region.end(terminalStatusLine(words, { level, exitCode: status.exitCode, output }), status.exitCode === 0);
+      const fenced = (opts.readOnly ?? opts.session?.readOnly) !== undefined;
+      this.region.end(terminalStatusLine(words, { level, exitCode: status.exitCode, output, fenced }), status.exitCode === 0);
     });
   }
 

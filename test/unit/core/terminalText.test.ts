@@ -42,5 +42,8 @@ describe('core/terminalText: header lines show what they hold', () => {
     assert.equal(terminalStatusLine('exit code 0', { level: 'sandboxed', exitCode: 0, output: '' }), 'exit code 0');
     assert.equal(terminalStatusLine('exit code 1', { level: 'sandboxed', exitCode: 1, output }), 'exit code 1 · The sandbox kept this command from writing /tmp/out/x.txt.');
     assert.equal(terminalStatusLine('exit code 1', { level: undefined, exitCode: 1, output }), 'exit code 1');
+    // A read the fence held says so; a fenced line outside the sandbox cannot be (it never runs unfenced).
+    assert.equal(terminalStatusLine('exit code 0', { level: 'sandboxed', exitCode: 0, output: '', fenced: true }), 'exit code 0 · read-only');
+    assert.equal(terminalStatusLine('exit code 0', { level: 'sandboxed', exitCode: 0, output: '', fenced: false }), 'exit code 0');
   });
 });
