@@ -21,6 +21,8 @@ export const SECRET_HOME_PATTERNS = [
   '.wrangler', '.config/op', '.config/stripe',
   // Model hubs (the home's .cache is bound into a sandbox's home: its token files are not).
   '.cache/huggingface/token', '.cache/huggingface/stored_tokens', '.huggingface',
+  // Language registries' upload and login tokens inside toolchain folders the sandbox's home shows.
+  '.julia/servers/*/auth.toml', '.pub-cache/credentials.json', '.config/dart', '.stack/upload',
   // Coding agents and assistants.
   '.config/github-copilot', '.claude*', '.config/claude*', '.codex', '.gemini', '.config/gemini*', '.cursor', '.aider*', '.continue', '.codeium',
   '.config/openai', '.anthropic', '.config/anthropic', '.local/share/opencode', '.config/opencode',

@@ -39,8 +39,9 @@ describe('exec/sandbox/mounts: the private home', function () {
   it('no listed path is or holds a credential store (each would be bound whole)', () => {
     for (const rel of HOME_VISIBLE_PATHS) {
       assert.equal(insideSecret(rel), false, rel);
-      // `.config/git` holds `credentials`, `.cache` a model hub's token: each is bound entry by entry.
-      if (rel !== '.config/git' && rel !== '.cache') assert.equal(holdsSecret(rel), false, rel);
+      // `.config/git` holds `credentials`, `.cache` a model hub's token, the Julia, Dart and Stack
+      // folders their registries' tokens: each is bound entry by entry.
+      if (!['.config/git', '.cache', '.julia', '.pub-cache', '.stack'].includes(rel)) assert.equal(holdsSecret(rel), false, rel);
     }
     for (const pattern of SECRET_HOME_PATTERNS) assert.equal(insideSecret(pattern.replace(/\*/g, 'x')), true, pattern);
     assert.equal(insideSecret('.env.local'), true);
@@ -48,6 +49,8 @@ describe('exec/sandbox/mounts: the private home', function () {
     assert.equal(holdsSecret('.cache'), true);
     assert.equal(insideSecret('.cache/huggingface/token'), true);
     assert.equal(insideSecret('.cache/pip'), false);
+    assert.equal(insideSecret('.julia/servers/pkg.julialang.org/auth.toml'), true);
+    assert.equal(insideSecret('.julia/packages'), false);
     assert.equal(holdsSecret('.config/Code - OSS/User'), true);
   });
 
