@@ -9,6 +9,7 @@
 // file found must itself lie, resolved, in such a place.
 import { accessSync, constants, lstatSync, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
+import { within } from './pathWithin';
 
 /** The usual system folders (callers that search past PATH add them, under the same rules). */
 export const SYSTEM_BIN_DIRS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
@@ -41,8 +42,6 @@ function untrustedFolders(): string[] {
   }
   return [...out];
 }
-
-const inside = (p: string, dir: string): boolean => p === dir || p.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
 
 const uid = (): number | undefined => process.getuid?.();
 
@@ -88,7 +87,7 @@ export function trustedSearchPath(pathVar: string | undefined): string[] {
       continue;
     }
     if (out.includes(real)) continue;
-    if (untrusted.some((u) => inside(entry, u) || inside(real, u))) continue;
+    if (untrusted.some((u) => within(entry, u) || within(real, u))) continue;
     if (!trustedChain(real)) continue;
     out.push(real);
   }
@@ -117,7 +116,7 @@ export function hostProgram(name: string, pathVar: string | undefined = process.
       accessSync(candidate, constants.X_OK);
       const real = realpathSync(candidate);
       // A link in a trusted folder to a file a command may write (`npm link`) is no trusted program.
-      if (untrusted.some((u) => inside(real, u)) || !trustedChain(real)) continue;
+      if (untrusted.some((u) => within(real, u)) || !trustedChain(real)) continue;
       if (!statSync(real).isFile()) continue;
       found = candidate;
       break;

@@ -17,11 +17,12 @@
 // writable), so a background job that swaps a folder for a symlink between that check and the
 // rename can only point it at what the sandbox may change anyway.
 import { spawnSync } from 'node:child_process';
-import { lstatSync, readdirSync, realpathSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { gitSensitivePaths } from './protectedMounts';
 import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/protectedPaths';
 import { hostProgram } from '../../hostPrograms';
+import { within, realOrUndefined } from '../../pathWithin';
 
 /** The suffix of what was moved aside. */
 export const BLOCKED_SUFFIX = '.agent-bash-blocked';
@@ -75,16 +76,6 @@ export function disallowedConfigKeys(file: string): string[] | undefined {
   return bad;
 }
 
-const isInside = (p: string, dir: string): boolean => p === dir || p.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
-
-function realOrUndefined(p: string): string | undefined {
-  try {
-    return realpathSync(p);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Renames `p` to `p.agent-bash-blocked` when its folder is, resolved, what its path says and lies
  * in a writable folder; the line says what happened.
@@ -136,7 +127,7 @@ class Moves {
     const dir = path.dirname(p);
     const real = realOrUndefined(dir);
     const realWritable = this.writable.map((w) => realOrUndefined(w)).filter((w): w is string => w !== undefined);
-    if (real === undefined || !realWritable.some((w) => isInside(real, w))) this.lines.push(`${p} ${why} (not moved: its folder is not in a writable folder)`);
+    if (real === undefined || !realWritable.some((w) => within(real, w))) this.lines.push(`${p} ${why} (not moved: its folder is not in a writable folder)`);
     // The folder itself as named: every component on the way a real folder, none a symlink.
     else if (!plainPath(dir)) this.lines.push(`${p} ${why} (not moved: its folder is reached through a symlink)`);
     else this.pending.push({ p, why });
@@ -294,7 +285,7 @@ export function quarantineCreated(
         const real = realOrUndefined(gitDir);
         if (real === undefined || done.has(real)) continue;
         done.add(real);
-        if (!writable.some((w) => isInside(real, realOrUndefined(w) ?? w))) continue;
+        if (!writable.some((w) => within(real, realOrUndefined(w) ?? w))) continue;
         neutralizeGitDir(real, moves, budget);
       }
       continue;

@@ -6,9 +6,10 @@
 // `~/.aws/credentials`) is nowhere in the command's view: hiding by masks covers only what exists
 // when the command starts. What lies beneath the home and is not listed (sibling projects, documents,
 // shell start-up files, which often export tokens) is out of sight too.
-import { lstatSync, readdirSync, realpathSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { ENV_FILE, SECRET_HOME_PATTERNS } from './secretPaths';
+import { within, realOrUndefined } from '../../pathWithin';
 
 /**
  * What of the home folder is bound in (read-only, those that exist), relative to it. A path that
@@ -57,16 +58,6 @@ export function holdsSecret(rel: string): boolean {
   return SECRET_SEGMENTS.some((pat) => pat.length > segs.length && segs.every((s, i) => pat[i].test(s)));
 }
 
-const inside = (p: string, dir: string): boolean => p === dir || p.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
-
-function real(p: string): string | undefined {
-  try {
-    return realpathSync(p);
-  } catch {
-    return undefined;
-  }
-}
-
 export interface PrivateHomeOptions {
   home: string;
   /** The folders commands may write (workspace folders, allowWrite…): the home must not be one of them or inside one. */
@@ -101,11 +92,11 @@ const recent = new Map<string, { at: number; plan: PrivateHome | undefined }>();
 
 function planAnew(opts: PrivateHomeOptions): PrivateHome | undefined {
   if (!path.isAbsolute(opts.home)) return undefined;
-  const home = real(opts.home);
+  const home = realOrUndefined(opts.home);
   if (home === undefined || home === '/' || !lstatSync(home).isDirectory()) return undefined;
   for (const w of opts.writable) {
-    const rw = real(w) ?? w;
-    if (inside(home, rw) || inside(opts.home, w)) return undefined;
+    const rw = realOrUndefined(w) ?? w;
+    if (within(home, rw) || within(opts.home, w)) return undefined;
   }
   const binds: string[] = [];
   const add = (rel: string): void => {
@@ -115,9 +106,9 @@ function planAnew(opts: PrivateHomeOptions): PrivateHome | undefined {
     if (!st) return;
     if (st.isSymbolicLink()) {
       // Bound by what it names (bubblewrap follows it): never a credential store of the home.
-      const target = real(abs);
+      const target = realOrUndefined(abs);
       if (target === undefined) return;
-      if (inside(target, home)) {
+      if (within(target, home)) {
         const targetRel = path.relative(home, target);
         if (targetRel === '' || insideSecret(targetRel) || holdsSecret(targetRel)) return;
       }
@@ -143,12 +134,12 @@ function planAnew(opts: PrivateHomeOptions): PrivateHome | undefined {
     if (!path.isAbsolute(p)) continue;
     const resolved = path.resolve(p);
     // Through the home's own path or its real one.
-    for (const base of new Set([opts.home, home])) if (inside(resolved, base) && resolved !== base) rels.add(path.relative(base, resolved));
+    for (const base of new Set([opts.home, home])) if (within(resolved, base) && resolved !== base) rels.add(path.relative(base, resolved));
   }
   for (const rel of rels) add(rel);
   // Parents first; what a bound parent already shows is left out.
   const sorted = [...new Set(binds)].sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b));
   const out: string[] = [];
-  for (const b of sorted) if (!out.some((o) => inside(b, o))) out.push(b);
+  for (const b of sorted) if (!out.some((o) => within(b, o))) out.push(b);
   return { home, binds: out };
 }

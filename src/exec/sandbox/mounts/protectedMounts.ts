@@ -12,6 +12,7 @@ import { lstatSync, readdirSync, readFileSync, realpathSync, type Stats } from '
 import * as path from 'node:path';
 import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/protectedPaths';
 import { FOLDER_KEYS, gitConfigReferences, type ConfigReference } from './gitConfigPaths';
+import { within } from '../../pathWithin';
 
 /** Protected names that are folders: where absent, an empty read-only folder is mounted in their place. */
 export const PROTECTED_DIR_NAMES: ReadonlySet<string> = new Set(['.vscode', '.idea', '.devcontainer', '.agent-bash', '.claude', '.cursor']);
@@ -99,8 +100,6 @@ function realOrUndefined(p: string): string | undefined {
     return undefined;
   }
 }
-
-const inside = (p: string, dir: string): boolean => p === dir || p.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
 
 interface Walk {
   gits: string[];
@@ -238,7 +237,7 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
     if (st.isSymbolicLink()) {
       const target = realOrUndefined(p);
       const targetSt = target === undefined ? undefined : lstat(target);
-      if (target !== undefined && targetSt && (targetSt.isDirectory() || targetSt.isFile()) && roots.some((r) => inside(target, r))) {
+      if (target !== undefined && targetSt && (targetSt.isDirectory() || targetSt.isFile()) && roots.some((r) => within(target, r))) {
         readOnly.add(target);
         skip(p, `a symlink to ${target}, which is mounted read-only instead (the link itself can be replaced)`);
       } else skip(p, target === undefined ? 'a symlink to nothing; not mounted' : `a symlink to ${target}, outside the writable folders; not mounted`);
@@ -268,15 +267,15 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
   // that folder is a repository's metadata as much as a `.git` is.
   for (const git of [...gits]) {
     const target = gitdirTarget(git);
-    if (target !== undefined && !gits.includes(target) && roots.some((r) => inside(target, r)) && !gits.some((g) => inside(target, g))) gits.push(target);
+    if (target !== undefined && !gits.includes(target) && roots.some((r) => within(target, r)) && !gits.some((g) => within(target, g))) gits.push(target);
   }
   for (const git of gits) {
     const st = lstat(git);
     if (!st) continue;
     plan.gitPaths.push(git);
-    const root = roots.find((r) => inside(git, r));
+    const root = roots.find((r) => within(git, r));
     // Every folder between the writable root and the repository is a mount point: none can be renamed.
-    if (root !== undefined) for (let dir = path.dirname(git); dir !== root && inside(dir, root); dir = path.dirname(dir)) selfBinds.add(dir);
+    if (root !== undefined) for (let dir = path.dirname(git); dir !== root && within(dir, root); dir = path.dirname(dir)) selfBinds.add(dir);
     if (opts.gitAllowWrite && st.isDirectory() && !opened.has(git)) {
       selfBinds.add(git);
       for (const p of gitSensitivePaths(git)) {
@@ -295,7 +294,7 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
     const trees = [...new Set([...opts.workspaceRoots, ...plan.gitPaths.filter((g) => path.basename(g) === '.git').map((g) => path.dirname(g))])];
     // Past the budget none is read: the plan is read-only whatever they say.
     if (trees.length > CONFIG_READ_BUDGET) plan.readOnlyBecause.push(`${trees.length} repositories: over ${CONFIG_READ_BUDGET}, whose git config is read to find what it runs`);
-    const covered = (p: string): boolean => (!opts.gitAllowWrite && plan.gitPaths.some((g) => inside(p, g))) || [...readOnly].some((r) => inside(p, r));
+    const covered = (p: string): boolean => (!opts.gitAllowWrite && plan.gitPaths.some((g) => within(p, g))) || [...readOnly].some((r) => within(p, r));
     for (const tree of trees.length > CONFIG_READ_BUDGET ? [] : trees) {
       const refs = read(tree, opts.home);
       if (refs === undefined) {
@@ -305,14 +304,14 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
       for (const ref of refs) {
         const p = ref.path;
         // The writable folders themselves and what holds them cannot be read-only (nothing could be written).
-        if (opened.has(p) || !roots.some((r) => inside(p, r)) || roots.some((r) => inside(r, p)) || covered(p)) continue;
+        if (opened.has(p) || !roots.some((r) => within(p, r)) || roots.some((r) => within(r, p)) || covered(p)) continue;
         const st = lstat(p);
         const folderKey = FOLDER_KEYS.has(ref.key);
         // Every folder between the writable root and the path is a mount point (as for a nested
         // repository): `mv tools x; mkdir tools` cannot put a new file where git looks.
         const bindParents = (): void => {
-          const root = roots.find((r) => inside(p, r));
-          if (root !== undefined) for (let dir = path.dirname(p); dir !== root && inside(dir, root); dir = path.dirname(dir)) selfBinds.add(dir);
+          const root = roots.find((r) => within(p, r));
+          if (root !== undefined) for (let dir = path.dirname(p); dir !== root && within(dir, root); dir = path.dirname(dir)) selfBinds.add(dir);
         };
         if (st) {
           // A program's word that is a folder (`!cd src && make`) is not code git runs: only files, or the hook and template folders.
@@ -374,7 +373,7 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
     }
     for (const [key, { path: p, nlink }] of linkedProtected) {
       const found = (links.get(key) ?? []).filter((o) => o !== p);
-      const others = found.filter((o) => ![...readOnly].some((r) => inside(o, r)));
+      const others = found.filter((o) => ![...readOnly].some((r) => within(o, r)));
       for (const o of others) readOnly.add(o);
       const unseen = nlink - 1 - found.length;
       skip(p, `has ${nlink} hard links; ${others.length > 0 ? `${others.join(', ')} mounted read-only too` : 'the others are protected already'}${unseen > 0 ? `; ${unseen} not found in the writable folders` : ''}`);
