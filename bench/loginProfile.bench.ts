@@ -1,6 +1,6 @@
 // A slow login profile is paid once (issue 35): a synthetic profile that sleeps 3 s, resolved once per
 // "window" (one LoginEnvironment, as the editor and the CLI make one), then the window's first
-// command, a shell replaced after a timeout, and the CLI's `run -- true` once the snapshot is cached.
+// command, a shell replaced after a timeout, and the CLI's `run -- true` (one resolve per process).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -112,14 +112,12 @@ export async function run(): Promise<BenchRow[]> {
     rows.push(row('slow profile: replaced shell (after a timeout) to its next result, asked after a 1 s turn (median of 5)', median(afterTurn), 50));
     rows.push({ name: 'slow profile: profile runs in the window (resolve, commands, 10 replaced shells)', value: count() - 1, unit: 'runs', target: '1', met: count() - 1 === 1 ? 'yes' : 'no' });
 
-    // The CLI: the first run resolves and caches (private folder, keyed by the profile files); later runs read it.
+    // The CLI: each process resolves once (nothing is kept on disk, where a sandboxed command could
+    // read or forge it), so `run -- true` pays the profile; its floor is a run with no login shell.
     const cwd = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-bench-login-cwd-'));
     try {
       const cold = await cliRun(env, cwd);
-      rows.push(row('slow profile: CLI `run -- true`, first (resolves, caches)', cold / 1000, undefined, 's'));
-      const warm: number[] = [];
-      for (let i = 0; i < 5; i++) warm.push(await cliRun(env, cwd));
-      rows.push(row('slow profile: CLI `run -- true` after the cache (median of 5)', median(warm) / 1000, 0.5, 's'));
+      rows.push(row('slow profile: CLI `run -- true` (one resolve per process, none kept on disk)', cold / 1000, undefined, 's'));
       const bare: number[] = [];
       for (let i = 0; i < 5; i++) bare.push(await cliRun({ ...env, AGENT_BASH_NO_LOGIN: '1' }, cwd));
       rows.push(row('CLI `run -- true` without any login shell (median of 5, the floor)', median(bare) / 1000, undefined, 's'));

@@ -5,7 +5,7 @@
 import type { PolicyRule } from '../core/policy/policyContracts';
 import { programsDeniedByRules } from '../exec/sandbox/mounts/denyMasks';
 import { LocalShellExecutor } from '../exec/localExecutor';
-import { defaultLoginCacheDir, LoginEnvironment } from '../exec/loginEnvironment';
+import { LoginEnvironment } from '../exec/loginEnvironment';
 import { getShellConfig } from '../exec/shellConfig';
 import { NodePtyExecutor } from '../exec/ptyExecutor';
 import { killByEnv } from '../exec/processTree';
@@ -38,12 +38,10 @@ export function startCliProcesses(opts: { subcommand: string; sessionId: string;
   });
   // Marks for the sweep below and for `killOrphans` of a later CLI, should this one be SIGKILLed.
   const baseEnv = { ...process.env, [CLI_SESSION_ENV]: opts.sessionId, [OWNER_ENV]: ownerMark() };
-  // The login profile runs once for this process, or not at all while its snapshot is cached for this
-  // user (loginEnvironment.ts); every shell then starts without `-l`.
-  const cacheDir = truthy(process.env.AGENT_BASH_NO_LOGIN_CACHE) ? undefined : defaultLoginCacheDir();
+  // The login profile runs once for this process (loginEnvironment.ts; never cached on disk, where a
+  // sandboxed command could read or forge it); every shell then starts without `-l`.
   const loginEnv = new LoginEnvironment({
     env: process.env,
-    ...(cacheDir ? { cacheDir } : {}),
     // The stdio server's stderr is its log; a `run` result carries the notice itself.
     ...(opts.subcommand === 'mcp' ? { onNotice: (message: string) => process.stderr.write(`agent-bash ${opts.subcommand}: ${message}\n`) } : {}),
   });
@@ -62,8 +60,4 @@ export function startCliProcesses(opts: { subcommand: string; sessionId: string;
       sandbox.dispose();
     },
   };
-}
-
-function truthy(value: string | undefined): boolean {
-  return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
 }

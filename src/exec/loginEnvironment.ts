@@ -1,14 +1,16 @@
 // The login environment, resolved once: the user's login profile runs one time (per window in the
-// editor, per process in the CLI and the stdio MCP server, and from a private on-disk cache across
-// CLI runs), and every later shell starts without `-l`, with what the profile exported (PATH and
+// editor, per process in the CLI and the stdio MCP server), and every later shell starts without `-l`, with what the profile exported (PATH and
 // variables; functions and aliases are what each call's reset drops anyway). A profile file that
 // changes is noticed at the next shell start and resolved again in the background; until then the
 // old snapshot serves. A profile that hangs or fails is bounded: its process group is killed after
 // `timeoutMs`, the next result carries a notice, and shells start from the inherited environment
 // (still without `-l`: the profile is not run again for each shell).
+// Never kept on disk: a sandboxed command runs as the same user and may read or write wherever such a
+// file could live (a folder in allowWrite, /tmp), and what the profile exported (tokens) or what a
+// forged file said (PATH, LD_PRELOAD) would then reach the host's next process.
 import type { ChildProcess } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { statSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { commandEnv } from '../core/nonInteractiveEnv';
@@ -19,8 +21,6 @@ import { shellKind, shellMarks, shellQuote, type ShellConfig } from './shellConf
 export const LOGIN_TIMEOUT_MS = 10_000;
 /** How often (at most) a shell start checks the profile files for a change. */
 const CHECK_EVERY_MS = 1000;
-/** How long a CLI's on-disk snapshot serves at most (the profile files' changes end it sooner). */
-const CACHE_MAX_AGE_MS = 12 * 3600_000;
 
 /** The notices a result carries when the profile could not be resolved. Tests assert them. */
 export const LOGIN_PROFILE_TIMEOUT = (shell: string, ms: number): string =>
@@ -39,9 +39,9 @@ export interface LoginDelta {
 
 export interface LoginSnapshot {
   delta: LoginDelta;
-  /** `profile`: resolved now; `cache`: from the on-disk cache; `fallback`: the profile hung or failed. */
-  source: 'profile' | 'cache' | 'fallback';
-  /** Wall time of the resolve (ms); 0 from the cache. */
+  /** `profile`: resolved now; `fallback`: the profile hung or failed. */
+  source: 'profile' | 'fallback';
+  /** Wall time of the resolve (ms). */
   ms: number;
   /** Why this is a fallback (the notice a result carries). */
   notice?: string;
@@ -51,8 +51,6 @@ export interface LoginEnvironmentOptions {
   /** The environment the profile starts from (the extension host's or the CLI's own). */
   env: NodeJS.ProcessEnv;
   timeoutMs?: number;
-  /** A private folder for the on-disk cache (CLI); absent: the snapshot lives in this process only. */
-  cacheDir?: string;
   /** Profile files to watch (default: the shell's usual ones under HOME and /etc). */
   files?: readonly string[];
   /** Minimum gap between two change checks (default 1 s; tests: 0). */
@@ -158,10 +156,7 @@ export class LoginEnvironment {
   private resolve(entry: Entry, fileKey: string): Promise<LoginSnapshot> {
     const work = (async (): Promise<LoginSnapshot> => {
       const runEnv = commandEnv({ ...stringEnv(this.options.env), ...shellMarks(this.options.env, entry.shell) });
-      const cacheFile = this.cacheFile(entry, fileKey, runEnv);
-      const cached = cacheFile ? readCache(cacheFile) : undefined;
-      const snapshot = cached ?? (await this.runProfile(entry, runEnv));
-      if (cacheFile && snapshot.source === 'profile') writeCache(cacheFile, snapshot.delta);
+      const snapshot = await this.runProfile(entry, runEnv);
       entry.snapshot = snapshot;
       entry.fileKey = fileKey;
       if (snapshot.notice) {
@@ -263,18 +258,6 @@ export class LoginEnvironment {
       .join('\n');
   }
 
-  private cacheFile(entry: Entry, fileKey: string, runEnv: Record<string, string>): string | undefined {
-    const dir = this.options.cacheDir;
-    const uid = process.getuid?.();
-    if (dir === undefined || uid === undefined || !privateDir(dir, uid)) return undefined;
-    const envText = Object.keys(runEnv)
-      .filter((k) => !VOLATILE.has(k))
-      .sort()
-      .map((k) => `${k}=${runEnv[k]}`)
-      .join('\n');
-    const key = createHash('sha256').update([String(uid), entry.shell, entry.args.join(' '), fileKey, envText].join('\n\0')).digest('hex');
-    return path.join(dir, `login-${key.slice(0, 40)}.json`);
-  }
 }
 
 /** The usual login (and rc) files of a shell, under `home` and /etc. */
@@ -285,13 +268,6 @@ export function profileFiles(shell: string, home: string): string[] {
   return [...inHome.map((f) => path.join(home, f)), ...system];
 }
 
-/** The private per-user folder of the CLI's cache: in the login session's runtime folder when there is one. */
-export function defaultLoginCacheDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const uid = process.getuid?.();
-  if (uid === undefined) return undefined;
-  const runtime = env.XDG_RUNTIME_DIR && path.isAbsolute(env.XDG_RUNTIME_DIR) ? env.XDG_RUNTIME_DIR : undefined;
-  return path.join(runtime ?? os.tmpdir(), `agent-bash-login-${uid}`);
-}
 
 /** `config` with the profile's changes applied and `-l` dropped. */
 export function applySnapshot(config: ShellConfig, delta: LoginDelta): ShellConfig {
@@ -326,42 +302,5 @@ function existsDir(dir: string): boolean {
   return statSync(dir, { throwIfNoEntry: false })?.isDirectory() ?? false;
 }
 
-/** Makes `dir` (0700) and checks it is a real folder of `uid` that nobody else can read or enter. */
-function privateDir(dir: string, uid: number): boolean {
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const st = lstatSync(dir);
-    return st.isDirectory() && st.uid === uid && (st.mode & 0o077) === 0;
-  } catch {
-    return false;
-  }
-}
 
-function readCache(file: string): LoginSnapshot | undefined {
-  try {
-    const st = lstatSync(file, { throwIfNoEntry: false });
-    if (!st || !st.isFile() || st.uid !== process.getuid?.() || (st.mode & 0o077) !== 0) return undefined;
-    // A runtime folder goes at logout; a temp folder does not: either way the snapshot ages out.
-    if (Date.now() - st.mtimeMs > CACHE_MAX_AGE_MS) return undefined;
-    const data = JSON.parse(readFileSync(file, 'utf8')) as { delta?: LoginDelta };
-    const delta = data.delta;
-    if (!delta || typeof delta.set !== 'object' || !Array.isArray(delta.unset)) return undefined;
-    return { delta, source: 'cache', ms: 0 };
-  } catch {
-    return undefined;
-  }
-}
 
-function writeCache(file: string, delta: LoginDelta): void {
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  try {
-    writeFileSync(tmp, JSON.stringify({ delta }), { mode: 0o600, flag: 'wx' });
-    renameSync(tmp, file);
-  } catch {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // Nothing was written.
-    }
-  }
-}

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ExecResult } from '../../../src/core/contracts';
@@ -181,31 +182,24 @@ describe('exec: the login environment, resolved once', function () {
     }
   });
 
-  it('keeps a private on-disk snapshot another process reuses (the CLI)', async () => {
-    const home = slowHome(root);
-    const env = loginEnv(home);
-    const cacheDir = path.join(root, `cache-${path.basename(home)}`);
-    const config = { shell: '/bin/bash', args: ['-l', '-c'], env: { HOME: home } };
-    const first = new LoginEnvironment({ env, cacheDir });
-    assert.equal((await first.start(config)).config.env.LOGIN_MARKER, 'from-profile');
-    await first.dispose();
-    assert.equal(statSync(cacheDir).mode & 0o777, 0o700);
-    const files = readdirSync(cacheDir);
-    assert.equal(files.length, 1);
-    assert.equal(statSync(path.join(cacheDir, files[0])).mode & 0o777, 0o600);
-
-    const second = new LoginEnvironment({ env, cacheDir });
-    assert.equal((await second.start(config)).config.env.LOGIN_MARKER, 'from-profile');
-    assert.equal(second.runs, 0);
-    assert.equal(runs(home), 1);
-    await second.dispose();
-
-    // A changed profile file is another key: the profile runs again.
-    writeFileSync(path.join(home, '.bash_profile'), 'export LOGIN_MARKER=changed\necho run >> "$HOME/count"\n');
-    const third = new LoginEnvironment({ env, cacheDir });
-    assert.equal((await third.start(config)).config.env.LOGIN_MARKER, 'changed');
-    assert.equal(third.runs, 1);
-    await third.dispose();
+  it('the CLI keeps nothing of the profile on disk: each process runs it once, and a sandboxed command finds no copy of what it exported', () => {
+    const token = `tok-${process.pid}-${Date.now()}`;
+    const home = slowHome(root, `export LOGIN_SECRET=${token}\necho run >> "$HOME/count"\n`);
+    const env = { ...loginEnv(home), XDG_RUNTIME_DIR: path.join(root, 'runtime') };
+    mkdirSync(env.XDG_RUNTIME_DIR, { recursive: true, mode: 0o700 });
+    const cli = path.resolve(__dirname, '../../../../dist/cli.js');
+    const ws = mkdtempSync(path.join(root, 'ws-'));
+    // The second run (a write first: the writable sandbox, which sees /tmp, where the machine has one)
+    // looks for the token in the runtime folder and in what the temp folder holds of Agent Bash's.
+    const tmp = os.tmpdir();
+    const look = `touch looked; grep -rl -- ${token} ${env.XDG_RUNTIME_DIR} ${tmp}/agent-bash-login-* 2>/dev/null || echo none`;
+    for (const line of ['true', look]) {
+      const r = spawnSync(process.execPath, [cli, 'run', '--yes', '--cwd', ws, '--', line], { env, encoding: 'utf8', timeout: 60_000 });
+      assert.equal(r.status, 0, r.stderr + r.stdout);
+      if (line === look) assert.match(r.stdout, /^none\n/, r.stdout);
+    }
+    assert.equal(runs(home), 2);
+    assert.deepEqual(readdirSync(env.XDG_RUNTIME_DIR), []);
   });
 
   it('stands in for login shells only: bash, zsh or sh with -l or --login, not on Windows', () => {
