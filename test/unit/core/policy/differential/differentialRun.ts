@@ -31,7 +31,10 @@ export interface DifferentialReport {
   fencedViolations?: Violation[];
 }
 
-const HARMLESS_WRITES = /^(?:\/dev\/(?:null|tty|stdout|stderr|fd\/\d+|pts\/\d+)|\/proc\/self\/fd\/\d+)$/;
+// Writes by descriptor device: the judge runs each line as every route of Agent Bash does, with
+// stdin /dev/null (a PTY run: its terminal) and stdout/stderr its own, so `2>/dev/stdin` writes
+// nothing kept, like `>/dev/stdout`; a line that also puts a file on a descriptor asks (redirectTargets.ts).
+const HARMLESS_WRITES = /^(?:\/dev\/(?:null|tty|stdin|stdout|stderr|fd\/\d+|pts\/\d+)|\/proc\/self\/fd\/\d+)$/;
 /** Where an allowed program keeps its own state (the sandbox's HOME is /tmp/home). */
 const PROGRAM_STATE: Readonly<Partial<Record<string, RegExp>>> = {
   npm: /^\/tmp\/home\/\.npm(?:\/|$)/,
