@@ -63,7 +63,7 @@ export async function run(): Promise<BenchRow[]> {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { VsCodeClientBridge } = require('../src/vscode/terminals/clientBridge') as typeof import('../src/vscode/terminals/clientBridge');
   const { BashPipeline } = require('../src/core/pipeline') as typeof import('../src/core/pipeline');
-  const { createShellAnalyzer } = require('../src/core/policy/shellAnalysis') as typeof import('../src/core/policy/shellAnalysis');
+  const { createShellAnalyzer } = require('../src/core/policy/analysis/shellAnalysis') as typeof import('../src/core/policy/analysis/shellAnalysis');
   const { FileArtifactStore } = require('../src/core/output/artifacts') as typeof import('../src/core/output/artifacts');
   const { LocalShellExecutor } = require('../src/exec/localExecutor') as typeof import('../src/exec/localExecutor');
   /* eslint-enable @typescript-eslint/no-require-imports */

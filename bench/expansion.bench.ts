@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { median, type BenchRow } from './benchKit';
 import type { PolicyRule } from '../src/core/contracts';
 import { decide } from '../src/core/policy/policy';
-import { createShellAnalyzer } from '../src/core/policy/shellAnalysis';
+import { createShellAnalyzer } from '../src/core/policy/analysis/shellAnalysis';
 import { BashExpander } from '../src/exec/bashExpander';
 
 const ITERATIONS = 2000;

@@ -6,9 +6,9 @@
 import { median, type BenchRow } from './benchKit';
 import type { PolicyRule } from '../src/core/contracts';
 import { decide } from '../src/core/policy/policy';
-import { RULE_LIMITS } from '../src/core/policy/ruleGlob';
-import { createShellAnalyzer, MAX_COMMAND_BYTES } from '../src/core/policy/shellAnalysis';
-import { cpuClockSource, cpuNow } from '../src/core/policy/cpuClock';
+import { RULE_LIMITS } from '../src/core/policy/rules/ruleGlob';
+import { createShellAnalyzer, MAX_COMMAND_BYTES } from '../src/core/policy/analysis/shellAnalysis';
+import { cpuClockSource, cpuNow } from '../src/core/util/cpuClock';
 
 const TARGET_US = 200;
 /** The cached path (issue 35): the analysis comes from the cache, only the rules and floors run. */

@@ -6,7 +6,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { FileArtifactStore, pruneArtifactSessions } from './core/output/artifacts';
 import { BashPipeline } from './core/pipeline';
-import { createShellAnalyzer } from './core/policy/shellAnalysis';
+import { createShellAnalyzer } from './core/policy/analysis/shellAnalysis';
 import { direnvStage } from './exec/direnv';
 import { programsDeniedByRules } from './exec/sandbox/mounts/denyMasks';
 import { BashJobManager } from './exec/jobManager';

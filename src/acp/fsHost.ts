@@ -4,7 +4,7 @@
 import { RequestError } from '@agentclientprotocol/sdk';
 import { realpathSync } from 'node:fs';
 import * as path from 'node:path';
-import { isInside } from '../core/policy/workspaceScope';
+import { isInside } from '../core/policy/checks/workspaceScope';
 
 /** JSON-RPC error code for a file access the user refused (ACP assigns none). */
 export const FS_DENIED_CODE = -32001;

@@ -16,7 +16,7 @@ import { passPolicyGate, type GateVerdict } from '../core/policy/policyGate';
 import { resolveCwd } from '../core/cwd';
 import { ToolError } from '../core/errors';
 import { fencedReadOf, sandboxForGate, type PipelineSandbox } from '../core/pipeline';
-import { policyCommandLine } from '../core/policy/terminalCommandLine';
+import { policyCommandLine } from '../core/policy/analysis/terminalCommandLine';
 
 /** JSON-RPC server-error code for a command the policy or the user refused. */
 export const COMMAND_DENIED_CODE = -32001;

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import { MIN_MCP_RESULT_CHARS } from '../mcp/resultCap';
 import * as path from 'node:path';
 import type { PolicyRule, RuleLayer } from '../core/contracts';
-import { builtinLayer, managedRulesPath, readManagedLayer, readRulesFileText, RULES_FILE_MESSAGES } from '../core/policy/ruleLayers';
+import { builtinLayer, managedRulesPath, readManagedLayer, readRulesFileText, RULES_FILE_MESSAGES } from '../core/policy/rules/ruleLayers';
 
 /** Longest path the kernel takes (PATH_MAX minus its NUL), and longest single name in it. */
 export const PATH_MAX_BYTES = 4095;

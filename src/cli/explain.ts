@@ -7,10 +7,10 @@ import type { PolicyDecision } from '../core/contracts';
 import { decide } from '../core/policy/policy';
 import { decisionSentence } from '../core/explainText';
 import type { RuleLayer } from '../core/contracts';
-import { createShellAnalyzer } from '../core/policy/shellAnalysis';
+import { createShellAnalyzer } from '../core/policy/analysis/shellAnalysis';
 import { probeSandbox } from '../exec/sandbox/sandboxProbe';
 import { fenceSupport } from '../exec/sandbox/readOnly/readOnlySupport';
-import { readOnlyLine } from '../core/policy/readerClass';
+import { readOnlyLine } from '../core/policy/checks/readerClass';
 import type { ReadOnlyCapability } from '../core/pipeline';
 import { CLI_MESSAGES, parseCliArgs, readCliRuleLayers, resolveCwdOption, RULE_LAYER_FLAGS, RULE_LAYER_USAGE, RULE_LAYER_VALUES, UsageError, type ParsedArgs } from './cliArgs';
 

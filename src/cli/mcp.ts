@@ -10,7 +10,7 @@ import type { ApprovalAnswer, ApprovalRequest, Approver, RuleLayer } from '../co
 import { ToolError } from '../core/errors';
 import { FileArtifactStore } from '../core/output/artifacts';
 import { BashPipeline } from '../core/pipeline';
-import { createShellAnalyzer } from '../core/policy/shellAnalysis';
+import { createShellAnalyzer } from '../core/policy/analysis/shellAnalysis';
 import { direnvStage } from '../exec/direnv';
 import { BashJobManager } from '../exec/jobManager';
 import type { SandboxSettings } from '../exec/sandbox/sandboxPolicy';

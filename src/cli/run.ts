@@ -13,7 +13,7 @@ import { FileArtifactStore } from '../core/output/artifacts';
 import { DEFAULT_MAX_COLUMNS } from '../core/output/outputLimits';
 import { DEFAULT_INTERCEPTOR_RULES } from '../core/interceptor';
 import { BashPipeline } from '../core/pipeline';
-import { createShellAnalyzer } from '../core/policy/shellAnalysis';
+import { createShellAnalyzer } from '../core/policy/analysis/shellAnalysis';
 import { direnvStage } from '../exec/direnv';
 import { signalNumber } from '../exec/processTree';
 import { startCliProcesses } from './cliProcesses';

@@ -5,7 +5,7 @@ export type * from './policy/policyContracts';
 export type * from './output/outputContracts';
 import type { OutputSinkLike, OutputSummary } from './output/outputContracts';
 import type { DecidedBy, DecisionKind, PolicyDecision, PolicyRule, RuleLayer, RuleLayerName, Verdict } from './policy/policyContracts';
-import type { ReadOnlyLine } from './policy/readerClass';
+import type { ReadOnlyLine } from './policy/checks/readerClass';
 
 // ---- Results ----
 
@@ -86,7 +86,7 @@ export interface ExecRequest {
   /** `off`: run outside the OS sandbox (still in a PID namespace); absent: as the settings say. */
   sandbox?: 'off';
   /**
-   * An auto-approved read (core/policy/readerClass.ts): run it under the read-only fence
+   * An auto-approved read (core/policy/checks/readerClass.ts): run it under the read-only fence
    * (exec/sandbox/readOnly/), with only these programs allowed to start. Absent: as today.
    */
   readOnly?: ReadOnlyLine;

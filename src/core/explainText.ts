@@ -6,8 +6,8 @@
 import type { PolicyDecision, PolicyRule, RuleLayerName, SegmentDecision, Verdict } from './contracts';
 import { code } from './humanMessages';
 import { runsWithoutAsking, SANDBOX_OFF_REASON } from './policy/policyGate';
-import { layerLabel } from './policy/ruleLayerLabel';
-import { readOnlyLine } from './policy/readerClass';
+import { layerLabel } from './policy/rules/ruleLayerLabel';
+import { readOnlyLine } from './policy/checks/readerClass';
 import type { ReadOnlyCapability } from './pipeline';
 
 /** How a person names a rule's approval: `allow rule`, `ask rule`, `deny rule`. */

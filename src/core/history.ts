@@ -4,7 +4,7 @@
 import type { BashToolDetails, CallerInfo, RuleLayerName, ToolResult } from './contracts';
 import * as human from './humanMessages';
 import { NO_OUTPUT } from './output/results';
-import { layerLabel } from './policy/ruleLayerLabel';
+import { layerLabel } from './policy/rules/ruleLayerLabel';
 
 /** Who let a command run (the policy gate's `decidedBy`). */
 export type { DecidedBy } from './policy/policyGate';

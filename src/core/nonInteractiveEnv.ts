@@ -6,7 +6,7 @@
 // route keeps what a person watching needs (its TERM, colour) and drops only those entries.
 // Plain data and string work only: no child_process, no vscode.
 import { existsSync } from 'node:fs';
-import { isParsingSafeLocale, PARSING_LOCALE_NAMES } from './policy/localeCharset';
+import { isParsingSafeLocale, PARSING_LOCALE_NAMES } from './policy/analysis/localeCharset';
 
 /** oh-my-pi's non-interactive table, in its order. Values are applied under the caller's overrides. */
 export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = Object.freeze({

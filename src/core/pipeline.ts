@@ -4,8 +4,8 @@
 //   → timeout clamp → route (async job → auto-background → client bridge → PTY → local executor,
 //     each after the environment stage) → result
 // Tool-level failures never throw out of `run`: they come back as `isError` results.
-import { matchedRuleName } from './policy/ruleLayerLabel';
-import type { WordExpander } from './policy/wordExpansion';
+import { matchedRuleName } from './policy/rules/ruleLayerLabel';
+import type { WordExpander } from './policy/analysis/wordExpansion';
 import * as path from 'node:path';
 import { BridgeShell, runBridgeCommand } from './bridgeRoute';
 import { autoBackgroundApplies, autoBackgroundWaitMs } from './autoBackground';
@@ -40,7 +40,7 @@ import { expandCwdUrl, expandEnvUrls, expandInternalUrls, withArtifactScheme, wi
 import { OutputSink } from './output/outputSink';
 import { decide } from './policy/policy';
 import { gateDecision, passPolicyGate, type DecidedBy, type GateVerdict } from './policy/policyGate';
-import { guardRewrite } from './policy/rewriteGuard';
+import { guardRewrite } from './policy/checks/rewriteGuard';
 import {
   buildBackgroundStartResult,
   buildCompletedResult,
@@ -52,7 +52,7 @@ import { clampTimeout } from './timeout';
 import { withUnsets, type EnvPreflight } from './envPreflight';
 import { findViolations, violationNotice } from './sandboxRefusals';
 import { fenceRefusals, READ_ONLY_NO_SANDBOX, readOnlyRefusalNotice } from './readOnlyRefusals';
-import { readOnlyLine, type ReadOnlyLine } from './policy/readerClass';
+import { readOnlyLine, type ReadOnlyLine } from './policy/checks/readerClass';
 
 export const ASYNC_JOBS_UNAVAILABLE = 'Async job manager unavailable for this session.';
 export const COMMAND_ABORTED = 'Command aborted';

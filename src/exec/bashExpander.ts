@@ -1,4 +1,4 @@
-// The policy's WordExpander (core/policy/wordExpansion.ts), exact by construction: a long-lived
+// The policy's WordExpander (core/policy/analysis/wordExpansion.ts), exact by construction: a long-lived
 // helper bash (`--norc --noprofile`, no job control, default shell options) expands each word as an
 // argument of `set --` in the command's cwd and answers NUL-separated fields. The policy's decision
 // is synchronous, and so is the talk with the helper: the deciding thread writes the request into
@@ -12,7 +12,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { EXPANSION, globs, MAX_FIELDS, type WordExpander, type WordExpansion } from '../core/policy/wordExpansion';
+import { EXPANSION, globs, MAX_FIELDS, type WordExpander, type WordExpansion } from '../core/policy/analysis/wordExpansion';
 import { makeOwnedTempDir } from './sandbox/cleanup/tempSweep';
 import { shellKind } from './shellConfig';
 import { hostProgram, SYSTEM_BIN_DIRS } from './hostPrograms';

@@ -2,7 +2,7 @@
 // stdout+stderr merged into a bounded tail (ACP `outputByteLimit`), pushed to listeners and sinks,
 // its exit status from the process's own exit event, kill, and the sweep that ends whatever escaped
 // the group. No VS Code here: whoever draws the output subscribes through `onBytes`.
-import type { ReadOnlyLine } from '../core/policy/readerClass';
+import type { ReadOnlyLine } from '../core/policy/checks/readerClass';
 import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type { CreateTerminalParams, OutputSinkLike, TerminalExitStatus, TerminalOutput } from '../core/contracts';

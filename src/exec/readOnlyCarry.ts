@@ -6,7 +6,7 @@
 // device a leftover of the call could swap in), then assigns each name that passes its own checks
 // with `printf -v` (never `eval`, no arithmetic: the name loses its attributes first). A call that
 // ends with `exit`, or a value bash cannot hold, carries nothing; unsets do not carry.
-import { SENSITIVE_GLOBS } from '../core/policy/sensitiveVariables';
+import { SENSITIVE_GLOBS } from '../core/policy/analysis/sensitiveVariables';
 import { RESTORE0 } from './sessionReset';
 import { FENCE_BUILTIN_NAME } from './sandbox/readOnly/readOnlySupport';
 

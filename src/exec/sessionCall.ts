@@ -4,7 +4,7 @@
 // is already up inside the sandbox and the PID namespace, so a command costs no fork of the editor's
 // process, no sandbox set-up and no shell start. What carries between calls is the session's rule
 // (sessionReset.ts): functions, aliases, traps, options and the sensitive variables never do.
-import type { ReadOnlyLine } from '../core/policy/readerClass';
+import type { ReadOnlyLine } from '../core/policy/checks/readerClass';
 import type { LocalExecutor, OutputSinkLike, OutputSummary, TerminalExitStatus, TerminalOutput } from '../core/contracts';
 import { CommandOutput } from './commandOutput';
 import { DEFAULT_OUTPUT_BYTE_LIMIT, type CommandProcess } from './bridgeProcess';

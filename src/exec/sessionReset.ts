@@ -23,8 +23,8 @@
 // (their values; the integer and nameref attributes do not carry). Each call runs in its own cwd.
 // Not undoable from inside: a DEBUG trap under `shopt -s extdebug` can skip any command, the reset's
 // too; setting either asks (variableWrites.ts).
-import { PARSING_LOCALE_NAMES } from '../core/policy/localeCharset';
-import { NOT_SENSITIVE, SENSITIVE_GLOBS } from '../core/policy/sensitiveVariables';
+import { PARSING_LOCALE_NAMES } from '../core/policy/analysis/localeCharset';
+import { NOT_SENSITIVE, SENSITIVE_GLOBS } from '../core/policy/analysis/sensitiveVariables';
 
 /** Where the start state is kept: readonly from the start, so no command can change or pre-empt them. */
 const OPTIONS0 = '__agent_bash_options0';

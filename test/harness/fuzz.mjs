@@ -7,7 +7,7 @@ import path from 'node:path';
 
 const require = createRequire(import.meta.url);
 const out = path.resolve('out');
-const { createShellAnalyzer } = require(path.join(out, 'src/core/policy/shellAnalysis.js'));
+const { createShellAnalyzer } = require(path.join(out, 'src/core/policy/analysis/shellAnalysis.js'));
 const { runDifferential, formatViolation } = require(path.join(out, 'test/unit/core/policy/differential/differentialRun.js'));
 const { sandboxAvailable } = require(path.join(out, 'test/unit/core/policy/differential/sandboxJudge.js'));
 

@@ -40,8 +40,8 @@ function candidates(name: string): string[] {
 describe('docs: every source path named in the documents exists', () => {
   it('reads paths the way the docs write them', () => {
     assert.deepEqual(
-      namedPaths('see `core/pipeline.ts`, (policy/ruleGlob.ts), src/exec/sandbox/ and test/unit/x.test.ts. Not .vscode/settings.json, @vscode/test-electron, out/test/unit, src/grep'),
-      ['core/pipeline.ts', 'policy/ruleGlob.ts', 'src/exec/sandbox/', 'test/unit/x.test.ts'],
+      namedPaths('see `core/pipeline.ts`, (policy/rules/ruleGlob.ts), src/exec/sandbox/ and test/unit/x.test.ts. Not .vscode/settings.json, @vscode/test-electron, out/test/unit, src/grep'),
+      ['core/pipeline.ts', 'policy/rules/ruleGlob.ts', 'src/exec/sandbox/', 'test/unit/x.test.ts'],
     );
   });
 

@@ -19,24 +19,24 @@
 //   file under an allow rule without `allowRedirects`. With no rules everything prompts.
 // - Deny beats everything; a deny rule therefore also overrides a critical pattern.
 import type { DecisionKind, MatchedRule, PolicyDecision, PolicyRule, RuleLayer, Segment, SegmentDecision, ShellAnalysis, Verdict } from './policyContracts';
-import { findCritical } from './criticalPatterns';
+import { findCritical } from './checks/criticalPatterns';
 import { REASON, shown } from './policyReasons';
-import { writesFile } from './redirectTargets';
-import { LayeredRules, toLayers, unreadableLayersReason, type LooseLayer } from './layeredRules';
-import { MatchBudgetError, normalizeCommandText, type MatchBudget } from './ruleGlob';
-import { basename } from './shellNormalize';
+import { writesFile } from './checks/redirectTargets';
+import { LayeredRules, toLayers, unreadableLayersReason, type LooseLayer } from './rules/layeredRules';
+import { MatchBudgetError, normalizeCommandText, type MatchBudget } from './rules/ruleGlob';
+import { basename } from './analysis/shellNormalize';
 import { canonicalForms, expandedWordsReason } from './programs/pathWords';
-import { findProtectedWrite } from './protectedPaths';
-import { findLinkOutside } from './symlinkWalk';
-import { findExternalPath } from './workspaceScope';
-import { expandInCwds, type JudgedIn } from './segmentExpansion';
-import { foreignProgram } from './programIdentity';
-import { nestedRepository } from './gitRepository';
-import { projectPackageConfig } from './packageConfig';
-import { findInvisible, INVISIBLE_REASON } from './invisibleChars';
-import type { WordExpander } from './wordExpansion';
-import { cpuNow } from './cpuClock';
-import { segmentExactText } from './exactRule';
+import { findProtectedWrite } from './checks/protectedPaths';
+import { findLinkOutside } from './checks/symlinkWalk';
+import { findExternalPath } from './checks/workspaceScope';
+import { expandInCwds, type JudgedIn } from './analysis/segmentExpansion';
+import { foreignProgram } from './checks/programIdentity';
+import { nestedRepository } from './checks/gitRepository';
+import { projectPackageConfig } from './checks/packageConfig';
+import { findInvisible, INVISIBLE_REASON } from './analysis/invisibleChars';
+import type { WordExpander } from './analysis/wordExpansion';
+import { cpuNow } from '../util/cpuClock';
+import { segmentExactText } from './rules/exactRule';
 
 export interface PolicyContext {
   cwd: string;

@@ -3,9 +3,9 @@
 // into its own error (a tool error, a JSON-RPC error, an API error) with the same message text.
 import type { Approver, CallerInfo } from '../contracts';
 import type { DecidedBy, PolicyDecision } from './policyContracts';
-import { localeCharsetReason } from './localeCharset';
-import { isInertEnvName, isInertEnvValue, parsesAsUtf8 } from './sensitiveVariables';
-import { isCodeLoadingAssignment } from './shellNormalize';
+import { localeCharsetReason } from './analysis/localeCharset';
+import { isInertEnvName, isInertEnvValue, parsesAsUtf8 } from './analysis/sensitiveVariables';
+import { isCodeLoadingAssignment } from './analysis/shellNormalize';
 
 /** A deny rule (or a critical/deny verdict) fired: nothing ran. */
 export function commandDeniedMessage(reason: string): string {

@@ -100,7 +100,7 @@ export interface WrapOptions {
   /** Hears each refused network request of this process. */
   onRefused?: (refusal: Refusal) => void;
   /**
-   * An auto-approved read (core/policy/readerClass.ts): the command runs under the read-only fence
+   * An auto-approved read (core/policy/checks/readerClass.ts): the command runs under the read-only fence
    * (readOnly/readOnlyFence.ts) with no network at all, and may start only these programs (names,
    * found on the command's PATH). Where the fence cannot hold, the spawn is refused: never run unfenced.
    */

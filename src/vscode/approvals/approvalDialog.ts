@@ -11,8 +11,8 @@
 // removes exactly those rules.
 import type { ApprovalAnswer, ApprovalRequest, Approver, PolicyRule, RuleLayer } from '../../core/contracts';
 import { code, whyAsked } from '../../core/humanMessages';
-import { checkEditedPattern, checkProposal, type ProposalCheck, type ProposalKind, type SegmentProposal } from '../../core/policy/proposalCheck';
-import { layerLabel } from '../../core/policy/ruleLayerLabel';
+import { checkEditedPattern, checkProposal, type ProposalCheck, type ProposalKind, type SegmentProposal } from '../../core/policy/rules/proposalCheck';
+import { layerLabel } from '../../core/policy/rules/ruleLayerLabel';
 import { SessionApprovals } from '../../core/sessionApprovals';
 import type { QuestionAsker } from './modalPrompter';
 

@@ -2,7 +2,7 @@
 // in, naming the command it is for; the dialog checks the answer (proposalCheck.ts checkEditedPattern)
 // and asks again with the reason when it cannot be saved.
 import * as vscode from 'vscode';
-import { proposalStem } from '../../core/policy/ruleProposal';
+import { proposalStem } from '../../core/policy/rules/ruleProposal';
 import type { PatternEditor } from './approvalDialog';
 
 export const editPatternInBox: PatternEditor = async (proposal, current, problem) => {

@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { PolicyRule, RuleLayer } from '../../core/contracts';
 import { code, plainNotice } from '../../core/humanMessages';
 import { ALLOW_EXACT, ALLOW_LIKE, checkedRulesFor, SAVE_USER, SAVE_WORKSPACE, type SavedRules } from '../approvals/approvalDialog';
-import type { ProposalKind } from '../../core/policy/proposalCheck';
+import type { ProposalKind } from '../../core/policy/rules/proposalCheck';
 import { announceSavedRules } from './savedRulesNotice';
 import type { PipelineLike } from '../services';
 

@@ -4,9 +4,9 @@
 // result of trying a command in plain words.
 import { withoutSegments } from '../../core/humanMessages';
 import type { PolicyDecision, PolicyRule, RuleLayerName, Verdict } from '../../core/policy/policyContracts';
-import { parsePolicyRules, RULE_MESSAGES } from '../../core/policy/policyRulesSchema';
-import { layerLabel, matchedRuleName } from '../../core/policy/ruleLayerLabel';
-import { ruleConflicts } from '../../core/policy/ruleConflicts';
+import { parsePolicyRules, RULE_MESSAGES } from '../../core/policy/rules/policyRulesSchema';
+import { layerLabel, matchedRuleName } from '../../core/policy/rules/ruleLayerLabel';
+import { ruleConflicts } from '../../core/policy/rules/ruleConflicts';
 
 /** The layers a person edits here; the others are read-only (built-in, managed) or edited in their folder. */
 export type EditableLayer = 'user' | 'workspace';

@@ -3,11 +3,11 @@
 // tail and exit status are its own, whatever else the terminal shows. The process's own exit event is
 // the truth for the exit status: shell integration and `Terminal.exitStatus` lose signals and early
 // exits (docs/ARCHITECTURE.md, Process model).
-import type { ReadOnlyLine } from '../../core/policy/readerClass';
+import type { ReadOnlyLine } from '../../core/policy/checks/readerClass';
 import type * as vscode from 'vscode';
 import { STOPPED } from '../../core/humanMessages';
 import { terminalStatusLine } from '../../core/terminalText';
-import { policyCommandLine } from '../../core/policy/terminalCommandLine';
+import { policyCommandLine } from '../../core/policy/analysis/terminalCommandLine';
 import { BridgeProcess, type CommandProcess } from '../../exec/bridgeProcess';
 import { SessionCall } from '../../exec/sessionCall';
 import type { SandboxRuntime } from '../../exec/sandbox/sandboxRuntime';

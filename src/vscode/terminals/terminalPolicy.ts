@@ -1,9 +1,9 @@
 // Terminals created directly through the public API pass the same policy gate as the bash tool: the
 // command line they would run is explained, a deny refuses, a prompt asks the user.
-import { policyCommandLine } from '../../core/policy/terminalCommandLine';
+import { policyCommandLine } from '../../core/policy/analysis/terminalCommandLine';
 import type { CallerInfo, CreateTerminalParams } from '../../core/contracts';
 import { COMMAND_ABORTED, fencedReadOf } from '../../core/pipeline';
-import type { ReadOnlyLine } from '../../core/policy/readerClass';
+import type { ReadOnlyLine } from '../../core/policy/checks/readerClass';
 import { passPolicyGate } from '../../core/policy/policyGate';
 import type { AgentBashServices } from '../services';
 

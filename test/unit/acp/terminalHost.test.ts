@@ -15,7 +15,7 @@ import type {
 } from '../../../src/core/contracts';
 import { ACP_SANDBOX_RETRY, AcpTerminalHost, COMMAND_DENIED_CODE, NO_POLICY_REASON, type TerminalBridgeLike } from '../../../src/acp/terminalHost';
 import { decide } from '../../../src/core/policy/policy';
-import { createShellAnalyzer } from '../../../src/core/policy/shellAnalysis';
+import { createShellAnalyzer } from '../../../src/core/policy/analysis/shellAnalysis';
 import { FakeTerminalHandle } from '../core/bridgeFakes';
 
 // A real folder: the host checks the cwd exists before the gate (the tool's own cwd messages).

@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { BUILTIN_LAYER_SOURCE } from '../../../src/core/policy/builtinRules';
+import { BUILTIN_LAYER_SOURCE } from '../../../src/core/policy/rules/builtinRules';
 import { EXPLAIN_USAGE } from '../../../src/cli/explain';
 import { MCP_USAGE } from '../../../src/cli/mcp';
 import { RUN_USAGE } from '../../../src/cli/run';

@@ -4,7 +4,7 @@ import { decisionSentence, explainMarkdown, plainReason, sandboxLines, segmentLi
 import { decide } from '../../../src/core/policy/policy';
 import { withSandboxOff } from '../../../src/core/policy/policyGate';
 import { REASON } from '../../../src/core/policy/policyReasons';
-import { createShellAnalyzer } from '../../../src/core/policy/shellAnalysis';
+import { createShellAnalyzer } from '../../../src/core/policy/analysis/shellAnalysis';
 
 const WS = '/work/project';
 

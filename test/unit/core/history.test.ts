@@ -21,7 +21,7 @@ import {
 } from '../../../src/core/history';
 import { FileArtifactStore } from '../../../src/core/output/artifacts';
 import { BashPipeline } from '../../../src/core/pipeline';
-import { createShellAnalyzer } from '../../../src/core/policy/shellAnalysis';
+import { createShellAnalyzer } from '../../../src/core/policy/analysis/shellAnalysis';
 import { BashJobManager } from '../../../src/exec/jobManager';
 
 const CALLER: CallerInfo = { kind: 'acp', name: 'Demo agent', sessionId: 's1' };

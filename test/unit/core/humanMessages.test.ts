@@ -6,7 +6,7 @@ import type { PolicyRule, ShellAnalyzer } from '../../../src/core/contracts';
 import * as human from '../../../src/core/humanMessages';
 import { decide } from '../../../src/core/policy/policy';
 import { withSandboxOff } from '../../../src/core/policy/policyGate';
-import { createShellAnalyzer } from '../../../src/core/policy/shellAnalysis';
+import { createShellAnalyzer } from '../../../src/core/policy/analysis/shellAnalysis';
 
 const WS = '/work/project';
 

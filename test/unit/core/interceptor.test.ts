@@ -9,7 +9,7 @@ import {
   Interceptor,
   INTERCEPTOR_RETRY_NOTE,
 } from '../../../src/core/interceptor';
-import { createShellAnalyzer } from '../../../src/core/policy/shellAnalysis';
+import { createShellAnalyzer } from '../../../src/core/policy/analysis/shellAnalysis';
 
 const ALL = () => true;
 

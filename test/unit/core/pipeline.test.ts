@@ -31,7 +31,7 @@ import {
 } from '../../../src/core/pipeline';
 import { commandDeniedMessage, envRiskReason, userDeniedMessage } from '../../../src/core/policy/policyGate';
 import { PTY_UNAVAILABLE_NOTICE } from '../../../src/core/output/results';
-import { createShellAnalyzer } from '../../../src/core/policy/shellAnalysis';
+import { createShellAnalyzer } from '../../../src/core/policy/analysis/shellAnalysis';
 import { FakeClientBridge } from './bridgeFakes';
 import { BashJobManager } from '../../../src/exec/jobManager';
 import { LocalShellExecutor } from '../../../src/exec/localExecutor';

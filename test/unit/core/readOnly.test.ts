@@ -3,9 +3,9 @@
 import * as assert from 'node:assert/strict';
 import type { PolicyRule, RuleLayer, ShellAnalyzer } from '../../../src/core/contracts';
 import { decide } from '../../../src/core/policy/policy';
-import { BUILTIN_LAYER_SOURCE, BUILTIN_RULES } from '../../../src/core/policy/builtinRules';
-import { readOnlyLine } from '../../../src/core/policy/readerClass';
-import { createShellAnalyzer } from '../../../src/core/policy/shellAnalysis';
+import { BUILTIN_LAYER_SOURCE, BUILTIN_RULES } from '../../../src/core/policy/rules/builtinRules';
+import { readOnlyLine } from '../../../src/core/policy/checks/readerClass';
+import { createShellAnalyzer } from '../../../src/core/policy/analysis/shellAnalysis';
 import { fenceRefusals, readOnlyRefusalNotice } from '../../../src/core/readOnlyRefusals';
 
 describe('core: read-only lines and fence refusals', () => {

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { EXPANSION, lexicalProblem, MAX_FIELDS } from '../../../src/core/policy/wordExpansion';
+import { EXPANSION, lexicalProblem, MAX_FIELDS } from '../../../src/core/policy/analysis/wordExpansion';
 import { BashExpander } from '../../../src/exec/bashExpander';
 import { expansionWorkspace, grammarWords } from '../core/policy/expansionGrammar';
 

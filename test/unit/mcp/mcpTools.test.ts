@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import type { BashSettings, CallerInfo, ExecRequest, ExecResult, LocalExecutor, ShellAnalyzer } from '../../../src/core/contracts';
 import { FileArtifactStore } from '../../../src/core/output/artifacts';
 import { BashPipeline } from '../../../src/core/pipeline';
-import { createShellAnalyzer } from '../../../src/core/policy/shellAnalysis';
+import { createShellAnalyzer } from '../../../src/core/policy/analysis/shellAnalysis';
 import { BashJobManager } from '../../../src/exec/jobManager';
 import { McpCallerSession } from '../../../src/mcp/mcpSession';
 import { callMcpTool, MCP_MESSAGES, NO_PROGRESS_ANSWER_MS, type McpBackend } from '../../../src/mcp/mcpTools';

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MCP_USAGE } from '../../../src/cli/mcp';
 import { configErrorMessage } from '../../../src/mcp/bashMcpServer';
-import { RULES_FILE_MESSAGES } from '../../../src/core/policy/ruleLayers';
+import { RULES_FILE_MESSAGES } from '../../../src/core/policy/rules/ruleLayers';
 import { waitFor } from '../exec/helpers';
 import { callTool, connectStdio, textOf } from './stdioHelpers';
 

@@ -6,7 +6,7 @@
 import { parseArgs, type ArgWord } from './getopt';
 import { judgeBySpec, type ProgramJudgement, type ProgramModule } from './judge';
 import { defineProgram } from './spec';
-import { isInertEnvValue } from '../sensitiveVariables';
+import { isInertEnvValue } from '../analysis/sensitiveVariables';
 
 export const spec = defineProgram({
   name: 'date',

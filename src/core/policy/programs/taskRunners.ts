@@ -13,7 +13,7 @@
 //   and how results are shown are approved; every other (`--junitxml`, `--basetemp`,
 //   `-o cache_dir=…`, `-p plugin`, `-c file`, `--rootdir`, `-W` with a class to import, `--pdb`)
 //   asks, and so does a test path outside the folder (`/x`, `~/x`, `../x`).
-import type { Word } from '../shellWord';
+import type { Word } from '../analysis/shellWord';
 
 export const TASK_RUNNER_REASON = {
   makeVariable: (word: string) =>

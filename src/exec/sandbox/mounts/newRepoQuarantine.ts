@@ -20,7 +20,7 @@ import { spawnSync } from 'node:child_process';
 import { lstatSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { gitSensitivePaths } from './protectedMounts';
-import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/protectedPaths';
+import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/checks/protectedPaths';
 import { hostProgram } from '../../hostPrograms';
 import { within, realOrUndefined } from '../../pathWithin';
 

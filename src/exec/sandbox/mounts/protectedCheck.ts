@@ -5,7 +5,7 @@
 import { lstatSync, readdirSync, realpathSync, renameSync } from 'node:fs';
 import * as path from 'node:path';
 import { gitSensitivePaths, PROTECTED_DIR_NAMES, type ProtectedPlan } from './protectedMounts';
-import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/protectedPaths';
+import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/checks/protectedPaths';
 
 /** Files per protected folder whose state is compared. */
 const FILES_PER_DIR = 200;

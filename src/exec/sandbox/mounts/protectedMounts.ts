@@ -10,7 +10,7 @@
 // plan says so (`readOnlyBecause`) and the command gets the folders it covers read-only (sandboxPolicy.ts).
 import { lstatSync, readdirSync, readFileSync, realpathSync, type Stats } from 'node:fs';
 import * as path from 'node:path';
-import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/protectedPaths';
+import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/checks/protectedPaths';
 import { FOLDER_KEYS, gitConfigReferences, type ConfigReference } from './gitConfigPaths';
 import { within } from '../../pathWithin';
 

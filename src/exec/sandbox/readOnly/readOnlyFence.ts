@@ -1,4 +1,4 @@
-// The read-only fence of an auto-approved read (core/policy/readerClass.ts decides which lines;
+// The read-only fence of an auto-approved read (core/policy/checks/readerClass.ts decides which lines;
 // docs/SANDBOX.md, "Read-only by construction", says what it guarantees). One Landlock domain, set
 // by the compiled launcher before a one-shot command or by the bash builtin in a persistent shell's
 // subshell (native/readonly-fence.h), inside the sandbox that already runs the line:

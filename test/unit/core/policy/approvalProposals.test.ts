@@ -4,8 +4,8 @@
 import * as assert from 'node:assert/strict';
 import type { PolicyRule, RuleLayer, ShellAnalyzer } from '../../../../src/core/contracts';
 import { decide } from '../../../../src/core/policy/policy';
-import { checkEditedPattern, checkProposal, EDIT_MESSAGES, PROPOSAL_NOTES } from '../../../../src/core/policy/proposalCheck';
-import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
+import { checkEditedPattern, checkProposal, EDIT_MESSAGES, PROPOSAL_NOTES } from '../../../../src/core/policy/rules/proposalCheck';
+import { createShellAnalyzer } from '../../../../src/core/policy/analysis/shellAnalysis';
 
 const WS = '/work/project';
 const CTX = { cwd: WS, workspaceRoots: [WS] };

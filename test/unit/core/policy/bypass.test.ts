@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { PolicyRule, ShellAnalyzer, Verdict } from '../../../../src/core/contracts';
 import { decide } from '../../../../src/core/policy/policy';
-import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
+import { createShellAnalyzer } from '../../../../src/core/policy/analysis/shellAnalysis';
 
 const CTX = { cwd: '/work/project', workspaceRoots: ['/work/project'] };
 

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { ShellAnalyzer } from '../../../../src/core/contracts';
-import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
+import { createShellAnalyzer } from '../../../../src/core/policy/analysis/shellAnalysis';
 import { fencedProblemsOf, formatViolation, problemsOf, runDifferential } from './differential/differentialRun';
 import { judgeBatch, prepareWorkspaces, sandboxAvailable, stageLauncher, type FencedJudge } from './differential/sandboxJudge';
 import { existsSync } from 'node:fs';

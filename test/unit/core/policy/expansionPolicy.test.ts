@@ -10,8 +10,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { PolicyRule, ShellAnalyzer } from '../../../../src/core/contracts';
 import { decide, UNEXPANDED_REASON } from '../../../../src/core/policy/policy';
-import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
-import { EXPANSION } from '../../../../src/core/policy/wordExpansion';
+import { createShellAnalyzer } from '../../../../src/core/policy/analysis/shellAnalysis';
+import { EXPANSION } from '../../../../src/core/policy/analysis/wordExpansion';
 import { expansionWorkspace, grammarWords, type ExpansionWorkspace } from './expansionGrammar';
 import { TEST_EXPANDER } from './testExpander';
 

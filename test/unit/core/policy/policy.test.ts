@@ -4,12 +4,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import picomatch from 'picomatch';
 import type { PolicyRule, ShellAnalyzer } from '../../../../src/core/contracts';
-import { findCritical } from '../../../../src/core/policy/criticalPatterns';
+import { findCritical } from '../../../../src/core/policy/checks/criticalPatterns';
 import { CRITICAL_PROTECTED_WRITE, decide } from '../../../../src/core/policy/policy';
 import { REASON } from '../../../../src/core/policy/policyReasons';
-import { parsePolicyRules } from '../../../../src/core/policy/policyRulesSchema';
-import { compileRules, escapeGlob, globMatches } from '../../../../src/core/policy/ruleGlob';
-import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
+import { parsePolicyRules } from '../../../../src/core/policy/rules/policyRulesSchema';
+import { compileRules, escapeGlob, globMatches } from '../../../../src/core/policy/rules/ruleGlob';
+import { createShellAnalyzer } from '../../../../src/core/policy/analysis/shellAnalysis';
 import { TEST_EXPANDER } from './testExpander';
 
 const WS = '/work/project';

@@ -11,7 +11,7 @@ import {
   envNotInertReason,
   type GateDeps,
 } from '../../../../src/core/policy/policyGate';
-import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
+import { createShellAnalyzer } from '../../../../src/core/policy/analysis/shellAnalysis';
 
 const WS = '/work/project';
 const RULES: PolicyRule[] = [

@@ -4,16 +4,16 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { PolicyDecision, PolicyRule, RuleLayer, ShellAnalyzer } from '../../../../src/core/contracts';
-import { BUILTIN_LAYER_SOURCE, BUILTIN_RULES } from '../../../../src/core/policy/builtinRules';
-import { PACKAGE_CONFIG } from '../../../../src/core/policy/packageConfig';
+import { BUILTIN_LAYER_SOURCE, BUILTIN_RULES } from '../../../../src/core/policy/rules/builtinRules';
+import { PACKAGE_CONFIG } from '../../../../src/core/policy/checks/packageConfig';
 import { decide } from '../../../../src/core/policy/policy';
 import { REASON } from '../../../../src/core/policy/policyReasons';
-import { RAW_CONSTRUCT } from '../../../../src/core/policy/rawTextScan';
-import { VARIABLE_REASON } from '../../../../src/core/policy/sensitiveVariables';
-import { createShellAnalyzer, UNCERTAIN } from '../../../../src/core/policy/shellAnalysis';
-import { OPAQUE } from '../../../../src/core/policy/shellNormalize';
+import { RAW_CONSTRUCT } from '../../../../src/core/policy/analysis/rawTextScan';
+import { VARIABLE_REASON } from '../../../../src/core/policy/analysis/sensitiveVariables';
+import { createShellAnalyzer, UNCERTAIN } from '../../../../src/core/policy/analysis/shellAnalysis';
+import { OPAQUE } from '../../../../src/core/policy/analysis/shellNormalize';
 import { TASK_RUNNER_REASON } from '../../../../src/core/policy/programs/taskRunners';
-import { ARITHMETIC_ON_ASSIGNMENT } from '../../../../src/core/policy/variableWrites';
+import { ARITHMETIC_ON_ASSIGNMENT } from '../../../../src/core/policy/analysis/variableWrites';
 import { TEST_EXPANDER } from './testExpander';
 
 // Issue 29's classes (hostile lines that were auto-approved and did harm), each in several

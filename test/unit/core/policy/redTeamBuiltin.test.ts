@@ -3,10 +3,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { PolicyRule, RuleLayer, ShellAnalyzer } from '../../../../src/core/contracts';
-import { BUILTIN_LAYER_SOURCE, BUILTIN_RULES } from '../../../../src/core/policy/builtinRules';
+import { BUILTIN_LAYER_SOURCE, BUILTIN_RULES } from '../../../../src/core/policy/rules/builtinRules';
 import { decide } from '../../../../src/core/policy/policy';
 import { withEnvRisk } from '../../../../src/core/policy/policyGate';
-import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
+import { createShellAnalyzer } from '../../../../src/core/policy/analysis/shellAnalysis';
 import { TEST_EXPANDER } from './testExpander';
 
 // Red-team classes found against the built-in read-only list (no user rules): each class is tried in

@@ -3,9 +3,9 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RuleLayer, ShellAnalyzer } from '../../../../src/core/contracts';
-import { BUILTIN_LAYER_SOURCE, BUILTIN_RULES } from '../../../../src/core/policy/builtinRules';
+import { BUILTIN_LAYER_SOURCE, BUILTIN_RULES } from '../../../../src/core/policy/rules/builtinRules';
 import { decide } from '../../../../src/core/policy/policy';
-import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
+import { createShellAnalyzer } from '../../../../src/core/policy/analysis/shellAnalysis';
 import { judgeBatch, prepareWorkspaces, sandboxAvailable, type Observed } from './differential/sandboxJudge';
 import { TEST_EXPANDER } from './testExpander';
 

@@ -4,10 +4,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { PolicyRule, RuleLayer, ShellAnalyzer } from '../../../../src/core/contracts';
 import { decide } from '../../../../src/core/policy/policy';
-import { EXACT_MESSAGES, exactCommandText, parseExactWords } from '../../../../src/core/policy/exactRule';
-import { parsePolicyRules, RULE_MESSAGES } from '../../../../src/core/policy/policyRulesSchema';
-import { RULES_FILE_MESSAGES } from '../../../../src/core/policy/ruleLayers';
-import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
+import { EXACT_MESSAGES, exactCommandText, parseExactWords } from '../../../../src/core/policy/rules/exactRule';
+import { parsePolicyRules, RULE_MESSAGES } from '../../../../src/core/policy/rules/policyRulesSchema';
+import { RULES_FILE_MESSAGES } from '../../../../src/core/policy/rules/ruleLayers';
+import { createShellAnalyzer } from '../../../../src/core/policy/analysis/shellAnalysis';
 import { readCliRuleLayers } from '../../../../src/cli/cliArgs';
 
 /** The parsed `--no-builtin-rules --rules FILE` of a CLI call. */

@@ -8,9 +8,9 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import type { ShellAnalyzer } from '../../../../src/core/contracts';
-import { BUILTIN_LAYER_SOURCE, BUILTIN_RULES } from '../../../../src/core/policy/builtinRules';
+import { BUILTIN_LAYER_SOURCE, BUILTIN_RULES } from '../../../../src/core/policy/rules/builtinRules';
 import { decide } from '../../../../src/core/policy/policy';
-import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
+import { createShellAnalyzer } from '../../../../src/core/policy/analysis/shellAnalysis';
 import { TEST_EXPANDER } from './testExpander';
 
 describe('core/policy: word boundaries as bash draws them', function () {

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import type { PolicyRule, ShellAnalyzer } from '../../../../src/core/contracts';
 import { decide } from '../../../../src/core/policy/policy';
-import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
+import { createShellAnalyzer } from '../../../../src/core/policy/analysis/shellAnalysis';
 
 const CTX = { cwd: '/work/project', workspaceRoots: ['/work/project'] };
 const ALLOW_LS: PolicyRule[] = [

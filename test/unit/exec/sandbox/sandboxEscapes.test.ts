@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import type { ApprovalAnswer, Approver, PolicyRule, ShellAnalyzer, ToolResult } from '../../../../src/core/contracts';
 import { FileArtifactStore } from '../../../../src/core/output/artifacts';
 import { BashPipeline } from '../../../../src/core/pipeline';
-import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
+import { createShellAnalyzer } from '../../../../src/core/policy/analysis/shellAnalysis';
 import { direnvStage } from '../../../../src/exec/direnv';
 import { LocalShellExecutor } from '../../../../src/exec/localExecutor';
 import { programsDeniedByRules } from '../../../../src/exec/sandbox/mounts/denyMasks';

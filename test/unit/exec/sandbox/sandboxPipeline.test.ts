@@ -12,7 +12,7 @@ import type { ApprovalAnswer, ApprovalRequest, Approver, PolicyRule, ToolResult 
 import { FileArtifactStore } from '../../../../src/core/output/artifacts';
 import { BashPipeline } from '../../../../src/core/pipeline';
 import { SANDBOX_OFF_REASON } from '../../../../src/core/policy/policyGate';
-import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
+import { createShellAnalyzer } from '../../../../src/core/policy/analysis/shellAnalysis';
 import type { ShellAnalyzer } from '../../../../src/core/contracts';
 import { LocalShellExecutor } from '../../../../src/exec/localExecutor';
 import { NodePtyExecutor } from '../../../../src/exec/ptyExecutor';

@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import type { RuleLayer, ApprovalRequest, PolicyDecision, PolicyRule, Segment } from '../../../../src/core/contracts';
 import { decisionLabel, type HistoryDecision } from '../../../../src/core/history';
-import { layerLabel } from '../../../../src/core/policy/ruleLayerLabel';
+import { layerLabel } from '../../../../src/core/policy/rules/ruleLayerLabel';
 import {
   ALLOW_ONCE,
   ALLOW_ONCE_INSTEAD,

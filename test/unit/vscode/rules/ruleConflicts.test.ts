@@ -5,8 +5,8 @@ import type { PolicyRule, RuleLayer, ShellAnalyzer } from '../../../../src/core/
 import { decidedBy, decisionLabel } from '../../../../src/core/history';
 import { explainMarkdown } from '../../../../src/core/explainText';
 import { decide } from '../../../../src/core/policy/policy';
-import { CONFLICT_MESSAGES, ruleConflicts } from '../../../../src/core/policy/ruleConflicts';
-import { createShellAnalyzer } from '../../../../src/core/policy/shellAnalysis';
+import { CONFLICT_MESSAGES, ruleConflicts } from '../../../../src/core/policy/rules/ruleConflicts';
+import { createShellAnalyzer } from '../../../../src/core/policy/analysis/shellAnalysis';
 import { applyRuleEdit, rowsOfRaw, tryView, withConflicts, type LayerView } from '../../../../src/vscode/rules/manageRulesModel';
 
 const WHERE = 'user settings';

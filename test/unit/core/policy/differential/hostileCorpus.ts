@@ -2,7 +2,7 @@
 // the corpus rules do not allow (`rm`, `id`, `touch`, …), writes outside the workspace, or reads
 // outside it: none may come out `allow`. `{P}` is a payload slot, filled with every PAYLOADS entry.
 import type { PolicyRule, RuleLayer } from '../../../../../src/core/contracts';
-import { BUILTIN_RULES } from '../../../../../src/core/policy/builtinRules';
+import { BUILTIN_RULES } from '../../../../../src/core/policy/rules/builtinRules';
 
 /** The rule set of the issue: what the corpus and the differential run are judged under. */
 export const CORPUS_RULES: PolicyRule[] = [

@@ -3,9 +3,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ShellAnalyzer } from '../../../../../src/core/contracts';
-import { BUILTIN_RULES } from '../../../../../src/core/policy/builtinRules';
+import { BUILTIN_RULES } from '../../../../../src/core/policy/rules/builtinRules';
 import { decide } from '../../../../../src/core/policy/policy';
-import { createShellAnalyzer } from '../../../../../src/core/policy/shellAnalysis';
+import { createShellAnalyzer } from '../../../../../src/core/policy/analysis/shellAnalysis';
 import { EVERYDAY, WRITERS_AND_RUNNERS } from './everydayCorpus';
 
 // Issue 17, "What it must show": with only the built-in read-only list, everyday read-only agent

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { PolicyRule, ShellAnalyzer } from '../../../../../src/core/contracts';
-import { BUILTIN_GIT_FORMS, BUILTIN_READ_ONLY_PROGRAMS, BUILTIN_RULES } from '../../../../../src/core/policy/builtinRules';
+import { BUILTIN_GIT_FORMS, BUILTIN_READ_ONLY_PROGRAMS, BUILTIN_RULES } from '../../../../../src/core/policy/rules/builtinRules';
 import { TEST_EXPANDER } from '../testExpander';
 import { decide } from '../../../../../src/core/policy/policy';
 import { judgeFind } from '../../../../../src/core/policy/programs/find';
@@ -13,7 +13,7 @@ import { PARSE_PROBLEM, parseArgs, type ArgWord } from '../../../../../src/core/
 import { hasProgramSpec, judgeProgram } from '../../../../../src/core/policy/programs/index';
 import { SPEC_REASON } from '../../../../../src/core/policy/programs/judge';
 import { spec as sortSpec } from '../../../../../src/core/policy/programs/sort';
-import { createShellAnalyzer } from '../../../../../src/core/policy/shellAnalysis';
+import { createShellAnalyzer } from '../../../../../src/core/policy/analysis/shellAnalysis';
 
 const words = (...t: string[]): ArgWord[] => t.map((text) => ({ text, dynamic: false }));
 
