@@ -151,7 +151,8 @@ for (const sandbox of ['off', 'on'] as const) {
         const grown = path.join(tmp, `grown-${m}`);
         const r = await bash(
           `sleep 601.${m} & setsid -f sleep 602.${m}; nohup sleep 603.${m} >/dev/null 2>&1 & ( ( exec sleep 604.${m} ) & ); coproc sleep 605.${m}; ` +
-            `disown -a; bash -c 'while :; do echo x >> "$1"; sleep 0.05; done' writer-${m} ${grown} & echo started`,
+            // The call ends once the writer has written: the next call must stop a writer that runs.
+            `disown -a; bash -c 'while :; do echo x >> "$1"; sleep 0.05; done' writer-${m} ${grown} & until [ -s ${grown} ]; do sleep 0.02; done; echo started`,
         );
         assert.equal(r.text, 'started');
         const next = await bash('jobs; wait; echo "[${COPROC_PID-}]"; cat /dev/null; echo done');
