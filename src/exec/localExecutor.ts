@@ -109,11 +109,7 @@ export class LocalShellExecutor implements LocalExecutor {
     if (this.quarantined.has(key) || shell?.busy) {
       return this.oneShot(notice === undefined ? req : withNotice(req, notice), startConfig, command, commandEnv(startConfig.env, callerEnv));
     }
-    const start = (): PersistentShell => {
-      const fresh = this.newShell(startConfig, commandEnv(startConfig.env), req.cwd, req.sandbox);
-      this.sessions.set(key, fresh);
-      return fresh;
-    };
+    const start = (): PersistentShell => this.startSession(key, startConfig, req.cwd, req.sandbox);
     // A sandboxed shell keeps the mounts it started with: when what a command started now would
     // get differs (a repository or a secret appeared on the host since), the shell is replaced.
     if (shell?.mountKey !== undefined && shell.mountKey !== this.options.sandbox?.mountKey(req.sandbox)) {
@@ -178,7 +174,7 @@ export class LocalShellExecutor implements LocalExecutor {
       const ready = login ? login.peek(config) : { config };
       const startShell = (start: ShellConfig): void => {
         try {
-          if (vacant()) this.sessions.set(key, this.newShell(start, commandEnv(start.env), req.cwd, req.sandbox));
+          if (vacant()) this.startSession(key, start, req.cwd, req.sandbox);
         } catch {
           // As below: the call itself reports it.
         }
@@ -196,22 +192,25 @@ export class LocalShellExecutor implements LocalExecutor {
   private prestart(key: string, config: ShellConfig, req: ExecRequest): void {
     if (this.disposed || this.sessions.has(key)) return;
     try {
-      this.sessions.set(key, this.newShell(config, commandEnv(config.env), req.cwd, req.sandbox));
+      this.startSession(key, config, req.cwd, req.sandbox);
     } catch {
       // The next call starts one itself and reports why it cannot.
     }
   }
 
-  private newShell(config: ShellConfig, env: Record<string, string>, cwd: string, sandbox: 'off' | undefined): PersistentShell {
-    return new PersistentShell({
+  /** Starts the shell of session `key` from `config` and makes it the session's. */
+  private startSession(key: string, config: ShellConfig, cwd: string, sandbox: 'off' | undefined): PersistentShell {
+    const shell = new PersistentShell({
       shell: config.shell,
       args: config.args,
-      env,
+      env: commandEnv(config.env),
       cwd,
       killGraceMs: this.options.killGraceMs,
       ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
       ...(sandbox ? { sandboxMode: sandbox } : {}),
     });
+    this.sessions.set(key, shell);
+    return shell;
   }
 
   /** Drops a session's shell: later calls start a new one; until its kill settles they go one-shot. */

@@ -39,11 +39,7 @@ export interface LoginDelta {
 
 export interface LoginSnapshot {
   delta: LoginDelta;
-  /** `profile`: resolved now; `fallback`: the profile hung or failed. */
-  source: 'profile' | 'fallback';
-  /** Wall time of the resolve (ms). */
-  ms: number;
-  /** Why this is a fallback (the notice a result carries). */
+  /** Why the profile's changes are missing (it hung or failed): the notice a result carries. */
   notice?: string;
 }
 
@@ -173,7 +169,6 @@ export class LoginEnvironment {
 
   private runProfile(entry: Entry, runEnv: Record<string, string>): Promise<LoginSnapshot> {
     this.runs += 1;
-    const started = Date.now();
     const token = randomBytes(12).toString('hex');
     const node = this.options.nodePath ?? process.execPath;
     const print = `process.stdout.write(${JSON.stringify(token)}+JSON.stringify(process.env)+${JSON.stringify(token)})`;
@@ -181,7 +176,7 @@ export class LoginEnvironment {
     // (by absolute path: the profile may define a function or alias named `node`).
     const script = `ELECTRON_RUN_AS_NODE=1 exec ${shellQuote(node)} -e ${shellQuote(print)}`;
     const timeoutMs = this.options.timeoutMs ?? LOGIN_TIMEOUT_MS;
-    const fallback = (notice: string): LoginSnapshot => ({ delta: { set: {}, unset: [] }, source: 'fallback', ms: Date.now() - started, notice });
+    const fallback = (notice: string): LoginSnapshot => ({ delta: { set: {}, unset: [] }, notice });
     return new Promise<LoginSnapshot>((resolve) => {
       let child: ChildProcess;
       try {
@@ -225,7 +220,7 @@ export class LoginEnvironment {
         if (to < 0) return;
         try {
           const env = JSON.parse(text.slice(from + token.length, to)) as Record<string, string>;
-          finish({ delta: deltaOf(runEnv, env), source: 'profile', ms: Date.now() - started });
+          finish({ delta: deltaOf(runEnv, env) });
         } catch (e) {
           finish(fallback(LOGIN_PROFILE_FAILED(entry.shell, e instanceof Error ? e.message : String(e))));
         }
