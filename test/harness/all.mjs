@@ -42,5 +42,14 @@ const failed = tiers.reduce((n, c) => n + c.failed, lintOk ? 0 : 1);
 const skipped = tiers.reduce((n, c) => n + (c.skipped ?? 0), 0);
 ok = lintOk && setupOk && unitOk && itOk && uiOk && failed === 0;
 console.log(`[test] wall time ${((Date.now() - started) / 1000).toFixed(1)} s`);
+// Named again at the very end, so a log that keeps only its tail still says which tests failed.
+const names = ['unit', 'integration', 'ui'];
+for (const [i, c] of tiers.entries()) {
+  if (c.missing) console.log(`[test] FAILED ${names[i]}: the tier wrote no counts`);
+  else if (c.failed > 0 && !(c.failures ?? []).length) console.log(`[test] FAILED ${names[i]}: ${c.error ?? `${c.failed} test(s); see the tier's output above`}`);
+  for (const title of c.failures ?? []) console.log(`[test] FAILED ${names[i]}: ${title}`);
+}
+if (!lintOk) console.log('[test] FAILED lint (`npm run lint` lists the problems)');
+if (!setupOk) console.log('[test] FAILED setup (its error is above)');
 console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(ok ? 0 : 1);

@@ -64,6 +64,7 @@ async function main() {
   let passed = 0;
   let failed = 0;
   let skipped = 0;
+  const failures = [];
   try {
     const opened = await openWorkbench(server, workspace, root);
     browser = opened.browser;
@@ -84,6 +85,7 @@ async function main() {
         }
       } catch (err) {
         failed++;
+        failures.push(`${test.name}: ${String(err?.message ?? err).split('\n')[0].slice(0, 300)}`);
         const shot = path.join(shotsDir, `${test.name.replace(/\W+/g, '-')}-failure.png`);
         await page.screenshot({ path: shot }).catch(() => undefined);
         console.log(`  ✘ ${test.name}: ${err?.stack ?? err}\n    screenshot: ${shot}`);
@@ -93,7 +95,7 @@ async function main() {
   } finally {
     await cleanup();
   }
-  writeCounts({ passed, failed, skipped });
+  writeCounts({ passed, failed, skipped, failures });
   console.log(`ui: ${passed} passed, ${failed} failed, ${skipped} skipped`);
   if (failed === 0) rmSync(runDir, { recursive: true, force: true });
   else console.log(`ui: server log ${server.logFile}`);

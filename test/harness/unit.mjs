@@ -31,6 +31,8 @@ function collect(dir) {
 // machine and twice that on a busy 2-core one, so it is generous. Slowness is measured in `npm run bench`.
 const mocha = new Mocha({ ui: 'bdd', timeout: 120000, reporter: 'spec', ...(grep ? { grep } : {}) });
 for (const file of collect(root)) mocha.addFile(file);
+// The failing tests' titles go into the counts, so the run's last lines name them (a CI log keeps only its tail).
+const failedTitles = [];
 const runner = mocha.run((failures) => {
   let passed = runner.stats?.passes ?? 0;
   let failed = runner.stats?.failures ?? failures;
@@ -43,7 +45,7 @@ const runner = mocha.run((failures) => {
       stdio: 'inherit',
       env: { ...process.env, AGENT_BASH_NATIVE_LAUNCH: 'off', UNIT_ROOT: 'out/test/unit/exec/sandbox', UNIT_COUNTS: second },
     });
-    let c = { passed: 0, failed: 1, skipped: 0 };
+    let c = { passed: 0, failed: 1, skipped: 0, failures: ['unit (script route): wrote no counts'] };
     try {
       c = JSON.parse(readFileSync(second, 'utf8'));
     } catch {
@@ -52,9 +54,11 @@ const runner = mocha.run((failures) => {
     passed += c.passed;
     failed += c.failed;
     skipped += c.skipped;
+    failedTitles.push(...(c.failures ?? []).map((t) => `${t} [script route]`));
   }
   mkdirSync('out', { recursive: true });
-  writeFileSync(countsFile, JSON.stringify({ passed, failed, skipped }));
+  writeFileSync(countsFile, JSON.stringify({ passed, failed, skipped, failures: failedTitles }));
   console.log(`unit: ${passed} passed, ${failed} failed, ${skipped} skipped`);
   process.exitCode = failed > 0 || passed === 0 ? 1 : 0;
 });
+runner.on('fail', (test, err) => failedTitles.push(`${test.fullTitle()}: ${String(err?.message ?? err).split('\n')[0].slice(0, 300)}`));

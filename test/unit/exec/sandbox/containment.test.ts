@@ -132,9 +132,10 @@ describe('exec/sandbox: kernel containment', function () {
     const code = await exited;
     const afterStart = Date.now() - seen;
     assert.equal(code, 1);
-    // The 3 s timeout counts from the shell's start, a moment before `started` appeared; 1 s over
-    // it is the bound, with room for a loaded 2-core machine.
-    assert.ok(afterStart < 3000 + 1000 + 1500, `returned ${afterStart} ms after the command started`);
+    // The 3 s timeout counts from the shell's start, a moment before `started` appeared. Held by the
+    // escaped sleep, the CLI would wait for its ~100 s (or the 30 s one); the bound tells that from a
+    // loaded 2-core machine, and the bench measures the margin itself.
+    assert.ok(afterStart < 3000 + 12_000, `returned ${afterStart} ms after the command started`);
     await sleep(500);
     assert.deepEqual(processesWithArg(`sleep ${marker}`), []);
   });
