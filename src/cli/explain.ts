@@ -1,5 +1,6 @@
-// `agent-bash explain [--rules FILE]... [--managed-rules FILE] [--no-builtin-rules] [--cwd DIR] [--workspace DIR] -- COMMAND`: prints the policy
-// decision for COMMAND as one JSON object, for scripts, CI and anyone debugging a rule list.
+// `agent-bash explain [--rules FILE]... [--managed-rules FILE] [--no-builtin-rules] [--cwd DIR] [--workspace DIR] [--trace] -- COMMAND`: prints the policy
+// decision for COMMAND as one JSON object, for scripts, CI and anyone debugging a rule list; `--trace`
+// adds every check that ran, per segment and for the line, each with its stable code.
 // Exit 0 with a decision; exit 2 with a message on bad arguments or a bad rules file.
 import { BashExpander } from '../exec/bashExpander';
 import * as path from 'node:path';
@@ -14,7 +15,7 @@ import { readOnlyLine } from '../core/policy/checks/readerClass';
 import type { ReadOnlyCapability } from '../core/pipeline';
 import { CLI_MESSAGES, parseCliArgs, readCliRuleLayers, resolveCwdOption, RULE_LAYER_FLAGS, RULE_LAYER_USAGE, RULE_LAYER_VALUES, UsageError, type ParsedArgs } from './cliArgs';
 
-export const EXPLAIN_USAGE = `usage: agent-bash explain ${RULE_LAYER_USAGE} [--cwd DIR] [--workspace DIR]... [--sandbox auto|on|off] -- COMMAND`;
+export const EXPLAIN_USAGE = `usage: agent-bash explain ${RULE_LAYER_USAGE} [--cwd DIR] [--workspace DIR]... [--sandbox auto|on|off] [--trace] -- COMMAND`;
 
 /** Every message `explain` exits 2 with. Tests assert these. */
 export const EXPLAIN_ERRORS = {
@@ -28,17 +29,18 @@ interface ExplainArgs {
   workspaces: string[];
   command: string;
   sandbox: string;
+  trace: boolean;
 }
 
 function parseArgs(args: string[]): ExplainArgs {
   const parsed = parseCliArgs(args, {
     values: [...RULE_LAYER_VALUES, '--cwd', '--workspace', '--sandbox'],
-    flags: RULE_LAYER_FLAGS,
+    flags: [...RULE_LAYER_FLAGS, '--trace'],
     repeatable: ['--workspace', '--rules'],
   });
   const sandbox = parsed.values.get('--sandbox')?.[0] ?? 'auto';
   if (!['auto', 'on', 'off'].includes(sandbox)) throw new UsageError(EXPLAIN_ERRORS.badSandbox(sandbox));
-  const out: ExplainArgs = { parsed, workspaces: parsed.values.get('--workspace') ?? [], command: parsed.command, sandbox };
+  const out: ExplainArgs = { parsed, workspaces: parsed.values.get('--workspace') ?? [], command: parsed.command, sandbox, trace: parsed.flags.has('--trace') };
   const cwd = parsed.values.get('--cwd')?.[0];
   if (cwd !== undefined) out.cwd = cwd;
   return out;
@@ -68,7 +70,10 @@ export function explainJson(d: PolicyDecision, sandboxed = false, command = '', 
       reason: s.reason ?? null,
       opaque: s.segment.opaque,
       redirects: s.segment.redirects,
+      // With --trace: every check this segment went through, in order (`check` is a stable code).
+      ...(s.trace ? { trace: s.trace } : {}),
     })),
+    ...(d.trace ? { trace: d.trace } : {}),
     uncertain: d.uncertain,
     sandboxed,
     // A line that would run without asking because every program reads: `enforced` (the kernel
@@ -95,7 +100,7 @@ export async function explainMain(args: string[]): Promise<number> {
   const workspaceRoots = parsed.workspaces.length > 0 ? parsed.workspaces.map((w) => path.resolve(cwd, w)) : [cwd];
   const analyzer = await createShellAnalyzer();
   const expander = new BashExpander();
-  const decision = decide(analyzer.analyze(parsed.command), layers, { cwd, workspaceRoots, expander });
+  const decision = decide(analyzer.analyze(parsed.command), layers, { cwd, workspaceRoots, expander, ...(parsed.trace ? { trace: true } : {}) });
   expander.dispose();
   // `run` with the same --sandbox would sandbox it (`on` where it cannot start refuses instead).
   const sandboxed = parsed.sandbox !== 'off' && probeSandbox().sandbox;

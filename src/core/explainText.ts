@@ -3,7 +3,7 @@
 // layer, and what the OS sandbox would confine. The VS Code command renders it as a read-only
 // Markdown document (vscode/commands/explainDocument.ts); the CLI's `explain` prints the sentence.
 // Tests assert these texts; change them here only.
-import type { PolicyDecision, PolicyRule, RuleLayerName, SegmentDecision, Verdict } from './contracts';
+import type { CheckTrace, PolicyDecision, PolicyRule, RuleLayerName, SegmentDecision, Verdict } from './contracts';
 import { code } from './humanMessages';
 import { runsWithoutAsking, SANDBOX_OFF_REASON } from './policy/policyGate';
 import { layerLabel } from './policy/rules/ruleLayerLabel';
@@ -166,6 +166,32 @@ export function sandboxLines(sb: ExplainSandbox): string[] {
   return lines;
 }
 
+const TRACE_MARKS: Readonly<Record<CheckTrace['result'], string>> = { pass: 'passed', ask: 'asks', deny: 'refuses', skip: 'not run' };
+
+/** One check as a list item: "`workspace_scope` asks: `cat ../y` touches …". */
+function traceItem(t: CheckTrace): string {
+  const where = t.cwd === undefined ? '' : ` (in \`${t.cwd}\`)`;
+  const detail = t.detail === undefined ? '' : t.result === 'ask' || t.result === 'deny' ? `: ${plainReason(t.detail, 'it')}` : `: ${t.detail}`;
+  return `\`${t.check}\` ${TRACE_MARKS[t.result]}${where}${detail}`;
+}
+
+/** The section listing every check (PolicyDecision.trace): empty when the decision kept no trace. */
+export function traceLines(d: PolicyDecision): string[] {
+  if (!d.trace && !d.segments.some((s) => s.trace)) return [];
+  const out = ['## Every check, in the order it ran', ''];
+  d.segments.forEach((s, i) => {
+    if (!s.trace) return;
+    out.push(`${i + 1}. ${code(s.segment.text || s.segment.source)}`);
+    for (const t of s.trace) out.push(`   - ${traceItem(t)}`);
+  });
+  if (d.trace?.length) {
+    out.push('', 'The whole line:', '');
+    for (const t of d.trace) out.push(`- ${traceItem(t)}`);
+  }
+  out.push('');
+  return out;
+}
+
 /** The whole explanation as Markdown (the read-only document Explain Policy Decision opens). */
 export function explainMarkdown(command: string, d: PolicyDecision, opts: { cwd?: string; sandbox?: ExplainSandbox; actions?: readonly string[] } = {}): string {
   const out = [`# Agent Bash: ${code(command)}`, '', decisionSentence(command, d, opts.sandbox), ''];
@@ -192,5 +218,6 @@ export function explainMarkdown(command: string, d: PolicyDecision, opts: { cwd?
     for (const a of opts.actions) out.push(`- ${a}`);
     out.push('');
   }
+  out.push(...traceLines(d));
   return out.join('\n');
 }

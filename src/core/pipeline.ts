@@ -245,9 +245,10 @@ export class BashPipeline {
   constructor(private readonly deps: BashPipelineDeps) {}
 
   /** The policy verdict for `command` run in `cwd` (default: the session cwd), without running it. */
-  explain(command: string, cwd?: string, env?: Record<string, string>): PolicyDecision {
+  /** `trace`: keep every check that ran (PolicyDecision.trace, SegmentDecision.trace). */
+  explain(command: string, cwd?: string, env?: Record<string, string>, opts: { trace?: boolean } = {}): PolicyDecision {
     const at = this.policyCwd(cwd);
-    return gateDecision((c, where) => this.decide(c, where), { command, cwd: at, ...(env ? { env } : {}) });
+    return gateDecision((c, where) => this.decide(c, where, opts), { command, cwd: at, ...(env ? { env } : {}) });
   }
 
   /**
@@ -255,9 +256,9 @@ export class BashPipeline {
    * create terminals pass it to the policy gate, which adds the env risk. Step 6 of `run` rewrites
    * internal URLs: a rewrite that changes which commands run is decided again, the stricter verdict wins.
    */
-  decide(command: string, cwd?: string): PolicyDecision {
+  decide(command: string, cwd?: string, opts: { trace?: boolean } = {}): PolicyDecision {
     const layers = this.deps.settings().ruleLayers;
-    const ctx = { cwd: this.policyCwd(cwd), workspaceRoots: this.deps.workspaceRoots(), expander: this.deps.expander };
+    const ctx = { cwd: this.policyCwd(cwd), workspaceRoots: this.deps.workspaceRoots(), expander: this.deps.expander, ...(opts.trace ? { trace: true } : {}) };
     const analysis = this.deps.analyzer.analyze(command);
     return guardRewrite(analysis, this.rewrittenAnalysis(command), decide(analysis, layers, ctx), (a) => decide(a, layers, ctx));
   }

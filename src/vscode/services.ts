@@ -12,7 +12,7 @@ export interface PipelineLike {
     opts?: { signal?: AbortSignal; onUpdate?: UpdateListener; sessionKey?: string; approver?: Approver; caller?: CallerInfo; onStart?: (started: RunStart) => void },
   ): Promise<ToolResult>;
   /** `env`: variables the command would get (some, like BASH_ENV, can make an allowed command ask). */
-  explain(command: string, cwd?: string, env?: Record<string, string>): PolicyDecision;
+  explain(command: string, cwd?: string, env?: Record<string, string>, opts?: { trace?: boolean }): PolicyDecision;
   /** The rules' decision on the command text alone (the policy gate adds the env risk). */
   decide(command: string, cwd?: string): PolicyDecision;
 }

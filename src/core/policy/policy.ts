@@ -18,7 +18,7 @@
 //   with its own config file (packageConfig.ts), and an output redirection to a
 //   file under an allow rule without `allowRedirects`. With no rules everything prompts.
 // - Deny beats everything; a deny rule therefore also overrides a critical pattern.
-import type { DecisionKind, MatchedRule, PolicyDecision, PolicyRule, RuleLayer, Segment, SegmentDecision, ShellAnalysis, Verdict } from './policyContracts';
+import type { CheckCode, CheckTrace, DecisionKind, MatchedRule, PolicyDecision, PolicyRule, RuleLayer, Segment, SegmentDecision, ShellAnalysis, Verdict } from './policyContracts';
 import { findCritical } from './checks/criticalPatterns';
 import { REASON, shown } from './policyReasons';
 import { writesFile } from './checks/redirectTargets';
@@ -43,6 +43,8 @@ export interface PolicyContext {
   workspaceRoots: string[];
   /** Bash's expansion of words with tilde/brace/glob syntax (absent: such words make the command ask). */
   expander?: WordExpander;
+  /** Keep every check that ran, per segment and for the line (`explain --trace`). */
+  trace?: boolean;
 }
 
 /** The critical pattern's name for a write to a protected workspace path (protectedPaths.ts). */
@@ -163,7 +165,99 @@ function matchOn(rules: RuleLookup, text: string, exactText?: string): Match | n
   return rule ? { rule, text } : null;
 }
 
-function decideSegment(seg: Segment, index: number, all: readonly Segment[], rules: RuleLookup, ctx: PolicyContext, variants: readonly JudgedIn[]): { outcome: Outcome; rule: PolicyRule | null } {
+/** What a check found: the prompt it raises. */
+interface Finding {
+  kind: DecisionKind;
+  reason: string;
+}
+
+/** One directory a segment may run in (segmentExpansion.ts), as the directory checks see it. */
+interface Judged {
+  seg: Segment;
+  index: number;
+  text: string;
+  cwd: string;
+  ctx: PolicyContext;
+  /** The checks that already asked in this directory. */
+  asked: Set<CheckCode>;
+}
+
+interface DirectoryCheck {
+  name: CheckCode;
+  /** Runs only on a segment an allow rule matched (otherwise the segment asks or is denied already). */
+  allowedOnly?: true;
+  /** Why it does not run here, when it does not. */
+  skip?: (j: Judged) => string | undefined;
+  /** `words`: the segment's words as bash expands them in `j.cwd`. */
+  check: (j: Judged, words: Segment) => Finding | undefined;
+}
+
+/**
+ * The checks on the words as bash expands them, in every directory the segment may run in (the
+ * command's cwd, and where an earlier `cd` may have gone): each can raise an allow to a prompt. Run
+ * in this order; the trace (`explain --trace`) names each by its code.
+ */
+const DIRECTORY_CHECKS: readonly DirectoryCheck[] = [
+  {
+    // The spec judged the written words; brace lists and patterns can change how many there are.
+    name: 'expanded_words',
+    skip: (j) => (j.seg.opaque ? 'the segment runs code the analysis cannot see' : undefined),
+    check: (j, words) => {
+      const moved = expandedWordsReason(j.seg, words);
+      return moved === undefined ? undefined : { kind: 'opaque', reason: REASON.opaque(j.text, j.index, moved) };
+    },
+  },
+  {
+    name: 'protected_write',
+    check: (j, words) => {
+      const rel = findProtectedWrite(words, j.cwd, j.ctx.workspaceRoots);
+      return rel === undefined ? undefined : { kind: 'critical', reason: REASON.critical(j.text, CRITICAL_PROTECTED_WRITE(rel)) };
+    },
+  },
+  {
+    name: 'workspace_scope',
+    check: (j, words) => {
+      const external = findExternalPath(words, j.cwd, j.ctx.workspaceRoots);
+      if (external?.kind === 'outside') return { kind: 'external_directory', reason: REASON.outside(j.text, j.index, external.word, external.resolved) };
+      if (external?.kind === 'unresolved') return { kind: 'external_directory', reason: REASON.unresolved(j.text, j.index, external.word) };
+      return undefined;
+    },
+  },
+  { name: 'program_identity', allowedOnly: true, check: (j, words) => uncertainIf(foreignProgram(words, j.index, j.cwd)) },
+  { name: 'nested_repository', allowedOnly: true, check: (j, words) => uncertainIf(nestedRepository(words, j.index, j.cwd, j.ctx.workspaceRoots)) },
+  { name: 'package_config', allowedOnly: true, check: (j, words) => uncertainIf(projectPackageConfig(words, j.index, j.cwd, j.ctx.workspaceRoots)) },
+  {
+    // Only worth the directory scan when no path outside already makes this segment ask.
+    name: 'symlink_walk',
+    allowedOnly: true,
+    skip: (j) => (j.asked.has('workspace_scope') ? 'a path outside the workspace already asks' : undefined),
+    check: (j, words) => {
+      const link = findLinkOutside(words, j.cwd, j.ctx.workspaceRoots);
+      if (link?.kind === 'link') return { kind: 'external_directory', reason: REASON.linkOutside(j.text, j.index, link.link, link.resolved) };
+      if (link?.kind === 'tooMany') return { kind: 'external_directory', reason: REASON.linksUnchecked(j.text, j.index, link.root) };
+      return undefined;
+    },
+  },
+];
+
+function uncertainIf(reason: string | undefined): Finding | undefined {
+  return reason === undefined ? undefined : { kind: 'uncertain', reason };
+}
+
+/** The trace entry of a rule lookup: an allow passes, a prompt or deny raises, no rule asks by default. */
+function ruleTrace(rule: PolicyRule | null): CheckTrace {
+  if (!rule) return { check: 'rule', result: 'ask', detail: 'no rule matched' };
+  return { check: 'rule', result: rule.approval === 'allow' ? 'pass' : rule.approval === 'deny' ? 'deny' : 'ask', detail: `${rule.approval} rule \`${rule.match}\`` };
+}
+
+function decideSegment(
+  seg: Segment,
+  index: number,
+  all: readonly Segment[],
+  rules: RuleLookup,
+  ctx: PolicyContext,
+  variants: readonly JudgedIn[],
+): { outcome: Outcome; rule: PolicyRule | null; trace?: CheckTrace[] } {
   const text = shownText(seg);
   const withWrappers = seg.prefix?.length ? normalizeCommandText([...seg.prefix, ...seg.argv].join(' ')) : seg.text;
   const textMatch = matchOn(rules, seg.text, segmentExactText(seg));
@@ -178,6 +272,9 @@ function decideSegment(seg: Segment, index: number, all: readonly Segment[], rul
     if (m && m.rule.approval !== 'allow' && (!match || SEVERITY[m.rule.approval] > SEVERITY[match.rule.approval])) match = m;
   }
   const rule = match?.rule ?? null;
+  const allowed = rule?.approval === 'allow';
+  // Kept only when asked for (explain --trace): a decision without it allocates nothing for it.
+  const trace: CheckTrace[] | undefined = ctx.trace ? [ruleTrace(rule)] : undefined;
 
   const outcomes: Outcome[] = [];
   if (match && rule) {
@@ -185,48 +282,57 @@ function decideSegment(seg: Segment, index: number, all: readonly Segment[], rul
   } else {
     outcomes.push({ decision: 'prompt', kind: 'default', rule: null, reason: REASON.noRule(text, index), segmentIndex: index });
   }
-  const prompt = (kind: DecisionKind, reason: string): void => {
-    outcomes.push({ decision: 'prompt', kind, rule: null, reason, segmentIndex: index });
+  const where = variants.length > 1 ? (cwd: string) => ({ cwd }) : () => ({});
+  const ask = (check: CheckCode, f: Finding, cwd?: string): void => {
+    outcomes.push({ decision: 'prompt', kind: f.kind, rule: null, reason: f.reason, segmentIndex: index });
+    trace?.push({ check, result: 'ask', detail: f.reason, ...(cwd === undefined ? {} : where(cwd)) });
   };
+  const passed = (check: CheckCode, cwd?: string): void => {
+    trace?.push({ check, result: 'pass', ...(cwd === undefined ? {} : where(cwd)) });
+  };
+  const skipped = (check: CheckCode, why: string, cwd?: string): void => {
+    trace?.push({ check, result: 'skip', detail: why, ...(cwd === undefined ? {} : where(cwd)) });
+  };
+
   const critical = findCritical(seg, all);
-  if (critical) prompt('critical', REASON.critical(text, critical.name));
-  if (seg.opaque) prompt('opaque', REASON.opaque(text, index, seg.opaqueReason ?? 'runs code the analysis cannot see'));
-  // The path checks judge the words as bash expands them, in every directory the segment may run
-  // in (the command's cwd, and where an earlier `cd` may have gone: segmentExpansion.ts).
+  if (critical) ask('critical_pattern', { kind: 'critical', reason: REASON.critical(text, critical.name) });
+  else passed('critical_pattern');
+  if (seg.opaque) ask('opaque', { kind: 'opaque', reason: REASON.opaque(text, index, seg.opaqueReason ?? 'runs code the analysis cannot see') });
+  else passed('opaque');
   for (const { cwd, expansion } of variants) {
-    const judged = expansion.kind === 'expanded' ? expansion.seg : undefined;
-    if (expansion.kind === 'unexpanded') prompt('uncertain', UNEXPANDED_REASON(text, index, expansion.word, expansion.why));
-    // The spec judged the written words; brace lists and patterns can change how many there are.
-    const moved = judged && !seg.opaque ? expandedWordsReason(seg, judged) : undefined;
-    if (moved !== undefined) prompt('opaque', REASON.opaque(text, index, moved));
-    const protectedWrite = judged && findProtectedWrite(judged, cwd, ctx.workspaceRoots);
-    if (protectedWrite !== undefined) prompt('critical', REASON.critical(text, CRITICAL_PROTECTED_WRITE(protectedWrite)));
-    const external = judged && findExternalPath(judged, cwd, ctx.workspaceRoots);
-    if (external?.kind === 'outside') prompt('external_directory', REASON.outside(text, index, external.word, external.resolved));
-    if (external?.kind === 'unresolved') prompt('external_directory', REASON.unresolved(text, index, external.word));
-    if (judged && rule?.approval === 'allow') {
-      const foreign = foreignProgram(judged, index, cwd);
-      if (foreign !== undefined) prompt('uncertain', foreign);
-      const nested = nestedRepository(judged, index, cwd, ctx.workspaceRoots);
-      if (nested !== undefined) prompt('uncertain', nested);
-      const config = projectPackageConfig(judged, index, cwd, ctx.workspaceRoots);
-      if (config !== undefined) prompt('uncertain', config);
+    if (expansion.kind === 'unexpanded') {
+      ask('expansion', { kind: 'uncertain', reason: UNEXPANDED_REASON(text, index, expansion.word, expansion.why) }, cwd);
+      for (const c of DIRECTORY_CHECKS) skipped(c.name, 'its words could not be expanded', cwd);
+      continue;
     }
-    // Only worth the directory scan when nothing else already makes this segment ask.
-    if (judged && !external && rule?.approval === 'allow') {
-      const link = findLinkOutside(judged, cwd, ctx.workspaceRoots);
-      if (link?.kind === 'link') prompt('external_directory', REASON.linkOutside(text, index, link.link, link.resolved));
-      if (link?.kind === 'tooMany') prompt('external_directory', REASON.linksUnchecked(text, index, link.root));
+    passed('expansion', cwd);
+    const j: Judged = { seg, index, text, cwd, ctx, asked: new Set() };
+    for (const c of DIRECTORY_CHECKS) {
+      const why = c.allowedOnly && !allowed ? 'runs only where an allow rule matched' : c.skip?.(j);
+      if (why !== undefined) {
+        skipped(c.name, why, cwd);
+        continue;
+      }
+      const found = c.check(j, expansion.seg);
+      if (found === undefined) {
+        passed(c.name, cwd);
+        continue;
+      }
+      j.asked.add(c.name);
+      ask(c.name, found, cwd);
     }
   }
-  if (rule?.approval === 'allow' && !rule.allowRedirects) {
+  if (!allowed || rule.allowRedirects) {
+    skipped('redirect', allowed ? 'the allow rule allows redirects' : 'runs only where an allow rule matched');
+  } else {
     const write = seg.redirects.find((r) => writesFile(r, seg.redirects));
-    if (write) prompt('redirect', REASON.redirect(text, index, write.target ?? '…', rule.match));
+    if (write) ask('redirect', { kind: 'redirect', reason: REASON.redirect(text, index, write.target ?? '…', rule.match) });
+    else passed('redirect');
   }
 
   let best: Outcome | undefined;
   for (const o of outcomes) if (better(o, best)) best = o;
-  return { outcome: best ?? outcomes[0], rule };
+  return { outcome: best ?? outcomes[0], rule, ...(trace ? { trace } : {}) };
 }
 
 /**
@@ -264,8 +370,9 @@ function decideChecked(analysis: ShellAnalysis, layers: readonly LooseLayer[], c
 
   const expanded = expandInCwds(analysis.segments, ctx.cwd, ctx.expander);
   analysis.segments.forEach((seg, k) => {
-    const { outcome, rule } = decideSegment(seg, k + 1, analysis.segments, usable, ctx, expanded[k]);
+    const { outcome, rule, trace } = decideSegment(seg, k + 1, analysis.segments, usable, ctx, expanded[k]);
     const segment: SegmentDecision = { segment: seg, decision: outcome.decision, rule, kind: outcome.kind, reason: outcome.reason };
+    if (trace) segment.trace = trace;
     const origin = rule ? usable.layerOf(rule) : undefined;
     if (origin?.layer !== undefined) {
       segment.layer = origin.layer;
@@ -276,19 +383,25 @@ function decideChecked(analysis: ShellAnalysis, layers: readonly LooseLayer[], c
     if (outcome.decision === 'allow' && rule && !allowMatches.includes(rule.match)) allowMatches.push(rule.match);
   });
 
+  const lineTrace: CheckTrace[] | undefined = ctx.trace ? [] : undefined;
+  const raise = (check: CheckCode, c: Outcome): void => {
+    candidates.push(c);
+    lineTrace?.push({ check, result: c.decision === 'deny' ? 'deny' : 'ask', detail: c.reason });
+  };
   const whole = normalizeCommandText(analysis.command);
   const wholeRule = usable.first(whole);
   if (wholeRule && wholeRule.approval !== 'allow') {
-    candidates.push({ decision: wholeRule.approval, kind: 'rule', rule: wholeRule, reason: REASON.commandRule(whole, wholeRule.approval, wholeRule.match) });
-  }
+    raise('line_rule', { decision: wholeRule.approval, kind: 'rule', rule: wholeRule, reason: REASON.commandRule(whole, wholeRule.approval, wholeRule.match) });
+  } else lineTrace?.push({ check: 'line_rule', result: 'pass' });
   if (analysis.construct !== undefined) {
-    candidates.push({ decision: 'prompt', kind: 'uncertain', rule: null, reason: REASON.construct(analysis.construct) });
-  }
+    raise('shell_construct', { decision: 'prompt', kind: 'uncertain', rule: null, reason: REASON.construct(analysis.construct) });
+  } else lineTrace?.push({ check: 'shell_construct', result: 'pass' });
   if (analysis.uncertain || analysis.segments.length === 0) {
-    candidates.push({ decision: 'prompt', kind: 'uncertain', rule: null, reason: REASON.uncertain(analysis.uncertainReason ?? 'no command found') });
-  }
+    raise('analysis', { decision: 'prompt', kind: 'uncertain', rule: null, reason: REASON.uncertain(analysis.uncertainReason ?? 'no command found') });
+  } else lineTrace?.push({ check: 'analysis', result: 'pass' });
   const invisible = findInvisible(analysis.command);
-  if (invisible) candidates.push({ decision: 'prompt', kind: 'uncertain', rule: null, reason: INVISIBLE_REASON(invisible.codePoint, invisible.offset) });
+  if (invisible) raise('invisible_characters', { decision: 'prompt', kind: 'uncertain', rule: null, reason: INVISIBLE_REASON(invisible.codePoint, invisible.offset) });
+  else lineTrace?.push({ check: 'invisible_characters', result: 'pass' });
 
   let best: Outcome | undefined;
   for (const c of candidates) if (better(c, best)) best = c;
@@ -305,6 +418,7 @@ function decideChecked(analysis: ShellAnalysis, layers: readonly LooseLayer[], c
   };
   if (chosen.segmentIndex !== undefined) decision.segmentIndex = chosen.segmentIndex;
   if (usable.restrictive.size) decision.restrictive = [...usable.restrictive.values()];
+  if (lineTrace) decision.trace = lineTrace;
   const origin = decision.rule ? usable.layerOf(decision.rule) : undefined;
   if (origin?.layer !== undefined) {
     decision.layer = origin.layer;

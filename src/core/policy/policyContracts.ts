@@ -135,6 +135,39 @@ export interface MatchedRule {
   text: string;
 }
 
+/**
+ * Stable codes of the checks a decision runs, in the order they run (`explain --trace`). Segment
+ * checks: the rule lookup, then the floors that can raise an allow; line checks after every segment.
+ */
+export type CheckCode =
+  | 'rule'
+  | 'critical_pattern'
+  | 'opaque'
+  | 'expansion'
+  | 'expanded_words'
+  | 'protected_write'
+  | 'workspace_scope'
+  | 'program_identity'
+  | 'nested_repository'
+  | 'package_config'
+  | 'symlink_walk'
+  | 'redirect'
+  | 'line_rule'
+  | 'shell_construct'
+  | 'analysis'
+  | 'invisible_characters';
+
+/** One check that ran (or was skipped, and why) for a segment or for the whole line. */
+export interface CheckTrace {
+  check: CheckCode;
+  /** `pass`: it found nothing; `ask`/`deny`: what it raised the decision to; `skip`: it did not run. */
+  result: 'pass' | 'ask' | 'deny' | 'skip';
+  /** The rule that matched, the finding's reason, or why the check was skipped. */
+  detail?: string;
+  /** The directory the words were judged in, when a segment may run in more than one. */
+  cwd?: string;
+}
+
 export interface SegmentDecision {
   segment: Segment;
   decision: Verdict;
@@ -145,6 +178,8 @@ export interface SegmentDecision {
   /** What decided this command of the line, and the policy's reason for it (REASON's texts). */
   kind?: DecisionKind;
   reason?: string;
+  /** Every check this segment went through, when the decision was asked for a trace. */
+  trace?: CheckTrace[];
 }
 
 export interface PolicyDecision {
@@ -167,4 +202,6 @@ export interface PolicyDecision {
    * the order they were met; absent when none did. Said by Explain, Manage Rules' Try box and History.
    */
   restrictive?: MatchedRule[];
+  /** The checks of the whole line, when the decision was asked for a trace (each segment has its own). */
+  trace?: CheckTrace[];
 }

@@ -203,7 +203,8 @@ async function explainCommand(deps: CommandDeps, docs: ExplainDocuments, arg: un
   const command = typeof given === 'string' ? given : await vscode.window.showInputBox({ prompt: 'Command to explain (nothing runs)' });
   if (!command) return undefined;
   const cwd = deps.cwd.get();
-  const decision = deps.pipeline.explain(command, cwd);
+  // The document lists every check each command went through (its last section).
+  const decision = deps.pipeline.explain(command, cwd, undefined, { trace: show });
   if (show) {
     const sandbox = explainSandbox(deps.sandbox);
     await showExplanation(docs, command, decision, { cwd, ...(sandbox ? { sandbox } : {}) });

@@ -116,7 +116,7 @@ export class CommandLog implements vscode.Disposable {
       return result;
     };
     return {
-      explain: (command, cwd, env) => pipeline.explain(command, cwd, env),
+      explain: (command, cwd, env, opts) => pipeline.explain(command, cwd, env, opts),
       decide: (command, cwd) => pipeline.decide(command, cwd),
       run: (...args) => runFrom(source, ...args),
       runFrom,

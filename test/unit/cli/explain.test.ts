@@ -21,7 +21,7 @@ function explain(args: string[], cwd = ROOT): Run {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-const USAGE = 'usage: agent-bash explain [--rules FILE]... [--managed-rules FILE] [--no-builtin-rules] [--cwd DIR] [--workspace DIR]... [--sandbox auto|on|off] -- COMMAND';
+const USAGE = 'usage: agent-bash explain [--rules FILE]... [--managed-rules FILE] [--no-builtin-rules] [--cwd DIR] [--workspace DIR]... [--sandbox auto|on|off] [--trace] -- COMMAND';
 
 describe('cli/explain', () => {
   let dir: string;
@@ -89,6 +89,39 @@ describe('cli/explain', () => {
     assert.equal(JSON.parse(explain(['--cwd', dir, '--sandbox', 'off', '--', 'ls']).stdout).readOnly, 'not enforced: read-only not enforced: no OS sandbox here');
     // A line that asks is no auto-approved read.
     assert.equal(JSON.parse(explain(['--cwd', dir, '--', 'touch x']).stdout).readOnly, null);
+  });
+
+  it('--trace lists every check per segment and for the line with its code; without it there is no trace; twice is a usage error', () => {
+    const r = explain(['--rules', rulesFile, '--cwd', dir, '--trace', '--', 'ls -la > out.txt && cat ../y']);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as { segments: Array<{ trace: Array<{ check: string; result: string; detail?: string }> }>; trace: Array<{ check: string; result: string }> };
+    assert.deepEqual(out.segments[0]?.trace.map((t) => `${t.check}:${t.result}`), [
+      'rule:pass', 'critical_pattern:pass', 'opaque:pass', 'expansion:pass', 'expanded_words:pass', 'protected_write:pass',
+      'workspace_scope:pass', 'program_identity:pass', 'nested_repository:pass', 'package_config:pass', 'symlink_walk:pass', 'redirect:ask',
+    ]);
+    assert.equal(out.segments[0]?.trace.at(-1)?.detail, '`ls -la` in segment 1 writes to `out.txt`; allow rule `ls *` does not set allowRedirects');
+    // `cat` is allowed by the built-in list; the path outside asks, so the link walk is not needed.
+    assert.deepEqual(out.segments[1]?.trace.filter((t) => t.result !== 'pass').map((t) => `${t.check}:${t.result}:${t.detail ?? ''}`), [
+      `workspace_scope:ask:\`cat ../y\` in segment 2 touches \`../y\` (${path.join(path.dirname(dir), 'y')}), outside the workspace`,
+      'symlink_walk:skip:a path outside the workspace already asks',
+    ]);
+    // With only the file's rules, no rule covers `cat`: the default asks and the allow's guards do not run.
+    const bare = JSON.parse(explain(['--rules', rulesFile, '--no-builtin-rules', '--cwd', dir, '--trace', '--', 'cat a']).stdout) as typeof out;
+    assert.deepEqual(bare.segments[0]?.trace.filter((t) => t.result !== 'pass').map((t) => `${t.check}:${t.result}:${t.detail ?? ''}`), [
+      'rule:ask:no rule matched',
+      'program_identity:skip:runs only where an allow rule matched',
+      'nested_repository:skip:runs only where an allow rule matched',
+      'package_config:skip:runs only where an allow rule matched',
+      'symlink_walk:skip:runs only where an allow rule matched',
+      'redirect:skip:runs only where an allow rule matched',
+    ]);
+    assert.deepEqual(out.trace.map((t) => `${t.check}:${t.result}`), ['line_rule:pass', 'shell_construct:pass', 'analysis:pass', 'invisible_characters:pass']);
+    const plain = JSON.parse(explain(['--rules', rulesFile, '--cwd', dir, '--', 'ls -la']).stdout) as Record<string, unknown> & { segments: Array<Record<string, unknown>> };
+    assert.equal('trace' in plain, false);
+    assert.equal('trace' in (plain.segments[0] ?? {}), false);
+    const twice = explain(['--trace', '--trace', '--', 'ls']);
+    assert.equal(twice.code, 2);
+    assert.equal(twice.stderr, `agent-bash explain: option --trace given twice\n${USAGE}\n`);
   });
 
   it('judges words as its helper bash expands them', () => {

@@ -147,4 +147,40 @@ describe('core/explainText', () => {
       ].join('\n'),
     );
   });
+
+  it('with a trace, ends with every check in the order it ran, in words for the ones that asked', () => {
+    const d = decide(analyzer.analyze('cat ../secret'), [user({ match: 'cat *', approval: 'allow' })], { cwd: WS, workspaceRoots: [WS], trace: true });
+    const text = explainMarkdown('cat ../secret', d);
+    const section = text.slice(text.indexOf('## Every check, in the order it ran'));
+    assert.equal(
+      section,
+      [
+        '## Every check, in the order it ran',
+        '',
+        '1. `cat ../secret`',
+        '   - `rule` passed: allow rule `cat *`',
+        '   - `critical_pattern` passed',
+        '   - `opaque` passed',
+        '   - `expansion` passed',
+        '   - `expanded_words` passed',
+        '   - `protected_write` passed',
+        '   - `workspace_scope` asks: it touches `../secret` (/work/secret), outside the workspace',
+        '   - `program_identity` passed',
+        '   - `nested_repository` passed',
+        '   - `package_config` passed',
+        '   - `symlink_walk` not run: a path outside the workspace already asks',
+        '   - `redirect` passed',
+        '',
+        'The whole line:',
+        '',
+        '- `line_rule` passed',
+        '- `shell_construct` passed',
+        '- `analysis` passed',
+        '- `invisible_characters` passed',
+        '',
+      ].join('\n'),
+    );
+    // Without a trace the document has no such section.
+    assert.equal(explainMarkdown('cat ../secret', decision('cat ../secret')).includes('## Every check'), false);
+  });
 });
