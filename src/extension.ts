@@ -5,9 +5,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { FileArtifactStore, pruneArtifactSessions } from './core/output/artifacts';
-import { BashPipeline } from './core/pipeline';
 import { createShellAnalyzer } from './core/policy/analysis/shellAnalysis';
-import { direnvStage } from './exec/direnv';
 import { programsDeniedByRules } from './exec/sandbox/mounts/denyMasks';
 import { BashJobManager } from './exec/jobManager';
 import { killByEnv } from './exec/processTree';
@@ -47,7 +45,7 @@ import { resolveShell } from './vscode/terminals/shellSettings';
 import { VsCodeClientBridge } from './vscode/terminals/clientBridge';
 import { LoginEnvironment } from './exec/loginEnvironment';
 import { getShellConfig } from './exec/shellConfig';
-import { pipelineSandbox } from './exec/sandbox/pipelineSandbox';
+import { createPipeline } from './exec/createPipeline';
 
 export type { AgentBashApi } from './vscode/api';
 
@@ -130,7 +128,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     return new NodePtyExecutor({ ...(s.path ? { shellPath: s.path } : {}), shellArgs: s.args ?? ['-c'], baseEnv: processEnv(), sandbox, loginEnv });
   });
   const expander = new BashExpander({ shell: shell().path });
-  const pipeline = new BashPipeline({
+  const composed = createPipeline({
     expander,
     settings: () => settings.current(),
     analyzer,
@@ -149,9 +147,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
       return { command: s.path, args: s.args };
     },
     bridgePollIntervalMs: 250,
-    environment: direnvStage(() => settings.current().direnv, processEnv, sandbox),
-    sandbox: pipelineSandbox(sandbox, () => settings.sandbox().autoApprove),
+    baseEnv: processEnv,
+    sandbox,
+    autoApproveSandboxed: () => settings.sandbox().autoApprove,
   });
+  const pipeline = composed.pipeline;
   const commandLog = new CommandLog(log);
   const tracked = commandLog.wrap(pipeline);
   const history = new HistoryStore(context.workspaceState, () => cwd.get(), (terminalId) => bridge.stopReasonOf(terminalId));
@@ -167,7 +167,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentB
     workspaceCwd: () => cwd.get(),
     workspaceRoots,
     processEnv,
-    sandbox: pipelineSandbox(sandbox, () => settings.sandbox().autoApprove),
+    sandbox: composed.sandbox,
   };
 
   const jobsStatus = new JobsStatusItem(jobs);

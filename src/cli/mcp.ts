@@ -9,9 +9,8 @@ import * as fs from 'node:fs';
 import type { ApprovalAnswer, ApprovalRequest, Approver, RuleLayer } from '../core/contracts';
 import { ToolError } from '../core/errors';
 import { FileArtifactStore } from '../core/output/artifacts';
-import { BashPipeline } from '../core/pipeline';
+import type { BashPipeline } from '../core/pipeline';
 import { createShellAnalyzer } from '../core/policy/analysis/shellAnalysis';
-import { direnvStage } from '../exec/direnv';
 import { BashJobManager } from '../exec/jobManager';
 import type { SandboxSettings } from '../exec/sandbox/sandboxPolicy';
 import { makeOwnedTempDir } from '../exec/sandbox/cleanup/tempSweep';
@@ -23,7 +22,7 @@ import { DEFAULT_MCP_RESULT_CHARS } from '../mcp/resultCap';
 import { parseCliArgs, readCliRuleLayers, resolveCwdOption, RULE_LAYER_FLAGS, RULE_LAYER_USAGE, RULE_LAYER_VALUES, UsageError } from './cliArgs';
 import { startCliProcesses, type CliProcesses } from './cliProcesses';
 import { cliSettings, EXIT_USAGE, SANDBOX_OPTIONS, SANDBOX_USAGE, sandboxSettingsOf } from './run';
-import { pipelineSandbox } from '../exec/sandbox/pipelineSandbox';
+import { createPipeline } from '../exec/createPipeline';
 
 export const MCP_USAGE = `usage: agent-bash mcp ${RULE_LAYER_USAGE} [--cwd DIR] [--yes] [--allow-unsandboxed] [--max-result-chars N] [--max-line-bytes N] ${SANDBOX_USAGE}`;
 export const MCP_CLI_VERSION = '0.1.0';
@@ -128,7 +127,7 @@ export async function mcpMain(args: string[]): Promise<number> {
       void (async () => {
         processes = startCliProcesses({ subcommand: 'mcp', sessionId, sandbox: sandboxSettings, cwd, rules: layers.flatMap((l) => l.rules) });
         const { sandbox, executor, pty } = processes;
-        return new BashPipeline({
+        return createPipeline({
           expander,
           settings: () => settings,
           analyzer: await createShellAnalyzer(),
@@ -140,9 +139,8 @@ export async function mcpMain(args: string[]): Promise<number> {
           sessionCwd: () => cwd,
           workspaceRoots: () => [cwd],
           sessionId,
-          environment: direnvStage(() => settings.direnv, undefined, sandbox),
-          sandbox: pipelineSandbox(sandbox, () => false),
-        });
+          sandbox,
+        }).pipeline;
       })().then(resolve, reject);
     });
   });

@@ -12,9 +12,7 @@ import type { ApprovalAnswer, ApprovalRequest, Approver, BashSettings, RuleLayer
 import { FileArtifactStore } from '../core/output/artifacts';
 import { DEFAULT_MAX_COLUMNS } from '../core/output/outputLimits';
 import { DEFAULT_INTERCEPTOR_RULES } from '../core/interceptor';
-import { BashPipeline } from '../core/pipeline';
 import { createShellAnalyzer } from '../core/policy/analysis/shellAnalysis';
-import { direnvStage } from '../exec/direnv';
 import { signalNumber } from '../exec/processTree';
 import { startCliProcesses } from './cliProcesses';
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxMode, type SandboxSettings } from '../exec/sandbox/sandboxPolicy';
@@ -22,7 +20,7 @@ import { parseAllowEntry } from '../exec/sandbox/network/proxyTarget';
 import { CLI_MESSAGES, parseCliArgs, readCliRuleLayers, resolveCwdOption, RULE_LAYER_FLAGS, RULE_LAYER_USAGE, RULE_LAYER_VALUES, UsageError, type ParsedArgs } from './cliArgs';
 import { pruneRunArtifacts, runArtifactDir } from './runArtifacts';
 import { TtyPtyExecutor } from './ttyPty';
-import { pipelineSandbox } from '../exec/sandbox/pipelineSandbox';
+import { createPipeline } from '../exec/createPipeline';
 
 export const RUN_USAGE =
   `usage: agent-bash run ${RULE_LAYER_USAGE} [--cwd DIR] [--timeout S] [--pty] [--yes] [--max-line-bytes N] [--sandbox auto|on|off] [--allow-write DIR]... [--allow-domain HOST]... -- COMMAND`;
@@ -175,7 +173,7 @@ export async function runMain(args: string[]): Promise<number> {
     })());
 
   try {
-    const pipeline = new BashPipeline({
+    const { pipeline } = createPipeline({
       expander,
       settings: () => settings,
       analyzer: await createShellAnalyzer(),
@@ -186,8 +184,7 @@ export async function runMain(args: string[]): Promise<number> {
       sessionCwd: () => cwd,
       workspaceRoots: () => [cwd],
       sessionId,
-      environment: direnvStage(() => settings.direnv, undefined, sandbox),
-      sandbox: pipelineSandbox(sandbox, () => false),
+      sandbox,
     });
     const input: Record<string, unknown> = { command: parsed.command };
     if (parsed.timeout !== undefined) input.timeout = parsed.timeout;
