@@ -21,6 +21,7 @@ import { CLI_MESSAGES, parseCliArgs, readCliRuleLayers, resolveCwdOption, RULE_L
 import { pruneRunArtifacts, runArtifactDir } from './runArtifacts';
 import { TtyPtyExecutor } from './ttyPty';
 import { createPipeline } from '../exec/createPipeline';
+import { settingDefault } from '../core/settingsSchema';
 
 export const RUN_USAGE =
   `usage: agent-bash run ${RULE_LAYER_USAGE} [--cwd DIR] [--timeout S] [--pty] [--yes] [--max-line-bytes N] [--sandbox auto|on|off] [--allow-write DIR]... [--allow-domain HOST]... -- COMMAND`;
@@ -95,14 +96,14 @@ export function cliSettings(layers: RuleLayer[], maxLineBytes: number = DEFAULT_
   return {
     ruleLayers: layers,
     interceptor: { enabled: false, patterns: [...DEFAULT_INTERCEPTOR_RULES] },
-    maxTimeout: 0,
+    maxTimeout: settingDefault('agentBash.maxTimeout'),
     asyncEnabled: false,
-    asyncMaxJobs: 100,
-    autoBackground: { enabled: false, thresholdMs: 60_000 },
-    artifactHeadBytes: 20,
+    asyncMaxJobs: settingDefault('agentBash.async.maxJobs'),
+    autoBackground: { enabled: settingDefault('agentBash.autoBackground.enabled'), thresholdMs: settingDefault('agentBash.autoBackground.thresholdMs') },
+    artifactHeadBytes: settingDefault('agentBash.artifactHeadBytes'),
     outputMaxColumns: maxLineBytes,
     shell: {},
-    direnv: 'auto',
+    direnv: settingDefault('agentBash.direnv'),
   };
 }
 

@@ -14,6 +14,7 @@ import type { SandboxSettings } from '../../exec/sandbox/sandboxPolicy';
 import { parseAllowEntry } from '../../exec/sandbox/network/proxyTarget';
 import { DEFAULT_SANDBOX_LIMITS, limitValue, renamedLimit } from '../../exec/sandbox/kernel/limits';
 import type { SavedRules } from '../approvals/approvalDialog';
+import { settingDefault } from '../../core/settingsSchema';
 
 const SECTION = 'agentBash';
 
@@ -100,15 +101,15 @@ export function readSettings(
       // The user's rules first, then the built-in ones (which only fire when their tool exists).
       patterns: [...readInterceptorRules(config.get('interceptor.patterns')), ...DEFAULT_INTERCEPTOR_RULES],
     },
-    maxTimeout: num('maxTimeout', 0),
+    maxTimeout: num('maxTimeout', settingDefault('agentBash.maxTimeout')),
     asyncEnabled: config.get<boolean>('async.enabled') !== false,
-    asyncMaxJobs: Math.max(1, Math.floor(num('async.maxJobs', 100))),
+    asyncMaxJobs: Math.max(1, Math.floor(num('async.maxJobs', settingDefault('agentBash.async.maxJobs')))),
     autoBackground: {
       enabled: config.get<boolean>('autoBackground.enabled') === true,
-      thresholdMs: Math.max(0, Math.floor(num('autoBackground.thresholdMs', 60000))),
+      thresholdMs: Math.max(0, Math.floor(num('autoBackground.thresholdMs', settingDefault('agentBash.autoBackground.thresholdMs')))),
     },
-    artifactHeadBytes: Math.max(0, num('artifactHeadBytes', 20)),
-    outputMaxColumns: Math.max(0, Math.floor(num('outputMaxColumns', 768))),
+    artifactHeadBytes: Math.max(0, num('artifactHeadBytes', settingDefault('agentBash.artifactHeadBytes'))),
+    outputMaxColumns: Math.max(0, Math.floor(num('outputMaxColumns', settingDefault('agentBash.outputMaxColumns')))),
     shell: {
       ...(shellPath ? { path: shellPath } : {}),
       ...(Array.isArray(shellArgs) && shellArgs.every((a) => typeof a === 'string') ? { args: shellArgs as string[] } : {}),
