@@ -4,6 +4,8 @@
 // Keeping this parser-free lets the rules be read and tested as plain tables.
 import { programOptionReason } from '../programs/optionVerdict';
 import { taskRunnerReason } from '../programs/taskRunners';
+import { WRAPPERS, type WrapperSpec } from '../programs/wrappers';
+import { INTERPRETERS, RUNNERS, SHELLS } from '../programs/runners';
 import { assignedName, isSensitiveVariable } from './sensitiveVariables';
 import type { Word } from './shellWord';
 
@@ -40,150 +42,6 @@ export interface NormalizedCommand {
   argvWords?: Word[];
   heads?: Word[];
 }
-
-interface WrapperSpec {
-  /** Short options without an argument. */
-  flags: string;
-  /** Short options that take an argument (attached or next word). */
-  argFlags: string;
-  long?: readonly string[];
-  longArg?: readonly string[];
-  /** Words consumed after the options (`timeout`'s duration). */
-  positional?: number;
-  /** `env`: `NAME=value` words before the command. */
-  assignments?: boolean;
-  /** `nice -10`. */
-  numericFlag?: boolean;
-  /** Options that mean "this is not running a command" (`command -v`): stop stripping. */
-  notWrapper?: string;
-  /** Options whose meaning we refuse to model (`env -S`, `sudo -e`): the segment becomes opaque. */
-  opaque?: string;
-  longOpaque?: readonly string[];
-  privileged?: boolean;
-  /** Options that change where or how the program runs (`env -C`): an allow rule must name the wrapper. */
-  named?: string;
-  longNamed?: readonly string[];
-}
-
-const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
-  env: {
-    flags: '0iv',
-    argFlags: 'uC',
-    long: ['ignore-environment', 'null', 'debug'],
-    longArg: ['unset', 'chdir'],
-    assignments: true,
-    opaque: 'S',
-    longOpaque: ['split-string'],
-    named: 'C',
-    longNamed: ['chdir'],
-  },
-  command: { flags: 'p', argFlags: '', notWrapper: 'vV' },
-  builtin: { flags: '', argFlags: '' },
-  exec: { flags: 'cl', argFlags: 'a' },
-  nice: { flags: '', argFlags: 'n', longArg: ['adjustment'], numericFlag: true },
-  nohup: { flags: '', argFlags: '' },
-  time: {
-    flags: 'pvaq',
-    argFlags: 'fo',
-    long: ['portability', 'verbose', 'append', 'quiet'],
-    longArg: ['format', 'output'],
-    // bash's `time` is a keyword: `time PATH=. ls` runs `ls` with that PATH.
-    assignments: true,
-    named: 'fo',
-    longNamed: ['format', 'output'],
-  },
-  timeout: {
-    flags: 'v',
-    argFlags: 'sk',
-    long: ['preserve-status', 'foreground', 'verbose'],
-    longArg: ['signal', 'kill-after'],
-    positional: 1,
-  },
-  sudo: {
-    flags: 'AbEHKknPSisB',
-    argFlags: 'ughpCrtTUDR',
-    long: [
-      'askpass', 'background', 'preserve-env', 'set-home', 'login', 'remove-timestamp',
-      'reset-timestamp', 'non-interactive', 'preserve-groups', 'stdin', 'shell', 'bell',
-    ],
-    longArg: ['user', 'group', 'prompt', 'close-from', 'role', 'type', 'command-timeout', 'other-user', 'chdir', 'chroot', 'host'],
-    notWrapper: 'lvV',
-    opaque: 'e',
-    longOpaque: ['edit'],
-    privileged: true,
-  },
-  doas: { flags: 'ns', argFlags: 'u', opaque: 'C', privileged: true },
-  stdbuf: { flags: '', argFlags: 'ioe', longArg: ['input', 'output', 'error'] },
-  setsid: { flags: 'cfw', argFlags: '', long: ['ctty', 'fork', 'wait'] },
-  ionice: { flags: 't', argFlags: 'cn', longArg: ['class', 'classdata'], notWrapper: 'pPu' },
-  busybox: { flags: '', argFlags: '', privileged: true },
-  toybox: { flags: '', argFlags: '', privileged: true },
-  chroot: { flags: '', argFlags: '', longArg: ['userspec', 'groups'], long: ['skip-chdir'], positional: 1, privileged: true },
-  pkexec: { flags: '', argFlags: '', long: ['disable-internal-agent', 'keep-cwd'], longArg: ['user'], privileged: true },
-  chrt: {
-    flags: 'abdfiorRv',
-    argFlags: 'TPD',
-    long: ['all-tasks', 'batch', 'deadline', 'fifo', 'idle', 'other', 'rr', 'reset-on-fork', 'verbose'],
-    longArg: ['sched-runtime', 'sched-period', 'sched-deadline'],
-    notWrapper: 'pm',
-    positional: 1,
-    privileged: true,
-  },
-  taskset: { flags: 'acv', argFlags: '', long: ['all-tasks', 'cpu-list', 'verbose'], notWrapper: 'p', positional: 1, privileged: true },
-  flock: {
-    flags: 'sxenuoFv',
-    argFlags: 'wE',
-    long: ['shared', 'exclusive', 'nonblock', 'unlock', 'close', 'no-fork', 'verbose'],
-    longArg: ['timeout', 'wait', 'conflict-exit-code'],
-    opaque: 'c',
-    longOpaque: ['command'],
-    positional: 1,
-    privileged: true,
-  },
-  fakeroot: { flags: 'u', argFlags: 'lsib', long: ['unknown-is-real'], longArg: ['lib', 'faked'], privileged: true },
-  unbuffer: { flags: 'p', argFlags: '' },
-  catchsegv: { flags: '', argFlags: '' },
-  eatmydata: { flags: '', argFlags: '' },
-  nocache: { flags: '', argFlags: '' },
-};
-
-/**
- * Programs that run their arguments (or text) as a command in ways not modelled word by word:
- * the segment is opaque, and deny rules are also tried on every tail of its argv (best effort).
- */
-export const RUNNERS: ReadonlySet<string> = new Set([
-  'xargs', 'parallel', 'sem', 'watch', 'coproc', 'fc', 'script', 'at', 'batch', 'su', 'runuser', 'sg', 'newgrp',
-  'ssh', 'strace', 'ltrace', 'valgrind', 'gdb', 'lldb', 'firejail', 'nsenter', 'unshare', 'systemd-run', 'xvfb-run',
-  'dbus-launch', 'dbus-run-session', 'torsocks', 'proxychains', 'proxychains4', 'tsocks', 'rlwrap', 'flatpak-spawn',
-  'bwrap', 'proot', 'setpriv', 'setarch', 'linux32', 'linux64', 'capsh', 'prlimit', 'numactl', 'cpulimit', 'chpst',
-  'daemonize', 'start-stop-daemon', 'schroot', 'machinectl', 'tini', 'dumb-init', 'run-one', 'expect', 'entr',
-  'tmux', 'screen', 'dtach', 'abduco', 'time-limit', 'timelimit', 'sandbox-exec', 'caffeinate', 'sshpass',
-  'nohup-run', 'doas-run', 'ip', 'vim', 'vi', 'nvim', 'emacs', 'ex', 'ed',
-]);
-
-export const SHELLS: ReadonlySet<string> = new Set([
-  'sh', 'bash', 'rbash', 'zsh', 'dash', 'ksh', 'mksh', 'pdksh', 'ash', 'yash', 'posh', 'fish', 'tcsh', 'csh',
-]);
-
-/** Interpreters and the options that hand them program text on the command line. */
-/**
- * `infoFlags`: options that print a version or help text and exit, so the interpreter reads no
- * program when they are its only words (`node --version`).
- */
-const INTERPRETERS: ReadonlyArray<{ name: RegExp; codeFlags: readonly string[]; infoFlags?: readonly string[] }> = [
-  { name: /^python[0-9.]*$/, codeFlags: ['-c'], infoFlags: ['-V', '-VV', '--version', '-h', '--help'] },
-  { name: /^pypy[0-9.]*$/, codeFlags: ['-c'], infoFlags: ['-V', '--version', '-h', '--help'] },
-  { name: /^perl[0-9.]*$/, codeFlags: ['-e', '-E'], infoFlags: ['-v', '-V', '-h'] },
-  { name: /^ruby[0-9.]*$/, codeFlags: ['-e'], infoFlags: ['--version', '-h', '--help'] },
-  { name: /^(node|nodejs)$/, codeFlags: ['-e', '--eval', '-p', '--print'], infoFlags: ['-v', '--version', '-h', '--help', '--v8-options'] },
-  { name: /^bun$/, codeFlags: ['-e', '--eval', '-p', '--print'], infoFlags: ['-v', '--version', '-h', '--help'] },
-  { name: /^php[0-9.]*$/, codeFlags: ['-r'], infoFlags: ['-v', '--version', '-h', '--help'] },
-  { name: /^(lua|luajit)[0-9.]*$/, codeFlags: ['-e'] },
-  { name: /^Rscript$/, codeFlags: ['-e'] },
-  { name: /^osascript$/, codeFlags: ['-e'] },
-  { name: /^(pwsh|powershell)$/, codeFlags: ['-c', '-command', '-encodedcommand', '-e', '-ec'] },
-  { name: /^(tclsh|wish)$/, codeFlags: [] },
-];
 
 /** Messages that name why a segment is opaque. Tests assert these. */
 export const OPAQUE = {

@@ -3,7 +3,7 @@
 // For a shell wrapper the payload after `-c` is what runs, so that is what the rules must see; a plain
 // argv is quoted back into a line.
 import path from 'node:path';
-import { SHELLS } from './shellNormalize';
+import { SHELLS } from '../programs/runners';
 
 /** `-c`, or a cluster of short options that contains `c` (`-lc`, `-ec`). */
 const COMMAND_FLAG = /^-[A-Za-z]*c[A-Za-z]*$/;

@@ -4,7 +4,8 @@
 // is an argument, not a command, and every check is linear in the argv.
 // A hit floors the decision at prompt; an allow rule cannot approve it, a deny rule still denies.
 import type { Segment } from '../policyContracts';
-import { basename, SHELLS } from '../analysis/shellNormalize';
+import { basename } from '../analysis/shellNormalize';
+import { SHELLS } from '../programs/runners';
 
 export interface CriticalHit {
   /** Short name used in the decision reason. */

@@ -1,6 +1,6 @@
 // The hook the normalisation calls (shellNormalize.ts `classify`): why a program's options make the
 // command ask, read by the program's spec where it has one, else by the older option table.
-import { riskyOption } from '../checks/programOptions';
+import { riskyOption } from './programOptions';
 import type { Word } from '../analysis/shellWord';
 import type { ArgWord } from './getopt';
 import { judgeProgram } from './index';

@@ -5,7 +5,7 @@
 // rule could make them run unasked anyway.
 import type { PolicyRule, Segment, ShellAnalysis } from '../policyContracts';
 import { escapeGlob, normalizeCommandText } from './ruleGlob';
-import { SHELLS } from '../analysis/shellNormalize';
+import { SHELLS } from '../programs/runners';
 import { segmentExactText } from './exactRule';
 
 /** How many leading words name the command for tools with subcommands. */
