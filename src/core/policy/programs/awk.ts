@@ -6,7 +6,7 @@
 import type { ArgWord } from './getopt';
 import { parseArgs } from './getopt';
 import { readAwkProgram } from './awkProgram';
-import { judgeBySpec, type ProgramJudgement, type ProgramModule } from './judge';
+import { judgeBySpec, type ProgramJudgement, type ProgramModule, type ProgramExamples } from './judge';
 import { defineProgram } from './spec';
 
 export const spec = defineProgram({
@@ -59,4 +59,7 @@ export function judgeAwk(name: string, args: readonly ArgWord[]): ProgramJudgeme
   return j;
 }
 
-export const program: ProgramModule = { names: ['awk', 'gawk', 'mawk', 'nawk'], spec, judge: judgeAwk };
+/** What the policy must allow and must ask of awk (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ["awk '{print $1}' a.txt", "awk -F, 'NR>1 {print $2}' a.txt"], ask: ['awk \'{system("id")}\' a.txt', 'awk -f prog.awk a.txt', 'awk \'{print > "out.txt"}\' a.txt'] };
+
+export const program: ProgramModule = { examples: EXAMPLES, names: ['awk', 'gawk', 'mawk', 'nawk'], spec, judge: judgeAwk };

@@ -1,6 +1,6 @@
 // `basename`: options from `basename --help` of GNU coreutils 9.1 on this machine (Debian 12); effects read from its man page.
 import { defineProgram } from './spec';
-import { simpleProgram } from './judge';
+import { simpleProgram, type ProgramExamples, type ProgramModule } from './judge';
 
 export const spec = defineProgram({
   name: 'basename',
@@ -15,4 +15,7 @@ export const spec = defineProgram({
   ],
 });
 
-export const program = simpleProgram(spec);
+/** What the policy must allow and must ask of basename (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['basename src/a.ts .ts'], ask: ['basename --bogus x'] };
+
+export const program: ProgramModule = { ...simpleProgram(spec), examples: EXAMPLES };

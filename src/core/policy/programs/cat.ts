@@ -1,6 +1,6 @@
 // `cat`: options from `cat --help` of GNU coreutils 9.1 on this machine (Debian 12); effects read from its man page.
 import { defineProgram } from './spec';
-import { simpleProgram } from './judge';
+import { simpleProgram, type ProgramExamples, type ProgramModule } from './judge';
 
 export const spec = defineProgram({
   name: 'cat',
@@ -22,4 +22,7 @@ export const spec = defineProgram({
   ],
 });
 
-export const program = simpleProgram(spec);
+/** What the policy must allow and must ask of cat (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['cat README.md', 'cat -n a.txt b.txt'], ask: ['cat ../outside.txt', 'cat /etc/passwd'] };
+
+export const program: ProgramModule = { ...simpleProgram(spec), examples: EXAMPLES };

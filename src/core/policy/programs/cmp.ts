@@ -1,6 +1,6 @@
 // `cmp`: options from `cmp --help` of GNU diffutils 3.8 on this machine (Debian 12); effects read from its man page.
 import { defineProgram } from './spec';
-import { simpleProgram } from './judge';
+import { simpleProgram, type ProgramExamples, type ProgramModule } from './judge';
 
 export const spec = defineProgram({
   name: 'cmp',
@@ -19,4 +19,7 @@ export const spec = defineProgram({
   ],
 });
 
-export const program = simpleProgram(spec);
+/** What the policy must allow and must ask of cmp (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['cmp a.txt b.txt'], ask: ['cmp a.txt /etc/hosts'] };
+
+export const program: ProgramModule = { ...simpleProgram(spec), examples: EXAMPLES };

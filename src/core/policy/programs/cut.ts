@@ -1,6 +1,6 @@
 // `cut`: options from `cut --help` of GNU coreutils 9.1 on this machine (Debian 12); effects read from its man page.
 import { defineProgram } from './spec';
-import { simpleProgram } from './judge';
+import { simpleProgram, type ProgramExamples, type ProgramModule } from './judge';
 
 export const spec = defineProgram({
   name: 'cut',
@@ -21,4 +21,7 @@ export const spec = defineProgram({
   ],
 });
 
-export const program = simpleProgram(spec);
+/** What the policy must allow and must ask of cut (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['cut -d, -f1 a.txt'], ask: ['cut -f1 ../x'] };
+
+export const program: ProgramModule = { ...simpleProgram(spec), examples: EXAMPLES };

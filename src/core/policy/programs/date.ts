@@ -4,7 +4,7 @@
 // makes date open that time-zone file wherever it is (`-d 'TZ="/x" now'`, seen with strace). The
 // lines of a `-f` file are date strings too, so `-f` reads what the analysis cannot see.
 import { parseArgs, type ArgWord } from './getopt';
-import { judgeBySpec, type ProgramJudgement, type ProgramModule } from './judge';
+import { judgeBySpec, type ProgramJudgement, type ProgramModule, type ProgramExamples } from './judge';
 import { defineProgram } from './spec';
 import { isInertEnvValue } from '../analysis/sensitiveVariables';
 
@@ -55,4 +55,7 @@ function judge(name: string, args: readonly ArgWord[]): ProgramJudgement {
   return j;
 }
 
-export const program: ProgramModule = { names: ['date'], spec, judge };
+/** What the policy must allow and must ask of date (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['date +%Y', 'date -u'], ask: ['date -s 2020-01-01'] };
+
+export const program: ProgramModule = { examples: EXAMPLES, names: ['date'], spec, judge };

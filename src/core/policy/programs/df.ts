@@ -1,6 +1,6 @@
 // `df`: options from `df --help` of GNU coreutils 9.1 on this machine (Debian 12); effects read from its man page.
 import { defineProgram } from './spec';
-import { simpleProgram } from './judge';
+import { simpleProgram, type ProgramExamples, type ProgramModule } from './judge';
 
 export const spec = defineProgram({
   name: 'df',
@@ -28,4 +28,7 @@ export const spec = defineProgram({
   ],
 });
 
-export const program = simpleProgram(spec);
+/** What the policy must allow and must ask of df (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['df -h .'], ask: ['df --bogus'] };
+
+export const program: ProgramModule = { ...simpleProgram(spec), examples: EXAMPLES };

@@ -1,7 +1,7 @@
 // `diff`: options from `diff --help` of GNU diffutils 3.8 on this machine (Debian 12); the template
 // names `--GTYPE-group-format` and `--LTYPE-line-format` are spelled out. None writes; `-l` runs `pr`.
 import { defineProgram } from './spec';
-import { simpleProgram } from './judge';
+import { simpleProgram, type ProgramExamples, type ProgramModule } from './judge';
 
 export const spec = defineProgram({
   name: 'diff',
@@ -26,4 +26,7 @@ export const spec = defineProgram({
   ],
 });
 
-export const program = simpleProgram(spec);
+/** What the policy must allow and must ask of diff (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['diff -u a.txt b.txt'], ask: ['diff a.txt ../b.txt'] };
+
+export const program: ProgramModule = { ...simpleProgram(spec), examples: EXAMPLES };

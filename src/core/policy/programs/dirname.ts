@@ -1,6 +1,6 @@
 // `dirname`: options from `dirname --help` of GNU coreutils 9.1 on this machine (Debian 12); effects read from its man page.
 import { defineProgram } from './spec';
-import { simpleProgram } from './judge';
+import { simpleProgram, type ProgramExamples, type ProgramModule } from './judge';
 
 export const spec = defineProgram({
   name: 'dirname',
@@ -13,4 +13,7 @@ export const spec = defineProgram({
   ],
 });
 
-export const program = simpleProgram(spec);
+/** What the policy must allow and must ask of dirname (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['dirname src/a.ts'], ask: ['dirname --bogus x'] };
+
+export const program: ProgramModule = { ...simpleProgram(spec), examples: EXAMPLES };

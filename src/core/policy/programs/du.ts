@@ -1,6 +1,6 @@
 // `du`: options from `du --help` of GNU coreutils 9.1 on this machine (Debian 12); effects read from its man page.
 import { defineProgram } from './spec';
-import { simpleProgram } from './judge';
+import { simpleProgram, type ProgramExamples, type ProgramModule } from './judge';
 
 export const spec = defineProgram({
   name: 'du',
@@ -38,4 +38,7 @@ export const spec = defineProgram({
   ],
 });
 
-export const program = simpleProgram(spec);
+/** What the policy must allow and must ask of du (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['du -sh src'], ask: ['du -sh ..'] };
+
+export const program: ProgramModule = { ...simpleProgram(spec), examples: EXAMPLES };

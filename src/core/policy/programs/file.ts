@@ -3,7 +3,7 @@
 // `-z`/`-Z` look inside compressed files by running the decompressor found on PATH for formats the
 // library does not read itself (`lz4 -cd`, `zstd -cd`, `lrzip`…, seen with strace): they run programs.
 import { defineProgram } from './spec';
-import { simpleProgram } from './judge';
+import { simpleProgram, type ProgramExamples, type ProgramModule } from './judge';
 
 export const spec = defineProgram({
   name: 'file',
@@ -19,4 +19,7 @@ export const spec = defineProgram({
   ],
 });
 
-export const program = simpleProgram(spec);
+/** What the policy must allow and must ask of file (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['file README.md'], ask: ['file -f ../list.txt', 'file /etc/passwd'] };
+
+export const program: ProgramModule = { ...simpleProgram(spec), examples: EXAMPLES };

@@ -5,7 +5,7 @@
 // `-fprint0`, `-fprintf` and `-fls` write files, `-files0-from` reads a list of starting points;
 // `-newer FILE`, `-anewer`, `-cnewer`, `-samefile` read a path. Anything else asks, naming it.
 import { cannotBeOption, type ArgWord } from './getopt';
-import { SPEC_REASON, type PathArg, type ProgramJudgement, type ProgramModule } from './judge';
+import { SPEC_REASON, type PathArg, type ProgramJudgement, type ProgramModule, type ProgramExamples } from './judge';
 
 type FindEffect = 'plain' | 'reads' | 'writes' | 'runs' | 'fileList' | 'deletes';
 
@@ -128,4 +128,7 @@ export function judgeFind(args: readonly ArgWord[]): ProgramJudgement {
   return reason === undefined ? { paths, canonical: [] } : { reason, paths, canonical: [] };
 }
 
-export const program: ProgramModule = { names: ['find'], judge: (_name, args) => judgeFind(args) };
+/** What the policy must allow and must ask of find (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ["find . -name '*.ts'", 'find src -type f'], ask: ['find . -name x -delete', 'find . -exec rm {} ;', 'find . -fprint out.txt'] };
+
+export const program: ProgramModule = { examples: EXAMPLES, names: ['find'], judge: (_name, args) => judgeFind(args) };

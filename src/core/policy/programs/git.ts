@@ -9,7 +9,7 @@
 // the older option table (programOptions.ts).
 import type { ArgWord } from './getopt';
 import { parseArgs } from './getopt';
-import { judgeBySpec, SPEC_REASON, type ProgramJudgement, type ProgramModule } from './judge';
+import { judgeBySpec, SPEC_REASON, type ProgramJudgement, type ProgramModule, type ProgramExamples } from './judge';
 import { defineProgram, type ProgramSpec } from './spec';
 
 const SOURCE = 'git 2.39.5, git-log(1), git-diff(1) and the subcommands\' manuals';
@@ -155,7 +155,11 @@ export function judgeGit(args: readonly ArgWord[]): ProgramJudgement | undefined
   return j;
 }
 
+/** What the policy must allow and must ask of git (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['git status', 'git log -3', 'git diff'], ask: ['git -c core.pager=x log', 'git --bare log', 'git diff --output=../x'] };
+
 export const program: ProgramModule = {
+  examples: EXAMPLES,
   names: ['git'],
   judge: (_name, args) => judgeGit(args),
 };

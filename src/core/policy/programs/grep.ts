@@ -2,7 +2,7 @@
 // plus `-y` (an obsolete `-i` it still accepts). The first operand is the pattern unless `-e` or
 // `-f` gave one; `-f FILE` and `--exclude-from=FILE` read pattern files (paths checked like operands).
 import { defineProgram } from './spec';
-import { simpleProgram } from './judge';
+import { simpleProgram, type ProgramExamples, type ProgramModule } from './judge';
 
 export const spec = defineProgram({
   name: 'grep',
@@ -24,4 +24,7 @@ export const spec = defineProgram({
   ],
 });
 
-export const program = simpleProgram(spec, ['grep', 'egrep', 'fgrep']);
+/** What the policy must allow and must ask of grep (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['grep -rn foo src', 'egrep x a.txt'], ask: ['grep -f ../patterns a.txt', 'grep x /etc/passwd'] };
+
+export const program: ProgramModule = { ...simpleProgram(spec, ['grep', 'egrep', 'fgrep']), examples: EXAMPLES };

@@ -1,6 +1,6 @@
 // `head`: options from `head --help` of GNU coreutils 9.1 on this machine (Debian 12); effects read from its man page.
 import { defineProgram } from './spec';
-import { simpleProgram } from './judge';
+import { simpleProgram, type ProgramExamples, type ProgramModule } from './judge';
 
 export const spec = defineProgram({
   name: 'head',
@@ -18,4 +18,7 @@ export const spec = defineProgram({
   ],
 });
 
-export const program = simpleProgram(spec);
+/** What the policy must allow and must ask of head (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['head -n 5 README.md'], ask: ['head ../x'] };
+
+export const program: ProgramModule = { ...simpleProgram(spec), examples: EXAMPLES };

@@ -4,7 +4,7 @@
 // filter unless `-f FILE` gave it; `--args`/`--jsonargs` make the remaining operands values, not
 // files. jq can read files (`--slurpfile`, `--rawfile`, `-f`, `-L`) but never writes or runs one.
 import { cannotBeOption, PARSE_PROBLEM, type ArgWord } from './getopt';
-import { SPEC_REASON, type PathArg, type ProgramJudgement, type ProgramModule } from './judge';
+import { SPEC_REASON, type PathArg, type ProgramJudgement, type ProgramModule, type ProgramExamples } from './judge';
 
 /** Long options and the words they take; `reads` marks the word that is a path. */
 export const JQ_LONG_OPTIONS: Readonly<Record<string, { words: number; reads?: number }>> = {
@@ -92,4 +92,7 @@ export function judgeJq(args: readonly ArgWord[]): ProgramJudgement {
   return { paths, canonical: [] };
 }
 
-export const program: ProgramModule = { names: ['jq'], judge: (_name, args) => judgeJq(args) };
+/** What the policy must allow and must ask of jq (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['jq .name data.json'], ask: ['jq . /etc/passwd', 'jq --rawfile x /etc/passwd .'] };
+
+export const program: ProgramModule = { examples: EXAMPLES, names: ['jq'], judge: (_name, args) => judgeJq(args) };

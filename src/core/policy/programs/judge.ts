@@ -37,8 +37,20 @@ export const SPEC_REASON = {
 } as const;
 
 /** A program module: how one program (and its aliases) is judged. */
+/**
+ * Lines that must run without asking, and lines that must ask, under the built-in list plus an allow
+ * rule for the program (`name *`), in a small workspace (a git repository with README.md, a.txt,
+ * b.txt, data.json, src/a.ts, archive.tar): one table-driven test (programs/examples.test.ts) checks
+ * every module's, so what the policy knows of a program is shown beside it.
+ */
+export interface ProgramExamples {
+  allow: readonly string[];
+  ask: readonly string[];
+}
+
 export interface ProgramModule {
   names: readonly string[];
+  examples?: ProgramExamples;
   /** The option spec, for tests and for programs judged generically. */
   spec?: ProgramSpec;
   /** undefined: this form has no spec (the older option table judges it). */

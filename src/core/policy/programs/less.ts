@@ -8,7 +8,7 @@
 // variable's options are the environment checks' concern, not the command line's.
 import type { ArgWord } from './getopt';
 import { parseArgs } from './getopt';
-import { judgeBySpec, type ProgramJudgement, type ProgramModule } from './judge';
+import { judgeBySpec, type ProgramJudgement, type ProgramModule, type ProgramExamples } from './judge';
 import { defineProgram } from './spec';
 
 export const spec = defineProgram({
@@ -46,4 +46,7 @@ export function judgeLess(name: string, args: readonly ArgWord[]): ProgramJudgem
   return j;
 }
 
-export const program: ProgramModule = { names: ['less'], spec, judge: judgeLess };
+/** What the policy must allow and must ask of less (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['less README.md'], ask: ['less -o log.txt README.md'] };
+
+export const program: ProgramModule = { examples: EXAMPLES, names: ['less'], spec, judge: judgeLess };

@@ -1,6 +1,6 @@
 // `ls`: options from `ls --help` of GNU coreutils 9.1 on this machine (Debian 12). None writes or runs.
 import { defineProgram } from './spec';
-import { simpleProgram } from './judge';
+import { simpleProgram, type ProgramExamples, type ProgramModule } from './judge';
 
 export const spec = defineProgram({
   name: 'ls',
@@ -19,4 +19,7 @@ export const spec = defineProgram({
   ],
 });
 
-export const program = simpleProgram(spec);
+/** What the policy must allow and must ask of ls (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['ls -la', 'ls src'], ask: ['ls ~/.ssh', 'ls /'] };
+
+export const program: ProgramModule = { ...simpleProgram(spec), examples: EXAMPLES };

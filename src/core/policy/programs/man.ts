@@ -7,7 +7,7 @@
 // from a file or from a folder of pages the person did not install (`-l`, a path operand, `-M`) asks.
 import type { ArgWord } from './getopt';
 import { parseArgs } from './getopt';
-import { judgeBySpec, SPEC_REASON, type ProgramJudgement, type ProgramModule } from './judge';
+import { judgeBySpec, SPEC_REASON, type ProgramJudgement, type ProgramModule, type ProgramExamples } from './judge';
 import { defineProgram } from './spec';
 
 export const spec = defineProgram({
@@ -41,4 +41,7 @@ export function judgeMan(name: string, args: readonly ArgWord[]): ProgramJudgeme
   return j;
 }
 
-export const program: ProgramModule = { names: ['man'], spec, judge: judgeMan };
+/** What the policy must allow and must ask of man (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['man ls'], ask: ['man -l ./page.1', 'man -P cat ls'] };
+
+export const program: ProgramModule = { examples: EXAMPLES, names: ['man'], spec, judge: judgeMan };

@@ -7,7 +7,7 @@
 // Other subcommands keep the older option table (programOptions.ts).
 import type { ArgWord } from './getopt';
 import { parseArgs } from './getopt';
-import { judgeBySpec, type ProgramJudgement, type ProgramModule } from './judge';
+import { judgeBySpec, type ProgramJudgement, type ProgramModule, type ProgramExamples } from './judge';
 import { defineProgram } from './spec';
 
 const READ_OPTIONS = [
@@ -84,4 +84,7 @@ function operandReason(name: string, sub: string, operands: ReadonlyArray<{ text
   return undefined;
 }
 
-export const program: ProgramModule = { names: ['npm', 'pnpm', 'yarn'], judge: judgePackageManager };
+/** What the policy must allow and must ask of npm (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['npm ls', 'npm --version'], ask: ['npm test --script-shell=./x.sh', 'npm ls --userconfig=../npmrc'] };
+
+export const program: ProgramModule = { examples: EXAMPLES, names: ['npm', 'pnpm', 'yarn'], judge: judgePackageManager };

@@ -1,6 +1,6 @@
 // `readlink`: options from `readlink --help` of GNU coreutils 9.1 on this machine (Debian 12); effects read from its man page.
 import { defineProgram } from './spec';
-import { simpleProgram } from './judge';
+import { simpleProgram, type ProgramExamples, type ProgramModule } from './judge';
 
 export const spec = defineProgram({
   name: 'readlink',
@@ -20,4 +20,7 @@ export const spec = defineProgram({
   ],
 });
 
-export const program = simpleProgram(spec);
+/** What the policy must allow and must ask of readlink (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['readlink -f src'], ask: ['readlink -f /etc'] };
+
+export const program: ProgramModule = { ...simpleProgram(spec), examples: EXAMPLES };

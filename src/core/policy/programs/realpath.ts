@@ -1,6 +1,6 @@
 // `realpath`: options from `realpath --help` of GNU coreutils 9.1 on this machine (Debian 12); effects read from its man page.
 import { defineProgram } from './spec';
-import { simpleProgram } from './judge';
+import { simpleProgram, type ProgramExamples, type ProgramModule } from './judge';
 
 export const spec = defineProgram({
   name: 'realpath',
@@ -21,4 +21,7 @@ export const spec = defineProgram({
   ],
 });
 
-export const program = simpleProgram(spec);
+/** What the policy must allow and must ask of realpath (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['realpath src/a.ts'], ask: ['realpath ../x'] };
+
+export const program: ProgramModule = { ...simpleProgram(spec), examples: EXAMPLES };

@@ -3,7 +3,7 @@
 // (`--no-hidden`, …) are not in the spec, so they ask. `--pre` runs a program for every file, `-z`
 // runs decompression programs; `-f`/`--ignore-file` read pattern files (paths checked).
 import { defineProgram } from './spec';
-import { simpleProgram } from './judge';
+import { simpleProgram, type ProgramExamples, type ProgramModule } from './judge';
 
 export const spec = defineProgram({
   name: 'rg',
@@ -115,4 +115,7 @@ export const spec = defineProgram({
   ],
 });
 
-export const program = simpleProgram(spec);
+/** What the policy must allow and must ask of rg (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['rg -n foo src'], ask: ['rg --pre ./x foo'] };
+
+export const program: ProgramModule = { ...simpleProgram(spec), examples: EXAMPLES };

@@ -3,7 +3,7 @@
 // script's `e` and `s///e` run commands, `w`/`W`/`s///w` write files (reported as written paths),
 // `r`/`R` read files (checked like operands).
 import { parseArgs } from './getopt';
-import { judgeBySpec, type ProgramModule } from './judge';
+import { judgeBySpec, type ProgramModule, type ProgramExamples } from './judge';
 import { parseSedScript } from './sedScript';
 import { defineProgram } from './spec';
 
@@ -28,7 +28,11 @@ export const SED_REASON = {
   writes: (name: string, file: string) => `\`${name}\` script writes \`${file}\` (\`w\`)`,
 } as const;
 
+/** What the policy must allow and must ask of sed (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['sed -n 1,5p a.txt'], ask: ['sed -i s/a/b/ a.txt', "sed 'w out' a.txt"] };
+
 export const program: ProgramModule = {
+  examples: EXAMPLES,
   names: ['sed', 'gsed'],
   spec,
   judge(name, args) {

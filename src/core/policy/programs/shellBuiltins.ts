@@ -29,16 +29,16 @@ function echo(args: readonly ArgWord[]): ProgramJudgement {
   return { paths: [], canonical: [] };
 }
 
-export const echoProgram: ProgramModule = { names: ['echo'], judge: (_n, args) => echo(args) };
-export const printfProgram: ProgramModule = {
+export const echoProgram: ProgramModule = { examples: { allow: ['echo hi'], ask: ['echo hi > ../x'] }, names: ['echo'], judge: (_n, args) => echo(args) };
+export const printfProgram: ProgramModule = { examples: { allow: ["printf '%s\\n' a"], ask: ['printf -v PATH x'] },
   names: ['printf'],
   spec: PRINTF_SPEC,
   // bash's printf reads options only before the format; a format starting with `-` needs `--`.
   judge: (name, args) => judgeBySpec(PRINTF_SPEC, name, args, parseArgs(PRINTF_SPEC, args)),
 };
-export const pwdProgram: ProgramModule = { names: ['pwd'], spec: PWD_SPEC, judge: (name, args) => judgeBySpec(PWD_SPEC, name, args) };
-export const typeProgram: ProgramModule = { names: ['type'], spec: TYPE_SPEC, judge: (name, args) => judgeBySpec(TYPE_SPEC, name, args) };
-export const whichProgram: ProgramModule = { names: ['which'], spec: WHICH_SPEC, judge: (name, args) => judgeBySpec(WHICH_SPEC, name, args) };
+export const pwdProgram: ProgramModule = { examples: { allow: ['pwd'], ask: ['pwd -x'] }, names: ['pwd'], spec: PWD_SPEC, judge: (name, args) => judgeBySpec(PWD_SPEC, name, args) };
+export const typeProgram: ProgramModule = { examples: { allow: ['type ls'], ask: ['type -x ls'] }, names: ['type'], spec: TYPE_SPEC, judge: (name, args) => judgeBySpec(TYPE_SPEC, name, args) };
+export const whichProgram: ProgramModule = { examples: { allow: ['which git'], ask: ['which --bogus'] }, names: ['which'], spec: WHICH_SPEC, judge: (name, args) => judgeBySpec(WHICH_SPEC, name, args) };
 
 /** bash's `true` and `false` ignore their arguments. */
-export const trueFalseProgram: ProgramModule = { names: ['true', 'false'], judge: () => ({ paths: [], canonical: [] }) };
+export const trueFalseProgram: ProgramModule = { examples: { allow: ['true', 'false'], ask: ['true > ../x'] }, names: ['true', 'false'], judge: () => ({ paths: [], canonical: [] }) };

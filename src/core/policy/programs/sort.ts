@@ -2,7 +2,7 @@
 // `-o`/`--output` writes, `--compress-program` runs a program, `--files0-from` reads a list of names,
 // `-T` writes temporary files in a directory it names.
 import { defineProgram } from './spec';
-import { simpleProgram } from './judge';
+import { simpleProgram, type ProgramExamples, type ProgramModule } from './judge';
 
 export const spec = defineProgram({
   name: 'sort',
@@ -18,4 +18,7 @@ export const spec = defineProgram({
   ],
 });
 
-export const program = simpleProgram(spec);
+/** What the policy must allow and must ask of sort (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['sort a.txt'], ask: ['sort -o out.txt a.txt'] };
+
+export const program: ProgramModule = { ...simpleProgram(spec), examples: EXAMPLES };

@@ -1,6 +1,6 @@
 // `tail`: options from `tail --help` of GNU coreutils 9.1 on this machine (Debian 12); effects read from its man page.
 import { defineProgram } from './spec';
-import { simpleProgram } from './judge';
+import { simpleProgram, type ProgramExamples, type ProgramModule } from './judge';
 
 export const spec = defineProgram({
   name: 'tail',
@@ -24,4 +24,7 @@ export const spec = defineProgram({
   ],
 });
 
-export const program = simpleProgram(spec);
+/** What the policy must allow and must ask of tail (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['tail -n 20 a.txt'], ask: ['tail ../x'] };
+
+export const program: ProgramModule = { ...simpleProgram(spec), examples: EXAMPLES };

@@ -6,7 +6,7 @@
 // name `host:file` (run through rsh) run programs; `-T` reads a list of names.
 import type { ArgWord } from './getopt';
 import { parseArgs, PARSE_PROBLEM } from './getopt';
-import { judgeBySpec, type ProgramJudgement, type ProgramModule } from './judge';
+import { judgeBySpec, type ProgramJudgement, type ProgramModule, type ProgramExamples } from './judge';
 import { defineProgram } from './spec';
 
 export const spec = defineProgram({
@@ -212,4 +212,7 @@ export function judgeTar(name: string, args: readonly ArgWord[]): ProgramJudgeme
   return j;
 }
 
-export const program: ProgramModule = { names: ['tar'], spec, judge: judgeTar };
+/** What the policy must allow and must ask of tar (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['tar -tf archive.tar'], ask: ['tar -xf archive.tar', 'tar -cf out.tar src'] };
+
+export const program: ProgramModule = { examples: EXAMPLES, names: ['tar'], spec, judge: judgeTar };

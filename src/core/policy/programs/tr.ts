@@ -1,6 +1,6 @@
 // `tr`: options from `tr --help` of GNU coreutils 9.1 on this machine (Debian 12); effects read from its man page.
 import { defineProgram } from './spec';
-import { simpleProgram } from './judge';
+import { simpleProgram, type ProgramExamples, type ProgramModule } from './judge';
 
 export const spec = defineProgram({
   name: 'tr',
@@ -16,4 +16,7 @@ export const spec = defineProgram({
   ],
 });
 
-export const program = simpleProgram(spec);
+/** What the policy must allow and must ask of tr (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['tr a-z A-Z'], ask: ['tr --bogus'] };
+
+export const program: ProgramModule = { ...simpleProgram(spec), examples: EXAMPLES };

@@ -3,7 +3,7 @@
 // writes `00Tree.html` files, `--fromfile` reads the listing from files, `--infofile`, `--gitfile`,
 // `--hintro` and `--houtro` read files.
 import { defineProgram } from './spec';
-import { simpleProgram } from './judge';
+import { simpleProgram, type ProgramExamples, type ProgramModule } from './judge';
 
 export const spec = defineProgram({
   name: 'tree',
@@ -20,4 +20,7 @@ export const spec = defineProgram({
   ],
 });
 
-export const program = simpleProgram(spec);
+/** What the policy must allow and must ask of tree (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['tree src'], ask: ['tree -o out.txt src'] };
+
+export const program: ProgramModule = { ...simpleProgram(spec), examples: EXAMPLES };

@@ -1,7 +1,7 @@
 // `uniq`: options from `uniq --help` of GNU coreutils 9.1 on this machine (Debian 12). Its second
 // operand is an OUTPUT file it writes (`uniq in out`).
 import { parseArgs } from './getopt';
-import { judgeBySpec, SPEC_REASON, type ProgramModule } from './judge';
+import { judgeBySpec, SPEC_REASON, type ProgramModule, type ProgramExamples } from './judge';
 import { defineProgram } from './spec';
 
 export const spec = defineProgram({
@@ -25,7 +25,11 @@ export const spec = defineProgram({
   ],
 });
 
+/** What the policy must allow and must ask of uniq (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['uniq -c a.txt'], ask: ['uniq a.txt out.txt'] };
+
 export const program: ProgramModule = {
+  examples: EXAMPLES,
   names: ['uniq'],
   spec,
   judge(name, args) {

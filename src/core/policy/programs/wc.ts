@@ -1,6 +1,6 @@
 // `wc`: options from `wc --help` of GNU coreutils 9.1 on this machine (Debian 12); effects read from its man page.
 import { defineProgram } from './spec';
-import { simpleProgram } from './judge';
+import { simpleProgram, type ProgramExamples, type ProgramModule } from './judge';
 
 export const spec = defineProgram({
   name: 'wc',
@@ -18,4 +18,7 @@ export const spec = defineProgram({
   ],
 });
 
-export const program = simpleProgram(spec);
+/** What the policy must allow and must ask of wc (ProgramExamples). */
+const EXAMPLES: ProgramExamples = { allow: ['wc -l a.txt'], ask: ['wc --files0-from=list a.txt'] };
+
+export const program: ProgramModule = { ...simpleProgram(spec), examples: EXAMPLES };
