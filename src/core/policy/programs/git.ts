@@ -6,8 +6,10 @@
 // runners are listed so they are recognised: `--output` writes, `--ext-diff` runs the configured
 // diff program, `--show-signature` and the `%G…` placeholders of a pretty format run gpg. git's
 // global options were read before this (`-C`, `-c` in shellNormalize.ts). Other subcommands keep
-// the older option table (programOptions.ts).
+// the older option table below (gitOptionReason).
 import type { ArgWord } from './getopt';
+import type { Word } from '../analysis/shellWord';
+import { longName, RISKY_OPTION } from './optionWords';
 import { parseArgs } from './getopt';
 import { judgeBySpec, SPEC_REASON, type ProgramJudgement, type ProgramModule, type ProgramExamples } from './judge';
 import { defineProgram, type ProgramSpec } from './spec';
@@ -163,3 +165,23 @@ export const program: ProgramModule = {
   names: ['git'],
   judge: (_name, args) => judgeGit(args),
 };
+
+const GIT_RUNNERS = /^--(?:upload-pack|receive-pack|exec|exec-path|ext-diff|open-files-in-pager|config-env|extcmd|tool|ssh)$/;
+const GIT_WRITERS = /^--(?:output|output-directory)$/;
+
+/**
+ * The older option table for git's forms without a spec (`git push --receive-pack=…`): why its options
+ * make it a writer or a runner, or undefined.
+ */
+export function gitOptionReason(args: readonly Word[]): string | undefined {
+  for (const w of args) {
+    const t = w.text;
+    if (t === '--') break;
+    const name = longName(t);
+    if (GIT_WRITERS.test(name)) return RISKY_OPTION.writes('git', name);
+    if (GIT_RUNNERS.test(name)) return RISKY_OPTION.runs('git', name);
+    if (t === '-O' || /^-O./.test(t)) return RISKY_OPTION.runs('git', '-O');
+    if (t === '-o' && args.some((a) => a.text === 'archive' || a.text === 'format-patch')) return RISKY_OPTION.writes('git', '-o');
+  }
+  return undefined;
+}

@@ -1,6 +1,6 @@
 // The per-program specs, by program name. `judgeProgram` reads a command's words with the
 // program's own syntax; a program without a module (or a form a module does not cover, such as
-// `git push`) gets undefined and keeps the older option table (programOptions.ts) and its rules.
+// `git push`) gets undefined and keeps the older option table its module holds (optionVerdict.ts) and its rules.
 import type { ArgWord } from './getopt';
 import type { ProgramJudgement, ProgramModule } from './judge';
 import { program as awk } from './awk';

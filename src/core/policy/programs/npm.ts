@@ -4,11 +4,13 @@
 // npm-view(1), npm-outdated(1), npm-config(1) on this machine; pnpm and yarn by their manuals, not
 // installed here). npm reads every `--key=value` as configuration, and many keys name programs or
 // files (`script-shell`, `userconfig`, `node-options`): only the switches below are approved.
-// Other subcommands keep the older option table (programOptions.ts).
+// Other subcommands keep the older option table below (npmFamilyOptionReason).
 import type { ArgWord } from './getopt';
 import { parseArgs } from './getopt';
 import { judgeBySpec, type ProgramJudgement, type ProgramModule, type ProgramExamples } from './judge';
 import { defineProgram } from './spec';
+import type { Word } from '../analysis/shellWord';
+import { beforeDashDash, longName, RISKY_OPTION } from './optionWords';
 
 const READ_OPTIONS = [
   '--json', '-p, --parseable', '-l, --long', '-a, --all', '--depth=N', '-g, --global', '--prod, --production', '--dev',
@@ -88,3 +90,29 @@ function operandReason(name: string, sub: string, operands: ReadonlyArray<{ text
 const EXAMPLES: ProgramExamples = { allow: ['npm ls', 'npm --version'], ask: ['npm test --script-shell=./x.sh', 'npm ls --userconfig=../npmrc'] };
 
 export const program: ProgramModule = { examples: EXAMPLES, names: ['npm', 'pnpm', 'yarn'], judge: judgePackageManager };
+
+/** npm-family options that are plain switches or values with no program or file behind them. */
+const NPM_SAFE = new Set([
+  '--silent', '--quiet', '--loglevel', '--workspace', '--workspaces', '--if-present', '--ignore-scripts', '--json',
+  '--parseable', '--long', '--color', '--no-color', '--offline', '--prefer-offline', '--verbose',
+  '--include-workspace-root', '--foreground-scripts', '--no-audit', '--no-fund', '--no-progress', '--reporter',
+  '--filter', '--recursive', '--stream', '--parallel', '--frozen-lockfile', '--production', '--dev', '--save-dev',
+  '--save', '--global', '--yes', '--no',
+]);
+const NPM_SAFE_SHORT = /^-[sqdwrDSgyY]+$/;
+
+/**
+ * The older option table for the npm family's forms without a spec (and `npx`, `bun`): an option that
+ * is not a plain switch sets configuration, which can name programs or files.
+ */
+export function npmFamilyOptionReason(name: string, args: readonly Word[]): string | undefined {
+  // Options after `--` go to the script; before it, npm reads any `--key=value` as its own
+  // configuration, and many keys name programs or files (`script-shell`, `userconfig`, `node-options`).
+  for (const w of beforeDashDash(args)) {
+    const t = w.text;
+    if (!t.startsWith('-') || t === '-') continue;
+    if (t.startsWith('--') ? NPM_SAFE.has(longName(t)) : NPM_SAFE_SHORT.test(t)) continue;
+    return RISKY_OPTION.config(name, longName(t));
+  }
+  return undefined;
+}

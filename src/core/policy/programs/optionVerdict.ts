@@ -1,6 +1,9 @@
 // The hook the normalisation calls (shellNormalize.ts `classify`): why a program's options make the
-// command ask, read by the program's spec where it has one, else by the older option table.
-import { riskyOption } from './programOptions';
+// command ask, read by the program's spec where it has one, else by the older option table its
+// module keeps (git's forms without a spec, the npm family, the pagers).
+import { gitOptionReason } from './git';
+import { npmFamilyOptionReason } from './npm';
+import { pagerOptionReason } from './pagers';
 import type { Word } from '../analysis/shellWord';
 import type { ArgWord } from './getopt';
 import { judgeProgram } from './index';
@@ -17,4 +20,23 @@ function programWords(args: readonly Word[]): ArgWord[] {
 export function programOptionReason(name: string, args: readonly Word[]): string | undefined {
   const j = judgeProgram(name, programWords(args));
   return j ? j.reason : riskyOption(name, args);
+}
+
+/** The older option tables, by program: why this program's options make it a writer or a runner, or undefined. */
+function riskyOption(name: string, args: readonly Word[]): string | undefined {
+  switch (name) {
+    case 'git':
+      return gitOptionReason(args);
+    case 'npm':
+    case 'pnpm':
+    case 'yarn':
+    case 'npx':
+    case 'bun':
+      return npmFamilyOptionReason(name, args);
+    case 'more':
+    case 'most':
+      return pagerOptionReason(name, args);
+    default:
+      return undefined;
+  }
 }
