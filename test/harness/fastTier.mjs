@@ -31,7 +31,7 @@ export const FAST_UNIT_FILES = [
   'core/output/tailBuffer.test.ts',
   'core/output/truncationNotice.test.ts',
   'core/policy/approvalProposals.test.ts',
-  'core/policy/bypass.test.ts',
+  'security/policy/bypass.test.ts',
   'core/policy/rules/layeredRules.test.ts',
   'core/policy/policyGate.test.ts',
   'core/policy/programs/everydayCorpus.test.ts',

@@ -8,8 +8,8 @@ import path from 'node:path';
 const require = createRequire(import.meta.url);
 const out = path.resolve('out');
 const { createShellAnalyzer } = require(path.join(out, 'src/core/policy/analysis/shellAnalysis.js'));
-const { runDifferential, formatViolation } = require(path.join(out, 'test/unit/core/policy/differential/differentialRun.js'));
-const { sandboxAvailable } = require(path.join(out, 'test/unit/core/policy/differential/sandboxJudge.js'));
+const { runDifferential, formatViolation } = require(path.join(out, 'test/unit/security/policy/differential/differentialRun.js'));
+const { sandboxAvailable } = require(path.join(out, 'test/unit/security/policy/differential/sandboxJudge.js'));
 
 const count = Number(process.argv[2] ?? 20000);
 const seed = process.argv[3] !== undefined ? Number(process.argv[3]) : Math.floor(Math.random() * 2 ** 31);

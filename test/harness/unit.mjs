@@ -4,12 +4,13 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 
-// UNIT_ROOT: a folder of out/test/unit only; UNIT_COUNTS: where the counts go (the second pass below).
-const root = path.resolve(process.env.UNIT_ROOT ?? 'out/test/unit');
+// UNIT_ROOT: folders of out/test/unit only (several joined by `:`); UNIT_COUNTS: where the counts go (the second pass below).
+const roots = (process.env.UNIT_ROOT ?? 'out/test/unit').split(':').map((r) => path.resolve(r));
 const countsFile = process.env.UNIT_COUNTS ?? 'out/unit-counts.json';
 // A sandboxed command starts through the compiled launcher (dist/agent-bash-launch) where the build
 // made one, else through scripts doing the same steps. The sandbox's tests run on both routes: the
-// whole tier on the first, then the sandbox folder again with AGENT_BASH_NATIVE_LAUNCH=off.
+// whole tier on the first, then the sandbox folders (its own and the escape suites in security/) again
+// with AGENT_BASH_NATIVE_LAUNCH=off.
 const scriptPass = process.env.UNIT_ROOT === undefined && process.env.AGENT_BASH_NATIVE_LAUNCH !== 'off' && existsSync('dist/agent-bash-launch');
 // Tests kill shells mid-run on purpose. A login shell killed while its profile runs can leave stale
 // locks behind (pyenv's rehash lock makes every later login shell wait 60 s), so the suite runs shells
@@ -30,7 +31,7 @@ function collect(dir) {
 // The per-test timeout only catches a hang: tests that run bash a few hundred times take 10 s on a quiet
 // machine and twice that on a busy 2-core one, so it is generous. Slowness is measured in `npm run bench`.
 const mocha = new Mocha({ ui: 'bdd', timeout: 120000, reporter: 'spec', ...(grep ? { grep } : {}) });
-for (const file of collect(root)) mocha.addFile(file);
+for (const file of roots.flatMap((r) => collect(r))) mocha.addFile(file);
 // The failing tests' titles go into the counts, so the run's last lines name them (a CI log keeps only its tail).
 const failedTitles = [];
 const runner = mocha.run((failures) => {
@@ -43,7 +44,7 @@ const runner = mocha.run((failures) => {
     rmSync(second, { force: true });
     const r = spawnSync(process.execPath, [process.argv[1]], {
       stdio: 'inherit',
-      env: { ...process.env, AGENT_BASH_NATIVE_LAUNCH: 'off', UNIT_ROOT: 'out/test/unit/exec/sandbox', UNIT_COUNTS: second },
+      env: { ...process.env, AGENT_BASH_NATIVE_LAUNCH: 'off', UNIT_ROOT: 'out/test/unit/exec/sandbox:out/test/unit/security/sandbox', UNIT_COUNTS: second },
     });
     let c = { passed: 0, failed: 1, skipped: 0, failures: ['unit (script route): wrote no counts'] };
     try {

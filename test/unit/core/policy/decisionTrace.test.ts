@@ -7,7 +7,7 @@ import { decide } from '../../../../src/core/policy/policy';
 import { BUILTIN_LAYER_SOURCE, BUILTIN_RULES } from '../../../../src/core/policy/rules/builtinRules';
 import { createShellAnalyzer } from '../../../../src/core/policy/analysis/shellAnalysis';
 import { EVERYDAY, WRITERS_AND_RUNNERS } from './programs/everydayCorpus';
-import { corpus, HARMLESS } from './differential/hostileCorpus';
+import { corpus, HARMLESS } from '../../security/policy/differential/hostileCorpus';
 import { TEST_EXPANDER } from './testExpander';
 
 /** The segment checks in the order they run (policy.ts: the rule, the floors, then DIRECTORY_CHECKS per directory, then the redirect). */

@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { prng } from './differential/commandGenerator';
+import { prng } from '../../security/policy/differential/commandGenerator';
 
 export interface ExpansionWorkspace {
   root: string;

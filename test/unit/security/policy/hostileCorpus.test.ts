@@ -10,7 +10,7 @@ import { VARIABLE_REASON } from '../../../../src/core/policy/analysis/sensitiveV
 import { createShellAnalyzer, MAX_COMMAND_BYTES, UNCERTAIN } from '../../../../src/core/policy/analysis/shellAnalysis';
 import { corpus, CORPUS_RULES, HARMLESS } from './differential/hostileCorpus';
 import { prepareWorkspaces } from './differential/sandboxJudge';
-import { TEST_EXPANDER } from './testExpander';
+import { TEST_EXPANDER } from '../../core/policy/testExpander';
 
 // Issue 10's corpus: hostile commands by class, judged under the issue's rule set in a workspace
 // that holds a canary file and a symlink pointing out (`link -> /etc`). None may be allowed.

@@ -14,7 +14,7 @@ import { createShellAnalyzer, UNCERTAIN } from '../../../../src/core/policy/anal
 import { OPAQUE } from '../../../../src/core/policy/analysis/shellNormalize';
 import { TASK_RUNNER_REASON } from '../../../../src/core/policy/programs/taskRunners';
 import { ARITHMETIC_ON_ASSIGNMENT } from '../../../../src/core/policy/analysis/variableWrites';
-import { TEST_EXPANDER } from './testExpander';
+import { TEST_EXPANDER } from '../../core/policy/testExpander';
 
 // Issue 29's classes (hostile lines that were auto-approved and did harm), each in several
 // spellings. Where the question is "what would bash run", bash itself is the judge: the line runs

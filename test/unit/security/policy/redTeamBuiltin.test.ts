@@ -7,7 +7,7 @@ import { BUILTIN_LAYER_SOURCE, BUILTIN_RULES } from '../../../../src/core/policy
 import { decide } from '../../../../src/core/policy/policy';
 import { withEnvRisk } from '../../../../src/core/policy/policyGate';
 import { createShellAnalyzer } from '../../../../src/core/policy/analysis/shellAnalysis';
-import { TEST_EXPANDER } from './testExpander';
+import { TEST_EXPANDER } from '../../core/policy/testExpander';
 
 // Red-team classes found against the built-in read-only list (no user rules): each class is tried in
 // several spellings, each asserted exactly, beside the everyday forms of the same programs that

@@ -7,7 +7,7 @@ import { BUILTIN_LAYER_SOURCE, BUILTIN_RULES } from '../../../../src/core/policy
 import { decide } from '../../../../src/core/policy/policy';
 import { createShellAnalyzer } from '../../../../src/core/policy/analysis/shellAnalysis';
 import { judgeBatch, prepareWorkspaces, sandboxAvailable, type Observed } from './differential/sandboxJudge';
-import { TEST_EXPANDER } from './testExpander';
+import { TEST_EXPANDER } from '../../core/policy/testExpander';
 
 // The programs are the judges of this round's red-team classes (redTeamBuiltin.test.ts asserts the
 // decisions over more spellings): each line is run by real bash in a bubblewrap sandbox under strace,

@@ -12,8 +12,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { NetworkProxy, type Lookup, type Refusal } from '../../../../../src/exec/sandbox/network/networkProxy';
-import { probeSandbox } from '../../../../../src/exec/sandbox/sandboxProbe';
+import { NetworkProxy, type Lookup, type Refusal } from '../../../../src/exec/sandbox/network/networkProxy';
+import { probeSandbox } from '../../../../src/exec/sandbox/sandboxProbe';
 
 /** One raw request (bytes) through the proxy's unix socket; resolves with all it answered. */
 function viaProxy(socketPath: string, request: string | Buffer, then?: (sock: net.Socket) => void): Promise<string> {
@@ -313,7 +313,7 @@ describe('exec/sandbox: the proxy against an attacker', function () {
         "(async () => { for (const r of requests) console.log(await one(r)); console.log('still here'); })();",
       ].join('\n'),
     );
-    const cli = path.resolve(__dirname, '../../../../../src/cli.js');
+    const cli = path.resolve(__dirname, '../../../../src/cli.js');
     const child = spawn(process.execPath, [cli, 'run', '--yes', '--sandbox', 'on', '--cwd', dir, '--', 'node probe.js'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));

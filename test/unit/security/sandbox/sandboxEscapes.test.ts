@@ -22,7 +22,7 @@ import { DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from '../../../../src/
 import { SandboxRuntime } from '../../../../src/exec/sandbox/sandboxRuntime';
 import { GIT_WRITE_HINT } from '../../../../src/core/sandboxRefusals';
 import { BLOCKED_SUFFIX } from '../../../../src/exec/sandbox/mounts/newRepoQuarantine';
-import { settingsWith } from '../helpers';
+import { settingsWith } from '../../exec/helpers';
 
 const textOf = (r: ToolResult): string => r.content.map((c) => c.text).join('\n');
 

@@ -8,12 +8,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { needsApprovalMessage } from '../../../src/cli/mcp';
-import { sessionReplacedNotice } from '../../../src/exec/persistentShell';
-import { probeSandbox } from '../../../src/exec/sandbox/sandboxProbe';
-import { processesWithArg } from '../exec/helpers';
+import { needsApprovalMessage } from '../../../../src/cli/mcp';
+import { sessionReplacedNotice } from '../../../../src/exec/persistentShell';
+import { probeSandbox } from '../../../../src/exec/sandbox/sandboxProbe';
+import { processesWithArg } from '../../exec/helpers';
 
-const CLI = path.resolve(__dirname, '../../../../dist/cli.js');
+const CLI = path.resolve(__dirname, '../../../../../dist/cli.js');
 const CALL_TIMEOUT_MS = 180_000;
 
 type TextResult = { content: Array<{ type: string; text: string }>; isError?: boolean };

@@ -11,7 +11,7 @@ import { FUZZ_RULES, RUNS_ALSO } from './hostileCorpus';
 import { GUARDED_PATHS, judgeBatch, prepareWorkspaces, SECRET_DIR, stageLauncher, type FencedJudge, type Observed } from './sandboxJudge';
 import { fenceSpecs } from '../../../../../src/exec/sandbox/readOnly/readOnlyFence';
 import { findOnPath } from '../../../../../src/exec/sandbox/sandboxProbe';
-import { TEST_EXPANDER } from '../testExpander';
+import { TEST_EXPANDER } from '../../../core/policy/testExpander';
 
 export interface Violation {
   command: string;
