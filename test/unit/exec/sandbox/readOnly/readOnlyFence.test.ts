@@ -10,13 +10,13 @@ import { chmodSync, existsSync, mkdirSync, statSync, mkdtempSync, readFileSync, 
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { ExecRequest, ExecResult } from '../../../../src/core/contracts';
-import { LocalShellExecutor } from '../../../../src/exec/localExecutor';
-import { fenceSupport } from '../../../../src/exec/sandbox/readOnly/readOnlySupport';
-import { findOnPath, probeSandbox } from '../../../../src/exec/sandbox/sandboxProbe';
-import { DEFAULT_SANDBOX_SETTINGS } from '../../../../src/exec/sandbox/sandboxPolicy';
-import { SandboxRuntime } from '../../../../src/exec/sandbox/sandboxRuntime';
-import { FakeSink } from '../helpers';
+import type { ExecRequest, ExecResult } from '../../../../../src/core/contracts';
+import { LocalShellExecutor } from '../../../../../src/exec/localExecutor';
+import { fenceSupport } from '../../../../../src/exec/sandbox/readOnly/readOnlySupport';
+import { findOnPath, probeSandbox } from '../../../../../src/exec/sandbox/sandboxProbe';
+import { DEFAULT_SANDBOX_SETTINGS } from '../../../../../src/exec/sandbox/sandboxPolicy';
+import { SandboxRuntime } from '../../../../../src/exec/sandbox/sandboxRuntime';
+import { FakeSink } from '../../helpers';
 
 const CANARY = 'canary\n';
 
