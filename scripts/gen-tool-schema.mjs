@@ -1,22 +1,13 @@
 // Writes the `agent_bash` language model tool's inputSchema into package.json from the zod schema in
 // src/core/input.ts (the single source of the input type). `npm run gen:schema`; a unit test fails
 // when package.json and the schema drift apart.
-import * as esbuild from 'esbuild';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
+import { loadTsModule } from './loadTs.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
-const out = await esbuild.build({
-  entryPoints: [path.join(root, 'src/core/input.ts')],
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  write: false,
-});
-const mod = { exports: {} };
-new Function('module', 'exports', 'require', out.outputFiles[0].text)(mod, mod.exports, createRequire(import.meta.url));
-const schema = mod.exports.bashInputJsonSchema({ asyncEnabled: true });
+const mod = await loadTsModule(path.join(root, 'src/core/input.ts'));
+const schema = mod.bashInputJsonSchema({ asyncEnabled: true });
 const pkgPath = path.join(root, 'package.json');
 const pkg = JSON.parse(readFileSync(pkgPath, 'utf8'));
 const tool = pkg.contributes.languageModelTools.find((t) => t.name === 'agent_bash');
