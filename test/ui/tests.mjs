@@ -896,12 +896,19 @@ export const uiTests = [
       const view = page.frameLocator('iframe.webview').last().frameLocator('iframe#active-frame');
       const sentence = 'Agent Bash would ask you, because no rule covers touch ui-explain.txt.';
       await view.locator('p', { hasText: sentence }).first().waitFor({ state: 'visible', timeout: 20000 });
-      const items = (await view.locator('ol li').allInnerTexts()).map((t) => t.trim());
+      // The first list says each command's decision; the last section lists every check it went through.
+      const items = (await view.locator('ol').first().locator(':scope > li').allInnerTexts()).map((t) => t.trim());
       assert.deepEqual(items, [
         'echo ui-acp-explain: runs without asking: the allow rule echo ui-acp-* in workspace settings covers it.',
         'touch ui-explain.txt: asks: no rule covers it.',
       ]);
       await view.locator('h2', { hasText: 'What the sandbox would confine' }).waitFor({ timeout: 5000 });
+      await view.locator('h2', { hasText: 'Every check, in the order it ran' }).waitFor({ timeout: 5000 });
+      const checks = (await view.locator('ol').last().locator(':scope > li').allInnerTexts()).map((t) => t.trim().split('\n').map((l) => l.trim()));
+      assert.deepEqual(checks.map((c) => c[0]), ['echo ui-acp-explain', 'touch ui-explain.txt']);
+      assert.equal(checks[0][1], 'rule passed: allow rule echo ui-acp-*');
+      assert.equal(checks[1][1], 'rule asks: no rule matched');
+      assert.ok(checks[1].includes('program_identity not run: runs only where an allow rule matched'), checks[1].join(' | '));
       assert.ok(!(await view.locator('body').innerText()).includes('segment'), 'the explanation speaks of segments');
       // The same sentence on a notification, with the actions as buttons (the preview runs no command links).
       // A toast, or (once the toast timed out while the preview loaded) the notification center's row.
