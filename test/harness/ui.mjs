@@ -85,7 +85,7 @@ async function main() {
         }
       } catch (err) {
         failed++;
-        failures.push(`${test.name}: ${String(err?.message ?? err).split('\n')[0].slice(0, 300)}`);
+        failures.push(`${test.name}: ${JSON.stringify(String(err?.message ?? err).slice(0, 1200)).slice(1, -1)}`);
         const shot = path.join(shotsDir, `${test.name.replace(/\W+/g, '-')}-failure.png`);
         await page.screenshot({ path: shot }).catch(() => undefined);
         console.log(`  ✘ ${test.name}: ${err?.stack ?? err}\n    screenshot: ${shot}`);

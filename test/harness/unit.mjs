@@ -62,4 +62,5 @@ const runner = mocha.run((failures) => {
   console.log(`unit: ${passed} passed, ${failed} failed, ${skipped} skipped`);
   process.exitCode = failed > 0 || passed === 0 ? 1 : 0;
 });
-runner.on('fail', (test, err) => failedTitles.push(`${test.fullTitle()}: ${String(err?.message ?? err).split('\n')[0].slice(0, 300)}`));
+// The whole message on one line (an assertion's "Input:" follows its first line), newlines shown as \n.
+runner.on('fail', (test, err) => failedTitles.push(`${test.fullTitle()}: ${JSON.stringify(String(err?.message ?? err).slice(0, 1200)).slice(1, -1)}`));

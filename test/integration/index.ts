@@ -31,7 +31,7 @@ export function run(): Promise<void> {
     });
     runner.on('fail', (test, err: unknown) => {
       const message = err instanceof Error ? err.message : String(err);
-      failedTitles.push(`${test.fullTitle()}: ${message.split('\n')[0]?.slice(0, 300) ?? ''}`);
+      failedTitles.push(`${test.fullTitle()}: ${JSON.stringify(message.slice(0, 1200)).slice(1, -1)}`);
     });
   });
 }
