@@ -185,18 +185,34 @@ export function killProcessTree(child: ChildProcess, options: KillOptions = {}):
   const graceMs = options.graceMs ?? DEFAULT_KILL_GRACE_MS;
   const pid = child.pid;
   if (pid === undefined) return Promise.resolve();
+  // A second kill while one is under way joins it (a second SIGTERM would cut short the EXIT traps
+  // the first lets run; see killGroupAndWait), unless it asks for the end sooner than the first.
+  const deadline = Date.now() + graceMs;
+  const running = killsUnderWay.get(child);
+  if (running && running.deadline <= deadline) return running.done;
   const exited = child.exitCode !== null || child.signalCode !== null;
   const exitPromise = exited
     ? Promise.resolve()
     : new Promise<void>((resolve) => {
         child.once('exit', () => resolve());
       });
-  return killGroupAndWait(pid, exitPromise, graceMs);
+  const done = killGroupAndWait(pid, exitPromise, graceMs).finally(() => {
+    if (killsUnderWay.get(child)?.done === done) killsUnderWay.delete(child);
+  });
+  killsUnderWay.set(child, { deadline, done });
+  return done;
 }
+
+/** The kills of killProcessTree still under way, by child. */
+const killsUnderWay = new WeakMap<ChildProcess, { deadline: number; done: Promise<void> }>();
 
 /** The same for a group whose leader is not our child (a node-pty process, a lingering group). */
 export async function killGroupAndWait(pgid: number, leaderExit: Promise<void>, graceMs: number): Promise<void> {
-  const strays = descendantsOf(pgid);
+  const descendants = descendantsOf(pgid);
+  // One SIGTERM per process: the group's, and a pid's own only where it left the group. bash takes a
+  // second SIGTERM that comes before it has handled the first as a hung shell and dies at once, so
+  // its EXIT trap (a script's cleanup, pyenv's lock) would not run.
+  const strays = descendants.filter((pid) => readStat(pid)?.pgid !== pgid);
   signalGroup(pgid, 'SIGTERM');
   for (const pid of strays) signalPid(pid, 'SIGTERM');
   // A stopped process (`kill -STOP $$`) acts on SIGTERM only once it runs again.
@@ -212,12 +228,12 @@ export async function killGroupAndWait(pgid: number, leaderExit: Promise<void>, 
   // ignores SIGTERM keeps the group alive after the shell has died.
   while (Date.now() < deadline) {
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- `leaderGone` is set by the callback above while we await.
-    if (leaderGone && !groupAlive(pgid) && !strays.some(pidAlive)) return;
+    if (leaderGone && !groupAlive(pgid) && !descendants.some(pidAlive)) return;
     await delay(Math.min(20, Math.max(1, deadline - Date.now())));
   }
   const late = descendantsOf(pgid);
   signalGroup(pgid, 'SIGKILL');
-  for (const pid of [...strays, ...late]) signalPid(pid, 'SIGKILL');
+  for (const pid of [...descendants, ...late]) signalPid(pid, 'SIGKILL');
   // SIGKILL cannot be caught; the exit event follows as soon as the kernel has torn the leader down.
   // The fallback timer is cleared at once: left armed, it would keep a CLI alive for `graceMs`.
   let fallback: NodeJS.Timeout | undefined;
