@@ -19,6 +19,13 @@ import { shellKind, shellMarks, shellQuote, type ShellConfig } from './shellConf
 
 /** How long a login profile may take before it is killed (its process group) and the inherited env used. */
 export const LOGIN_TIMEOUT_MS = 10_000;
+/**
+ * A profile being stopped (it hung, its answer is in and it left something running, or the window or
+ * CLI is closing) gets SIGTERM and this long before SIGKILL: bash runs its EXIT traps on SIGTERM, and
+ * profiles take locks they release there (pyenv's rehash lock: left behind, it makes every later login
+ * shell on the machine, the person's own terminals too, wait 60 s for it).
+ */
+export const LOGIN_STOP_GRACE_MS = 2000;
 /** How often (at most) a shell start checks the profile files for a change. */
 const CHECK_EVERY_MS = 1000;
 
@@ -122,7 +129,7 @@ export class LoginEnvironment {
   /** Kills a profile still running. */
   async dispose(): Promise<void> {
     this.disposed = true;
-    await Promise.allSettled([...this.running].map((child) => killProcessTree(child, { graceMs: 0 })));
+    await Promise.allSettled([...this.running].map((child) => killProcessTree(child, { graceMs: LOGIN_STOP_GRACE_MS })));
   }
 
   private entry(config: ShellConfig): Entry {
@@ -204,7 +211,7 @@ export class LoginEnvironment {
         done = true;
         clearTimeout(timer);
         clearTimeout(grace);
-        void killProcessTree(child, { graceMs: 0 }).finally(() => this.running.delete(child));
+        void killProcessTree(child, { graceMs: LOGIN_STOP_GRACE_MS }).finally(() => this.running.delete(child));
         resolve(snapshot);
       };
       const failed = (): void => {

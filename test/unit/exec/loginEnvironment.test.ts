@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ExecResult } from '../../../src/core/contracts';
@@ -112,6 +112,34 @@ describe('exec: the login environment, resolved once', function () {
       await executor.dispose();
       await login.dispose();
     }
+  });
+
+  // pyenv's rehash takes a lock file and removes it in an EXIT trap: a profile stopped with SIGKILL
+  // leaves the lock, and every later login shell on the machine waits 60 s for it.
+  // The waiting `sleep` starts before the lock is taken, so the stop finds the lock held in every case.
+  const lockingProfile = 'bash -c \'trap "rm -f \\"$HOME/lock\\"" EXIT; sleep 300 & echo held > "$HOME/lock"; echo > "$HOME/took"; wait\'\nexport LOGIN_MARKER=late\n';
+
+  it('a profile stopped at its timeout gets to run its EXIT traps: the lock it took is released', async () => {
+    const home = slowHome(root, lockingProfile);
+    const login = new LoginEnvironment({ env: loginEnv(home), timeoutMs: 3000 });
+    try {
+      const start = await login.start({ shell: '/bin/bash', args: ['-l', '-c'], env: { HOME: home } });
+      assert.equal(start.notice, LOGIN_PROFILE_TIMEOUT('/bin/bash', 3000));
+      assert.ok(existsSync(path.join(home, 'took')), 'the profile did not take its lock within the timeout');
+      assert.ok(await waitFor(() => !existsSync(path.join(home, 'lock')), 10_000), 'the profile\'s lock is left behind');
+    } finally {
+      await login.dispose();
+    }
+  });
+
+  it('a profile still running when the window or CLI closes gets to run its EXIT traps too', async () => {
+    const home = slowHome(root, lockingProfile);
+    const login = new LoginEnvironment({ env: loginEnv(home), timeoutMs: 60_000 });
+    const pending = login.start({ shell: '/bin/bash', args: ['-l', '-c'], env: { HOME: home } });
+    assert.ok(await waitFor(() => existsSync(path.join(home, 'lock')), 20_000), 'the profile never took its lock');
+    await login.dispose();
+    assert.equal(existsSync(path.join(home, 'lock')), false, 'the profile\'s lock is left behind');
+    await pending.catch(() => undefined);
   });
 
   it('does not wait for what a profile left running in the background, and ends it', async () => {
