@@ -14,6 +14,7 @@ import { DEFAULT_MAX_COLUMNS } from '../core/output/outputLimits';
 import { DEFAULT_INTERCEPTOR_RULES } from '../core/interceptor';
 import { createShellAnalyzer } from '../core/policy/analysis/shellAnalysis';
 import { signalNumber } from '../exec/processTree';
+import { ToolError } from '../core/errors';
 import { startCliProcesses } from './cliProcesses';
 import { DEFAULT_SANDBOX_SETTINGS, type SandboxMode, type SandboxSettings } from '../exec/sandbox/sandboxPolicy';
 import { parseAllowEntry } from '../exec/sandbox/network/proxyTarget';
@@ -31,6 +32,8 @@ export const RUN_USAGE =
 export const RUN_MESSAGES = {
   ...CLI_MESSAGES,
   needsApproval: (reason: string) => `refused: this command needs approval (${reason}); rerun with --yes to approve it`,
+  /** What the result says (stdout): nobody was asked, so nobody "denied" it. */
+  notAsked: (reason: string) => `Command refused: it needs approval (${reason}), and \`agent-bash run\` cannot ask a person; nothing ran. Rerun with --yes to approve it.`,
   artifact: (file: string) => `full output: ${file}`,
   badSandbox: (value: string) => `--sandbox ${value} is not one of auto, on, off`,
   badDomain: (value: string, why: string) => `--allow-domain ${value}: ${why}`,
@@ -120,7 +123,7 @@ class CliApprover implements Approver {
   async approve(req: ApprovalRequest): Promise<ApprovalAnswer> {
     if (this.yes) return { kind: 'allow' };
     process.stderr.write(`agent-bash run: ${RUN_MESSAGES.needsApproval(req.decision.reason)}\n`);
-    return { kind: 'deny' };
+    throw new ToolError(RUN_MESSAGES.notAsked(req.decision.reason));
   }
 }
 
