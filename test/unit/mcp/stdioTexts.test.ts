@@ -40,7 +40,7 @@ describe('mcp: texts for the route', function () {
     before(async () => {
       tmp = mkdtempSync(path.join(os.tmpdir(), 'agent-bash-mcp-texts-'));
       const rules = path.join(tmp, 'rules.json');
-      writeFileSync(rules, JSON.stringify(['printf *', 'sleep *', 'exit *'].map((match) => ({ match, approval: 'allow' }))));
+      writeFileSync(rules, JSON.stringify(['printf *', 'sleep *', 'exit *', '[ *'].map((match) => ({ match, approval: 'allow' }))));
       ({ client } = await connectStdio(['--rules', rules, '--cwd', tmp], tmp));
       // The name Codex gives itself in `initialize`.
       ({ client: codex } = await connectStdio(['--rules', rules, '--cwd', tmp], tmp, 'codex-mcp-client'));
@@ -65,8 +65,15 @@ describe('mcp: texts for the route', function () {
     });
 
     it('a silent command gets the stdio keep-alive, which speaks of no approval', async () => {
+      // The command stays silent until the first keep-alive has arrived (then the test lets it end):
+      // no guess of when the keep-alive comes on a busy machine.
       const messages: string[] = [];
-      const r = await callTool(client, 'bash', { command: 'sleep 12; printf done' }, { onprogress: (p) => messages.push(p.message ?? ''), resetTimeoutOnProgress: true });
+      const stop = path.join(tmp, 'keep-alive-seen');
+      const onprogress = (p: { message?: string }): void => {
+        messages.push(p.message ?? '');
+        if (p.message?.startsWith('Still running')) writeFileSync(stop, '');
+      };
+      const r = await callTool(client, 'bash', { command: `until [ -e ${stop} ]; do sleep 0.2; done; printf done` }, { onprogress, resetTimeoutOnProgress: true });
       assert.equal(r.isError, false, textOf(r));
       const keepAlives = messages.filter((m) => m.startsWith('Still running'));
       assert.ok(keepAlives.length >= 1, JSON.stringify(messages));
