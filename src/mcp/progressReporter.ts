@@ -28,7 +28,7 @@ export class ProgressReporter {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly started = Date.now();
-  private readonly keepAlive: NodeJS.Timeout;
+  private keepAlive: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly send: ProgressSend,
@@ -36,8 +36,7 @@ export class ProgressReporter {
     private readonly keepAliveMs = KEEP_ALIVE_MS,
     private readonly keepAliveText: (seconds: number) => string = keepAliveMessage,
   ) {
-    this.keepAlive = setInterval(() => this.beat(), Math.max(1, Math.floor(keepAliveMs / 2)));
-    this.keepAlive.unref();
+    this.armKeepAlive(keepAliveMs);
   }
 
   update(tail: string): void {
@@ -52,15 +51,30 @@ export class ProgressReporter {
   /** No more notifications after the result (a late one would confuse the client). */
   stop(): void {
     this.stopped = true;
-    clearInterval(this.keepAlive);
+    clearTimeout(this.keepAlive);
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
   }
 
+  /**
+   * The keep-alive is due `keepAliveMs` after the last notification: a timer for exactly the quiet
+   * time left (a fixed interval could check a moment before it was due and then wait a whole period).
+   */
+  private armKeepAlive(delayMs: number): void {
+    this.keepAlive = setTimeout(() => this.beat(), Math.max(1, delayMs));
+    this.keepAlive.unref();
+  }
+
   private beat(): void {
-    if (this.stopped || Date.now() - Math.max(this.lastSent, this.started) < this.keepAliveMs) return;
+    if (this.stopped) return;
+    const quietMs = Date.now() - Math.max(this.lastSent, this.started);
+    if (quietMs < this.keepAliveMs) {
+      this.armKeepAlive(this.keepAliveMs - quietMs);
+      return;
+    }
     this.pending ??= this.keepAliveText(Math.round((Date.now() - this.started) / 1000));
     this.flush();
+    this.armKeepAlive(this.keepAliveMs);
   }
 
   private flush(): void {
