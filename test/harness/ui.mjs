@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setup } from './setup.mjs';
+import { failureLine } from './failureLine.mjs';
 import { openWorkbench, startCodeServer } from './codeServer.mjs';
 import { uiTests } from '../ui/tests.mjs';
 
@@ -85,7 +86,7 @@ async function main() {
         }
       } catch (err) {
         failed++;
-        failures.push(`${test.name}: ${JSON.stringify(String(err?.message ?? err).slice(0, 1200)).slice(1, -1)}`);
+        failures.push(failureLine(test.name, err));
         const shot = path.join(shotsDir, `${test.name.replace(/\W+/g, '-')}-failure.png`);
         await page.screenshot({ path: shot }).catch(() => undefined);
         console.log(`  ✘ ${test.name}: ${err?.stack ?? err}\n    screenshot: ${shot}`);

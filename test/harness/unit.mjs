@@ -3,6 +3,7 @@ import Mocha from 'mocha';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { failureLine } from './failureLine.mjs';
 
 // UNIT_ROOT: folders of out/test/unit only (several joined by `:`); UNIT_COUNTS: where the counts go (the second pass below).
 const roots = (process.env.UNIT_ROOT ?? 'out/test/unit').split(':').map((r) => path.resolve(r));
@@ -62,5 +63,4 @@ const runner = mocha.run((failures) => {
   console.log(`unit: ${passed} passed, ${failed} failed, ${skipped} skipped`);
   process.exitCode = failed > 0 || passed === 0 ? 1 : 0;
 });
-// The whole message on one line (an assertion's "Input:" follows its first line), newlines shown as \n.
-runner.on('fail', (test, err) => failedTitles.push(`${test.fullTitle()}: ${JSON.stringify(String(err?.message ?? err).slice(0, 1200)).slice(1, -1)}`));
+runner.on('fail', (test, err) => failedTitles.push(failureLine(test.fullTitle(), err)));

@@ -31,6 +31,7 @@ export function run(): Promise<void> {
     });
     runner.on('fail', (test, err: unknown) => {
       const message = err instanceof Error ? err.message : String(err);
+      // As test/harness/failureLine.mjs writes it (this file is compiled into the extension host's test runner).
       failedTitles.push(`${test.fullTitle()}: ${JSON.stringify(message.slice(0, 1200)).slice(1, -1)}`);
     });
   });
