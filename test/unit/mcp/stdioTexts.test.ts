@@ -73,7 +73,8 @@ describe('mcp: texts for the route', function () {
         messages.push(p.message ?? '');
         if (p.message?.startsWith('Still running')) writeFileSync(stop, '');
       };
-      const r = await callTool(client, 'bash', { command: `until [ -e ${stop} ]; do sleep 0.2; done; printf done` }, { onprogress, resetTimeoutOnProgress: true });
+      // No keep-alive within 60 s: the command times out and the result is an error, said below.
+      const r = await callTool(client, 'bash', { command: `until [ -e ${stop} ]; do sleep 0.2; done; printf done`, timeout: 60 }, { onprogress, resetTimeoutOnProgress: true });
       assert.equal(r.isError, false, textOf(r));
       const keepAlives = messages.filter((m) => m.startsWith('Still running'));
       assert.ok(keepAlives.length >= 1, JSON.stringify(messages));
