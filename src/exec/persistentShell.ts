@@ -41,6 +41,9 @@ import { resetFirstLine, resetScript, resetStartupScript, SCRATCH_FD_VARIABLE, S
 import { innerShellPid, shellBaseline, shellLeftovers, type ShellBaseline } from './shellLeftovers';
 import { shellState, stdinIdentity } from './shellLiveness';
 
+/** The shell's exit status when a call's block could not be read whole (see `framed`); nothing reads it. */
+const FRAME_LOST_EXIT = 97;
+
 /** How long leftovers of earlier calls get to die (SIGKILL every 5 ms) before the shell is given up. */
 const LEFTOVER_KILL_MS = 1000;
 
@@ -562,8 +565,11 @@ export class PersistentShell {
    * first line (sent as it is: it drops the aliases before anything else is parsed) a call is one short
    * line that reads the rest as a counted block, which bash reads in large pieces, and evaluates it at
    * top level. The count is in bytes (`LC_ALL=C`), the variable's name is the call's own (nothing can
-   * make it readonly in advance), and should `read` fail (a disabled builtin) the block is not
-   * evaluated: bash then reads the same bytes as script, as before.
+   * make it readonly in advance), and `TMOUT` is emptied for the read (bash's default timeout for
+   * `read`: a command's `TMOUT=0.0001` made it stop part-way). Should `read` fail anyway (a disabled
+   * builtin, a readonly `LC_ALL` or `TMOUT`, a timeout) the shell exits with FRAME_LOST_EXIT: bash
+   * must never read what is left of the block as script, which would start inside the command's
+   * quoted text, outside any fence. The call then reports a replaced shell.
    */
   private framed(script: string, v: string): string {
     if (this.kind !== 'bash' || script.includes('\0')) return script;
@@ -574,7 +580,10 @@ export class PersistentShell {
     const body = `${rest}\\builtin unset ${name}\n`;
     // POSIX mode (the first line's) makes `read -N` read one byte at a time too: it is left first
     // (the reset puts every option back as the shell started anyway).
-    return `${first}\\builtin unset -v POSIXLY_CORRECT; LC_ALL=C \\builtin read -r -N ${Buffer.byteLength(body)} ${name} && \\builtin eval "$${name}"\n${body}`;
+    return (
+      `${first}\\builtin unset -v POSIXLY_CORRECT; if TMOUT= LC_ALL=C \\builtin read -r -N ${Buffer.byteLength(body)} ${name}; ` +
+      `then \\builtin eval "$${name}"; else \\builtin exit ${FRAME_LOST_EXIT}; fi\n${body}`
+    );
   }
 
   /**

@@ -27,6 +27,9 @@ export function makeEvil(dir: string): string {
   return evil;
 }
 
+const TMOUT_PAYLOAD = '\necho POISONED; touch POISONED'.repeat(2000);
+const TMOUT_PROBE = `printf %s '${TMOUT_PAYLOAD}' | wc -c`;
+
 export const POISON_CASES: readonly PoisonCase[] = [
   { name: 'function', poison: 'ls() { echo POISONED; }; echo() { builtin echo POISONED; }', probe: 'ls -d .; echo clean', expected: '.\nclean\n' },
   { name: 'alias + expand_aliases', poison: "shopt -s expand_aliases; alias ls='echo POISONED' echo='echo POISONED'", probe: 'ls -d .; echo clean', expected: '.\nclean\n' },
@@ -63,6 +66,12 @@ export const POISON_CASES: readonly PoisonCase[] = [
   { name: 'readonly PATH', poison: 'readonly PATH', probe: 'echo "clean[$X]"', expected: 'clean[]\n', notice: sessionReplacedNotice('reset') },
   { name: 'readonly function', poison: 'ls() { echo POISONED; }; readonly -f ls', probe: 'ls -d .; echo "[$X]"', expected: '.\n[]\n', notice: sessionReplacedNotice('reset') },
   { name: 'readonly IFS', poison: 'readonly IFS', probe: 'echo "clean[$X]"', expected: 'clean[]\n', notice: sessionReplacedNotice('reset') },
+  // bash's default timeout for `read` (which reads each call's block, persistentShell.ts `framed`): a
+  // read cut short must not leave the rest of the block to be read as script. The probe is long, so
+  // its block arrives in pieces; its quoted text holds lines that would print POISONED if run.
+  { name: 'TMOUT', poison: 'TMOUT=0.0001', probe: TMOUT_PROBE, expected: `${TMOUT_PAYLOAD.length}\n` },
+  { name: 'export TMOUT', poison: 'export TMOUT=0.0001', probe: `${TMOUT_PROBE}; echo "[\${TMOUT-unset}]"`, expected: `${TMOUT_PAYLOAD.length}\n[unset]\n` },
+  { name: 'readonly TMOUT', poison: 'readonly TMOUT=0.0001', probe: `${TMOUT_PROBE}; echo "[$X]"`, expected: `${TMOUT_PAYLOAD.length}\n[]\n`, notice: sessionReplacedNotice('refused') },
   // The reset's scratch file (sessionReset.ts): closed, or swapped for a file that lists nothing.
   {
     name: 'scratch descriptor closed',

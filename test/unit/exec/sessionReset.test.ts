@@ -2,7 +2,7 @@
 // `ls`/`echo` is the real one, and what is promised to carry (plain and exported ordinary variables)
 // does.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ExecResult } from '../../../src/core/contracts';
@@ -54,6 +54,7 @@ describe('exec: the persistent session is reset before each call (sessionReset.t
       const probe = await run(c.probe.replaceAll('EVIL', evil), key);
       const expected = c.expected === 'FRESH_OPTIONS' ? freshOptions : c.expected.replace('GIT_COUNT', gitCount);
       assert.equal(probe.sink.text(), expected);
+      assert.equal(existsSync(path.join(tmp, 'POISONED')), false, 'a line of the probe\'s quoted text ran as a command');
       assert.equal(probe.sink.notice, c.notice);
       // Then the session answers plainly, with what carries (the replaced one has lost it).
       const third = await run('echo "$X $E"; ls -d .', key);

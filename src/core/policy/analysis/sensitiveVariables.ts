@@ -18,6 +18,8 @@ const SENSITIVE_EXACT: ReadonlySet<string> = new Set([
   'PATH', 'HOME', 'IFS', 'ENV', 'CDPATH', 'GLOBIGNORE', 'PS0', 'PS1', 'PS2', 'PS3', 'PS4', 'PROMPT_COMMAND',
   'HISTFILE', 'HISTCONTROL', 'HISTIGNORE', 'HISTTIMEFORMAT', 'SHELLOPTS', 'POSIXLY_CORRECT', 'EXECIGNORE', 'FIGNORE',
   'HOSTFILE', 'INPUTRC', 'FCEDIT', 'MAIL', 'MAILPATH', 'SHELL', 'PWD', 'OLDPWD', 'COMP_WORDBREAKS',
+  // how bash reads: `read`'s default timeout (the persistent shell reads each call with `read`), history expansion
+  'TMOUT', 'histchars',
   // zsh's arrays tied to the search paths
   'path', 'cdpath', 'fpath', 'manpath', 'module_path', 'ZDOTDIR',
   // temporary files, pagers, editors, browsers

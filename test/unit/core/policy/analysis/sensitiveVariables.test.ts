@@ -89,7 +89,7 @@ const FORMS: readonly string[] = [
 /** Forms that only change a variable that is unset to begin with. */
 const UNSET_FORMS: readonly string[] = [': ${NAME:=/x}', ': ${NAME=/x}'];
 
-const VARIABLES: readonly string[] = ['PATH', 'HOME', 'IFS', 'BASH_ENV', 'LD_PRELOAD', 'GIT_EXTERNAL_DIFF', 'npm_config_script_shell', 'LESSOPEN', 'PYTHONPATH', 'TMPDIR', 'GCONV_PATH', 'PROMPT_COMMAND', 'BASH_CMDS', 'NODE_OPTIONS', 'XDG_CONFIG_HOME'];
+const VARIABLES: readonly string[] = ['PATH', 'HOME', 'IFS', 'BASH_ENV', 'LD_PRELOAD', 'GIT_EXTERNAL_DIFF', 'npm_config_script_shell', 'LESSOPEN', 'PYTHONPATH', 'TMPDIR', 'GCONV_PATH', 'PROMPT_COMMAND', 'BASH_CMDS', 'NODE_OPTIONS', 'XDG_CONFIG_HOME', 'TMOUT'];
 
 /** Runs `line` under bash and says whether V's value, set-ness or export changed (builtins only: PATH may be gone). */
 function bashChanges(line: string, name: string, initiallySet: boolean): boolean {
@@ -115,7 +115,7 @@ describe('core/policy/sensitiveVariables: any change to a variable that decides 
       'NODE_OPTIONS', 'GIT_DIR', 'GIT_TRACE2_EVENT', 'LESS', 'LESSOPEN', 'LESSKEY', 'PAGER', 'MANPAGER', 'EDITOR', 'VISUAL',
       'GCONV_PATH', 'TMPDIR', 'npm_config_script_shell', 'NPM_CONFIG_SCRIPT_SHELL', 'Npm_Config_Git', 'PYTHONPATH', 'PYTHONSTARTUP',
       'PERL5OPT', 'PERL5LIB', 'RUBYOPT', 'XDG_CONFIG_HOME', 'ZDOTDIR', 'BROWSER', 'POSIXLY_CORRECT', 'TAR_OPTIONS', 'GLIBC_TUNABLES',
-      'JAVA_TOOL_OPTIONS', 'RIPGREP_CONFIG_PATH', 'http_proxy', 'HTTPS_PROXY', 'SSH_ASKPASS', 'GH_PAGER', 'CFLAGS', 'CC', 'SHELL',
+      'JAVA_TOOL_OPTIONS', 'RIPGREP_CONFIG_PATH', 'http_proxy', 'HTTPS_PROXY', 'SSH_ASKPASS', 'GH_PAGER', 'CFLAGS', 'CC', 'SHELL', 'TMOUT', 'histchars',
     ]) {
       assert.equal(isSensitiveVariable(name), true, name);
     }

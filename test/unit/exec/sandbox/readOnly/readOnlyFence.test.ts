@@ -219,6 +219,19 @@ describe('exec/sandbox: the read-only fence holds with the policy out of the way
     assert.equal(readFileSync(path.join(ws, 'keep'), 'utf8'), CANARY);
   });
 
+  it('a read that sets TMOUT cannot make the next call\'s block be read part-way and run unfenced', async function () {
+    if (!enforced) this.skip();
+    const key = { sessionKey: 'tmout' };
+    assert.equal((await run('for TMOUT in 0.0001; do true; done; echo set', ['true', 'echo'], key)).text, 'set\n');
+    const payload = `\ntouch ${path.join(ws, 'PWNED')}; echo pwned > ${path.join(ws, 'keep')}`.repeat(1000);
+    for (let i = 0; i < 3; i += 1) {
+      const r = await run(`echo '${payload}' | wc -c`, ['echo', 'wc'], key);
+      assert.equal(r.text, `${Buffer.byteLength(payload) + 1}\n`, JSON.stringify({ notice: r.notice, exitCode: r.exitCode }));
+    }
+    assert.deepEqual(leftIn(ws), []);
+    assert.equal(readFileSync(path.join(ws, 'keep'), 'utf8'), CANARY);
+  });
+
   it('everyday reads give the same output fenced as unfenced', async function () {
     if (!enforced) this.skip();
     execFileSync('git', ['init', '-q', ws]);
