@@ -270,7 +270,8 @@ export class SandboxRuntime {
     const callEnv = opts.env as Partial<Record<string, string>>;
     // direnv's allowed list and settings where the call's XDG folders put them (privateHome.ts).
     const xdg = [callEnv.XDG_DATA_HOME, callEnv.XDG_CONFIG_HOME].filter((d): d is string => d !== undefined && path.isAbsolute(d)).map((d) => path.join(d, 'direnv'));
-    const ctx: PolicyContext = { ...this.policyContext(), pathValue: callEnv.PATH ?? process.env.PATH ?? '', homeExtra: [...this.homeExtra(), ...xdg] };
+    const pathValue = homePathValue(callEnv.PATH ?? process.env.PATH ?? '', opts.given?.PATH, process.env.PATH ?? '');
+    const ctx: PolicyContext = { ...this.policyContext(), pathValue, homeExtra: [...this.homeExtra(), ...xdg] };
     const fs = resolveFsPolicy(settings, { ...ctx, protectedPlan: this.protectedPlan(false) });
     const limits = this.limits();
     const tmpfs = limits.tmpMiB > 0 && bwrapHasSize(support.bwrap as string) ? { path: tmpDir, bytes: limits.tmpMiB * 1024 * 1024 } : undefined;
@@ -714,6 +715,23 @@ function once(fn: () => void): () => void {
     done = true;
     fn();
   };
+}
+
+/**
+ * The PATH whose folders beneath the home the private home binds (privateHome.ts). Without a PATH of
+ * the call's own, the shell's (the login snapshot's, or this process's): the person's. A PATH the
+ * call set itself (its `env`, direnv's values, an ACP client's; merged into the shell's by then)
+ * widens nothing: its folders are kept only where this process's PATH has them too, so
+ * `PATH=~/other-project:~/.ssh` binds no sibling project and no key folder. A program only such a
+ * PATH would add from the home is not found (the listed toolchain folders are bound anyway).
+ */
+export function homePathValue(shellPath: string, givenPath: string | undefined, hostPath: string): string {
+  if (givenPath === undefined) return shellPath;
+  const trusted = new Set(hostPath.split(':').filter((p) => path.isAbsolute(p)).map((p) => path.resolve(p)));
+  return givenPath
+    .split(':')
+    .filter((p) => path.isAbsolute(p) && trusted.has(path.resolve(p)))
+    .join(':');
 }
 
 /** `runtime.wrap(argv, opts)`, or the argv as it is when there is no runtime. */

@@ -10,7 +10,8 @@ import { HOME_VISIBLE_PATHS, holdsSecret, insideSecret, planPrivateHome } from '
 import { SECRET_HOME_PATTERNS } from '../../../../../src/exec/sandbox/mounts/secretPaths';
 import { probeSandbox } from '../../../../../src/exec/sandbox/sandboxProbe';
 import { DEFAULT_SANDBOX_SETTINGS, resolveFsPolicy, type SandboxSettings } from '../../../../../src/exec/sandbox/sandboxPolicy';
-import { SandboxRuntime } from '../../../../../src/exec/sandbox/sandboxRuntime';
+import { homePathValue, SandboxRuntime } from '../../../../../src/exec/sandbox/sandboxRuntime';
+import { NodePtyExecutor } from '../../../../../src/exec/ptyExecutor';
 import { FakeSink } from '../../helpers';
 
 describe('exec/sandbox/mounts: the private home', function () {
@@ -134,6 +135,39 @@ describe('exec/sandbox/mounts: the private home', function () {
       } finally {
         await executor.dispose();
       }
+    });
+
+    it('a PATH the call sets binds nothing of the home that this process\'s PATH does not have (one-shot and PTY)', async () => {
+      mk('projects/other/.env', 'SIBLING-TOKEN\n');
+      mk('secretdir/notes.txt', 'HOME-SECRET\n');
+      mk('.bashrc', 'export T=BASHRC-TOKEN\n');
+      const kept = mk('tools/bin');
+      const env = { PATH: [path.join(home, 'projects', 'other'), path.join(home, 'secretdir'), path.join(home, '.bashrc'), kept, '/usr/bin', '/bin'].join(':') };
+      const command = 'for f in ~/projects/other/.env ~/secretdir/notes.txt ~/.bashrc; do cat "$f" 2>/dev/null; done; ls ~/tools 2>&1; echo end';
+      const hostPath = process.env.PATH;
+      process.env.PATH = `${kept}:${hostPath ?? ''}`;
+      const executor = new LocalShellExecutor({ persistent: false, shellArgs: ['-c'], sandbox: runtime, baseEnv: { ...process.env, HOME: home } });
+      const pty = new NodePtyExecutor({ sandbox: runtime, shellArgs: ['-c'], baseEnv: { ...process.env, HOME: home } });
+      try {
+        const oneShot = new FakeSink();
+        await executor.run({ command, cwd: ws, timeoutMs: 60_000, sink: oneShot, env });
+        const viaPty = new FakeSink();
+        await pty.start({ command, cwd: ws, timeoutMs: 60_000, sink: viaPty, env }).result;
+        // What this process's PATH has of the call's (tools/bin) is bound; nothing else of the home.
+        for (const [route, text] of [['one-shot', oneShot.text()], ['PTY', viaPty.text().replace(/\r/g, '')]]) {
+          assert.equal(text, 'bin\nend\n', route);
+        }
+      } finally {
+        process.env.PATH = hostPath;
+        await executor.dispose();
+        await pty.dispose();
+      }
+    });
+
+    it('homePathValue: the shell\'s PATH as it is; a PATH the call set keeps only what this process\'s PATH has', () => {
+      assert.equal(homePathValue('/h/.cargo/bin:/usr/bin', undefined, '/usr/bin'), '/h/.cargo/bin:/usr/bin');
+      assert.equal(homePathValue('/h/p:/h/.ssh:/h/bin:/usr/bin', '/h/p:/h/.ssh:/h/bin/:/usr/bin:rel', '/usr/bin:/h/bin'), '/h/bin/:/usr/bin');
+      assert.equal(homePathValue('', '', '/usr/bin'), '');
     });
 
     it('a credential file the host creates while a persistent shell lives is not seen by its next call either', async () => {
