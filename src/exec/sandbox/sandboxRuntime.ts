@@ -268,8 +268,9 @@ export class SandboxRuntime {
     const settings = this.options.settings();
     const tmpDir = this.tmpDir();
     const callEnv = opts.env as Partial<Record<string, string>>;
-    // direnv's allowed list and settings where the call's XDG folders put them (privateHome.ts).
-    const xdg = [callEnv.XDG_DATA_HOME, callEnv.XDG_CONFIG_HOME].filter((d): d is string => d !== undefined && path.isAbsolute(d)).map((d) => path.join(d, 'direnv'));
+    // direnv's allowed list and settings where the shell's XDG folders put them (privateHome.ts);
+    // folders the call named itself widen nothing, as with its PATH (homePathValue).
+    const xdg = (['XDG_DATA_HOME', 'XDG_CONFIG_HOME'] as const).filter((k) => opts.given?.[k] === undefined).map((k) => callEnv[k]).filter((d): d is string => d !== undefined && path.isAbsolute(d)).map((d) => path.join(d, 'direnv'));
     const pathValue = homePathValue(callEnv.PATH ?? process.env.PATH ?? '', opts.given?.PATH, process.env.PATH ?? '');
     const ctx: PolicyContext = { ...this.policyContext(), pathValue, homeExtra: [...this.homeExtra(), ...xdg] };
     const fs = resolveFsPolicy(settings, { ...ctx, protectedPlan: this.protectedPlan(false) });
