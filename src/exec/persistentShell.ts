@@ -29,12 +29,13 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readlinkSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
+import * as path from 'node:path';
 import type { ExecRequest, ExecResult } from '../core/contracts';
 import { exitStatusOf, killProcessTree, signalOfShellStatus, spawnInGroup } from './processTree';
 import { cancelledBeforeStart, drainStreams, effectiveDeadlineMs, RunGuard } from './runControl';
 import { wrapSpawn, type CallFence, type SandboxRuntime, type WrappedSpawn } from './sandbox/sandboxRuntime';
 import { FENCE_BUILTIN_NAME } from './sandbox/readOnly/readOnlySupport';
-import { carryFile, dumpScript, loadScript, mayAssign } from './readOnlyCarry';
+import { carryFile, dumpScript, loadScript, mayAssign, neverDefinition, syncScript } from './readOnlyCarry';
 import { refusalLine } from '../core/sandboxRefusals';
 import { interactiveFreeArgs, shellKind, shellQuote } from './shellConfig';
 import { resetFirstLine, resetScript, resetStartupScript, SCRATCH_FD_VARIABLE, SESSION_MARK } from './sessionReset';
@@ -307,8 +308,9 @@ export class PersistentShell {
         ...(this.fenceBuiltin
           ? [`if \\builtin enable -f ${shellQuote(this.fenceBuiltin)} ${FENCE_BUILTIN_NAME} 2>/dev/null; then \\builtin printf '${FENCE_STATUS} 1\\n' >&3; else \\builtin printf '${FENCE_STATUS} 0\\n' >&3; fi`]
           : []),
-        // The start state every call is reset to (functions, aliases, options, sensitive variables).
-        ...(this.kind === 'bash' ? [resetStartupScript(randomToken().slice(0, 12), this.mark.value)] : []),
+        // The start state every call is reset to (functions, aliases, options, sensitive variables),
+        // with the pattern of names that never carry (readOnlyCarry.ts) among it.
+        ...(this.kind === 'bash' ? [neverDefinition(), resetStartupScript(randomToken().slice(0, 12), this.mark.value)] : []),
         `${this.builtin}printf '${TOKEN_LEAD_PRINTF}%s' '${ready}'`,
         '',
       ].join('\n'),
@@ -506,20 +508,44 @@ export class PersistentShell {
   }
 
   /**
-   * The command as bash runs it: `eval` at top level, or for an auto-approved read, in a subshell
-   * that sets the read-only fence first (nothing runs when it cannot) and ends with it.
+   * The command as bash runs it. Where the shell has the fence's builtin (a sandboxed bash), always
+   * in a subshell, so the session's shell itself never runs a command's code: what a command defines
+   * or disables there (`enable -n builtin unset` with functions of those names, a loaded builtin, a
+   * trap) dies with the subshell and cannot take over the wrapper of a later call, and what carries
+   * (plain and exported variables, readOnlyCarry.ts) is written out and assigned back as data. An
+   * auto-approved read's subshell sets the read-only fence first (nothing runs when it cannot).
+   * Elsewhere (sandbox off, no builtin) an unfenced command runs at top level, reset before each call.
    */
-  private evalText(command: string, fence: CallFence | undefined, v: string): string {
+  private evalText(command: string, fence: CallFence | undefined, v: string, isolated: string | undefined): string {
     const b = this.builtin;
     const run = `${b}eval ${shellQuote(` ${command}`)}\n`;
-    if (!fence) return run;
+    const status = `__agent_bash_rst_${v}`;
+    if (!fence) {
+      if (!this.isolates) return run;
+      if (isolated === undefined) return `( ${run})`;
+      return `( ${run}${status}=$?; ${dumpScript(isolated, v, true)} ${b}exit $${status}\n)`;
+    }
     const env = Object.entries(fence.env).map(([k, val]) => `${k}=${shellQuote(val)}`).join(' ');
     // What it assigns carries back to the session as any call's would (readOnlyCarry.ts).
-    const carry = mayAssign(command) ? `__agent_bash_rst_${v}=$?; ${dumpScript(carryFile(fence.scratch), v)} ${b}exit $__agent_bash_rst_${v}\n` : '';
+    const carry = mayAssign(command) ? `${status}=$?; ${dumpScript(carryFile(fence.scratch), v)} ${b}exit $${status}\n` : '';
     return (
       `( ${b}${FENCE_BUILTIN_NAME} ${fence.specs.map(shellQuote).join(' ')} || ${b}exit 126; ` +
       `${b}unset -v ${fence.unset.join(' ')}; ${b}export ${env}; ${run}${carry})`
     );
+  }
+
+  /** Unfenced commands run in a subshell: this shell has the fence's builtin (which copies what carries). */
+  private get isolates(): boolean {
+    return this.fenceLoaded && this.sandbox !== undefined;
+  }
+
+  /**
+   * Where an unfenced command's subshell writes what carries: undefined where it runs at top level,
+   * and where the command plainly assigns nothing (mayAssign: a line it misses carries nothing).
+   */
+  private isolatedCarry(command: string, fence: CallFence | undefined, v: string): string | undefined {
+    if (fence || !this.isolates || !this.sandbox || !mayAssign(command)) return undefined;
+    return path.join(this.sandbox.tmpDir(), `.agent-bash-vars-${process.pid}-${v}`);
   }
 
   private callScript(cwd: string, command: string, env: Record<string, string>, nonce: string, start: string, end: string, fence?: CallFence): string {
@@ -546,12 +572,19 @@ export class PersistentShell {
     // command's group: no saved descriptor of the group's exists yet, and the scratch file is open);
     // if that fails the command does not start and the status line says so (its fourth field).
     const reset = this.kind === 'bash' ? resetScript(v, own) : 'true';
+    const isolated = this.isolatedCarry(command, fence, v);
+    // What the command's subshell carries back is assigned before the call's own `env` is put back,
+    // so a variable set for this call only stays so.
+    const load = isolated
+      ? `${syncScript(isolated, `${isolated}.copy`, v)} ${b}${FENCE_BUILTIN_NAME} -r ${shellQuote(isolated)}; `
+      : fence && mayAssign(command)
+        ? loadScript(carryFile(fence.scratch), `${fence.scratch}.vars`, v)
+        : '';
     return (
       (this.kind === 'bash' ? resetFirstLine() : '') +
       `${save.join(' ')} if ${reset}; then ${go}=1; else ${rs}=1; fi; { case $${go} in 1) ${b}printf '${TOKEN_LEAD_PRINTF}%s' '${start}'; ` +
-      `${b}cd -- ${shellQuote(cwd)} && { ${set.join(' ')} ${this.evalText(command, fence, v)}` +
-      `}; esac; { ${st}=$?; ${this.healScript(opts)} ${restore.join(' ')} ` +
-      (fence && mayAssign(command) ? loadScript(carryFile(fence.scratch), `${fence.scratch}.vars`, v) : '') +
+      `${b}cd -- ${shellQuote(cwd)} && { ${set.join(' ')} ${this.evalText(command, fence, v, isolated)}` +
+      `}; esac; { ${st}=$?; ${this.healScript(opts)} ${load}${restore.join(' ')} ` +
       (fence ? `${b}${FENCE_BUILTIN_NAME} -r ${shellQuote(fence.scratch)}; ` : '') +
       `${b}printf '${TOKEN_LEAD_PRINTF}%s' '${end}'; } 2>/dev/null; ` +
       `} </dev/null 1>&2 2>&1 3>&-${this.kind === 'bash' ? ` {${SCRATCH_FD_VARIABLE}}>&-` : ''}; ${b}printf '%s %s %s %s\\n' '${nonce}' "\${${st}:-x}" "\${${go}:-0}" "\${${rs}:-0}" >&3; ` +

@@ -13,6 +13,7 @@ import { DEFAULT_MCP_RESULT_CHARS } from '../../../src/mcp/resultCap';
 import { SANDBOX_OFF_REASON } from '../../../src/core/policy/policyGate';
 import { probeSandbox } from '../../../src/exec/sandbox/sandboxProbe';
 import { alive, escapeRegExp, processesWithArg, waitFor } from '../exec/helpers';
+import { sessionsIsolated } from '../exec/sessionsIsolated';
 import { sessionReplacedNotice } from '../../../src/exec/persistentShell';
 
 const CLI = path.resolve(__dirname, '../../../../dist/cli.js');
@@ -82,9 +83,11 @@ describe('mcp: stdio server', function () {
     const r = await call(client, 'bash', { command: "printf 'a\\nb\\n'; exit 3" });
     assert.equal(r.isError, true);
     assert.match(textOf(r), /^a\nb\n\nWall time: \d+\.\d\d seconds\n\nCommand exited with code 3$/);
-    // The exit ended the session's shell: the next call runs in a fresh one and says so, once.
+    // The exit ended the session's shell (where commands run at its top level): the next call runs
+    // in a fresh one and says so, once. In a sandboxed session it ended only the command's subshell.
     const next = await call(client, 'bash', { command: 'echo after' });
-    assert.match(textOf(next), new RegExp(`^\\[${escapeRegExp(sessionReplacedNotice('exited'))}\\]\\nafter\\n\\nWall time: `));
+    const notice = sessionsIsolated() ? '' : `\\[${escapeRegExp(sessionReplacedNotice('exited'))}\\]\\n`;
+    assert.match(textOf(next), new RegExp(`^${notice}after\\n\\nWall time: `));
     const again = await call(client, 'bash', { command: 'echo again' });
     assert.match(textOf(again), /^again\n\nWall time: /);
   });
