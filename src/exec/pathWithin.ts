@@ -1,5 +1,6 @@
 // Two path questions the sandbox's planners ask of absolute, normalised paths.
 import { realpathSync } from 'node:fs';
+import * as path from 'node:path';
 
 /** `p` is `dir` or lies beneath it (compared as text, by whole path segments). */
 export function within(p: string, dir: string): boolean {
@@ -12,5 +13,25 @@ export function realOrUndefined(p: string): string | undefined {
     return realpathSync(p);
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * `p` with every symlink on the way resolved; of an absent path, its deepest existing folder is
+ * resolved and the rest kept as named. What the sandbox binds writable (and what it plans inside)
+ * is named so: bubblewrap cannot mount onto a destination reached through a symlink ("Can't mkdir"),
+ * and a plan of unresolved names would miss or break on what lies there.
+ */
+export function realPath(p: string): string {
+  const abs = path.resolve(p);
+  let rest = '';
+  for (let at = abs; ; at = path.dirname(at)) {
+    try {
+      return rest === '' ? realpathSync(at) : path.join(realpathSync(at), rest);
+    } catch {
+      // Absent (or unreadable): one folder up.
+    }
+    if (at === path.dirname(at)) return abs;
+    rest = rest === '' ? path.basename(at) : path.join(path.basename(at), rest);
   }
 }

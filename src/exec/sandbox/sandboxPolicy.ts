@@ -2,6 +2,7 @@
 // ordinary development run without a prompt — read everywhere except secrets, write to the workspace
 // folders, a per-session TMPDIR and the package managers' caches, network only to listed hosts.
 import { readdirSync } from 'node:fs';
+import { realPath } from '../pathWithin';
 import { planProtected, type ProtectedPlan } from './mounts/protectedMounts';
 import type { SandboxLimits } from './kernel/limits';
 import { ENV_FILE, expandSecretPatterns, SECRET_HOME_PATTERNS } from './mounts/secretPaths';
@@ -173,7 +174,7 @@ export function resolveFsPolicy(settings: SandboxSettings, ctx: PolicyContext): 
   // A plan that cannot protect all it should (a budget passed): the folders it covers are
   // read-only for the command, so no mount it lacks matters; TMPDIR and the stores stay writable.
   if (plan.readOnlyBecause.length > 0) {
-    const scanned = new Set([...ctx.workspaceRoots, ...settings.allowWrite.map((p) => expandSetting(p, ctx))]);
+    const scanned = new Set([...ctx.workspaceRoots.map(realPath), ...settings.allowWrite.map((p) => expandSetting(p, ctx))]);
     return {
       writable: writableRoots(settings, ctx).filter((w) => !scanned.has(w)),
       denyRead: [...denyRead, ...settings.denyRead.map((p) => expandSetting(p, ctx))],
@@ -204,7 +205,7 @@ function secretsOutside(ctx: PolicyContext): string[] {
 }
 
 function expandSetting(p: string, ctx: PolicyContext): string {
-  return expandPath(p, { home: ctx.home, base: ctx.workspaceRoots[0] ?? ctx.home });
+  return realPath(expandPath(p, { home: ctx.home, base: ctx.workspaceRoots[0] ?? ctx.home }));
 }
 
 /** The folders a sandboxed command may write in general: the workspace, TMPDIR, allowWrite, the shared stores. */
@@ -213,8 +214,8 @@ export function writableFolders(settings: SandboxSettings, ctx: PolicyContext): 
 }
 
 function writableRoots(settings: SandboxSettings, ctx: PolicyContext): string[] {
-  const caches = settings.sharedCaches === true ? CACHE_HOME_PATHS.map((p) => path.join(ctx.home, p)) : [];
-  return [...ctx.workspaceRoots, ctx.tmpDir, ...caches, ...settings.allowWrite.map((p) => expandSetting(p, ctx))];
+  const caches = settings.sharedCaches === true ? CACHE_HOME_PATHS.map((p) => realPath(path.join(ctx.home, p))) : [];
+  return [...ctx.workspaceRoots.map(realPath), realPath(ctx.tmpDir), ...caches, ...settings.allowWrite.map((p) => expandSetting(p, ctx))];
 }
 
 /**
@@ -226,8 +227,8 @@ export function planFor(settings: SandboxSettings, ctx: PolicyContext, searchAll
   const allowWrite = settings.allowWrite.map((p) => expandSetting(p, ctx));
   return planProtected({
     searchAll,
-    roots: [...ctx.workspaceRoots, ...allowWrite],
-    workspaceRoots: ctx.workspaceRoots,
+    roots: [...ctx.workspaceRoots.map(realPath), ...allowWrite],
+    workspaceRoots: ctx.workspaceRoots.map(realPath),
     gitAllowWrite: settings.gitAllowWrite === true,
     opened: allowWrite,
     home: ctx.home,

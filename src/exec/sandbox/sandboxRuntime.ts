@@ -26,6 +26,7 @@ import { writeSeccompFilter } from './kernel/seccompFilter';
 import { landlockAbiProblem, landlockNotice, landlockSupport } from './kernel/landlock';
 import { findOnPath, probeSandbox, type SandboxSupport } from './sandboxProbe';
 import { addUntrustedFolders, hostProgram } from '../hostPrograms';
+import { realPath } from '../pathWithin';
 import { defaultCacheStore, planFor, resolveFsPolicy, writableFolders, type FsPolicy, type PolicyContext, type SandboxSettings } from './sandboxPolicy';
 import type { ProtectedPlan } from './mounts/protectedMounts';
 import { compareSnapshots, moveAsideCreated, protectedChangeNotice, readOnlyNotice, skippedNotice, snapshotProtected, type Snapshot } from './mounts/protectedCheck';
@@ -198,7 +199,7 @@ export class SandboxRuntime {
   private registerUntrusted(): void {
     this.untrustedRegistration ??= addUntrustedFolders(() => {
       const home = this.options.home ?? os.homedir();
-      const ctx: PolicyContext = { home, workspaceRoots: this.options.workspaceRoots(), tmpDir: this.dir ?? os.tmpdir(), cacheStore: this.options.cacheStore ?? defaultCacheStore(home) };
+      const ctx: PolicyContext = { home, workspaceRoots: this.roots(), tmpDir: this.dir ?? os.tmpdir(), cacheStore: this.options.cacheStore ?? defaultCacheStore(home) };
       return [...writableFolders(this.options.settings(), ctx), ctx.cacheStore as string];
     });
   }
@@ -440,9 +441,17 @@ export class SandboxRuntime {
     return out;
   }
 
+  /**
+   * The workspace folders by their real paths: what the sandbox binds and plans is named so
+   * (sandboxPolicy.ts realPath); a folder opened through a symlink is the folder it leads to.
+   */
+  private roots(): string[] {
+    return this.options.workspaceRoots().map(realPath);
+  }
+
   private policyContext(): PolicyContext {
     const home = this.options.home ?? os.homedir();
-    return { home, workspaceRoots: this.options.workspaceRoots(), tmpDir: this.tmpDir(), cacheStore: this.options.cacheStore ?? defaultCacheStore(home) };
+    return { home, workspaceRoots: this.roots(), tmpDir: this.tmpDir(), cacheStore: this.options.cacheStore ?? defaultCacheStore(home) };
   }
 
   private limits(): SandboxLimits {
@@ -472,7 +481,7 @@ export class SandboxRuntime {
   watch(): SandboxWatch {
     // The last command's closing look is as good as a new one for a while (PLAN_FRESH_MS).
     const plan = this.protectedPlan(false);
-    const roots = this.options.workspaceRoots();
+    const roots = this.roots();
     const before = snapshotProtected(plan, roots);
     const counts = this.limitCounts();
     const tmpDir = this.tmpDir();
@@ -622,7 +631,8 @@ export class SandboxRuntime {
 
   private baseDir(): string {
     if (!this.dir) {
-      this.dir = makeOwnedTempDir('sandbox');
+      // By its real path (a symlinked /tmp): bubblewrap mounts onto it (sandboxPolicy.ts realPath).
+      this.dir = realPath(makeOwnedTempDir('sandbox'));
       mkdirSync(path.join(this.dir, 'tmp'));
       mkdirSync(path.join(this.dir, 'net'), { mode: 0o700 });
     }

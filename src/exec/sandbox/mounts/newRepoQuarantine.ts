@@ -23,6 +23,7 @@ import { gitSensitivePaths } from './protectedMounts';
 import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/checks/protectedPaths';
 import { hostProgram } from '../../hostPrograms';
 import { within, realOrUndefined } from '../../pathWithin';
+import { renameInFolder } from './folderFd';
 
 /** The suffix of what was moved aside. */
 export const BLOCKED_SUFFIX = '.agent-bash-blocked';
@@ -97,7 +98,10 @@ const MOVE_SCRIPT = 'while [ $# -gt 1 ]; do mv -n -T -- "$1" "$2" 2>/dev/null; s
 export function confinedMover(bwrap: string, writable: readonly string[]): Mover {
   return (moves) => {
     if (moves.length === 0) return [];
-    const binds = writable.filter((w) => realOrUndefined(w) !== undefined).flatMap((w) => ['--bind', w, w]);
+    // By their real paths, parents first: bwrap cannot mount onto a destination reached through a
+    // symlink (a symlinked allowWrite or home), and one failed bind fails the whole batch.
+    const real = [...new Set(writable.map((w) => realOrUndefined(w)).filter((w): w is string => w !== undefined))].sort((a, b) => a.split('/').length - b.split('/').length);
+    const binds = real.flatMap((w) => ['--bind', w, w]);
     const r = spawnSync(
       bwrap,
       ['--ro-bind', '/', '/', ...binds, '--dev', '/dev', '--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--die-with-parent', '--cap-drop', 'ALL',
@@ -138,9 +142,29 @@ class Moves {
     for (let i = 0; i < this.pending.length; i += MAX_MOVES) {
       results.push(...mover(this.pending.slice(i, i + MAX_MOVES).map(({ p }) => [p, `${p}${BLOCKED_SUFFIX}`] as const)));
     }
+    const realWritable = this.writable.map((w) => realOrUndefined(w)).filter((w): w is string => w !== undefined);
     this.pending.forEach(({ p, why }, i) => {
       const failed = results[i];
-      this.lines.push(failed === undefined ? `${p} ${why} (moved aside to ${p}${BLOCKED_SUFFIX})` : `${p} ${why} (not moved: ${failed})`);
+      if (failed === undefined) {
+        this.lines.push(`${p} ${why} (moved aside to ${p}${BLOCKED_SUFFIX})`);
+        return;
+      }
+      // The confined mover failed (bwrap could not start, a bind it could not make, a name taken
+      // already): the file is renamed on the host all the same, through a descriptor of its folder
+      // checked to be the real folder inside a writable folder (folderFd.ts), so a swap on the way
+      // can only move what the sandbox may change anyway. Not a refusal of later commands instead:
+      // the host's own git (VS Code's Git extension) reads the file right after this command, before
+      // any later one. Only where this fails too is the file named as not moved.
+      if (lstatOrUndefined(p) === undefined) {
+        this.lines.push(`${p} ${why} (not moved: ${failed})`);
+        return;
+      }
+      try {
+        const to = renameInFolder(p, `${p}${BLOCKED_SUFFIX}`, realWritable);
+        this.lines.push(`${p} ${why} (moved aside to ${to})`);
+      } catch (err) {
+        this.lines.push(`${p} ${why} (not moved: ${failed}; ${err instanceof Error ? err.message : String(err)})`);
+      }
     });
     return this.lines;
   }
