@@ -86,7 +86,7 @@ export function detachFile(file: string, writable: readonly string[]): void {
       let put = 0;
       while (put < bytes.length) put += writeSync(out, bytes, put, bytes.length - put);
       fchmodSync(out, st.mode & 0o7777);
-      futimesSync(out, st.atime, st.mtime);
+      futimesSync(out, st.atimeMs / 1000, st.mtimeMs / 1000);
     } finally {
       closeSync(out);
     }

@@ -22,7 +22,7 @@ import * as path from 'node:path';
 import { gitSensitivePaths } from './protectedMounts';
 import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/checks/protectedPaths';
 import { hostProgram } from '../../hostPrograms';
-import { within, realOrUndefined } from '../../pathWithin';
+import { followableWritable, within, realOrUndefined } from '../../pathWithin';
 import { renameInFolder } from './folderFd';
 
 /** The suffix of what was moved aside. */
@@ -100,7 +100,8 @@ export function confinedMover(bwrap: string, writable: readonly string[]): Mover
     if (moves.length === 0) return [];
     // By their real paths, parents first: bwrap cannot mount onto a destination reached through a
     // symlink (a symlinked allowWrite or home), and one failed bind fails the whole batch.
-    const real = [...new Set(writable.map((w) => realOrUndefined(w)).filter((w): w is string => w !== undefined))].sort((a, b) => a.split('/').length - b.split('/').length);
+    // Never through a symlink inside another writable folder (followableWritable).
+    const real = followableWritable(writable).sort((a, b) => a.split('/').length - b.split('/').length);
     const binds = real.flatMap((w) => ['--bind', w, w]);
     const r = spawnSync(
       bwrap,
@@ -130,7 +131,7 @@ class Moves {
   add(p: string, why: string): void {
     const dir = path.dirname(p);
     const real = realOrUndefined(dir);
-    const realWritable = this.writable.map((w) => realOrUndefined(w)).filter((w): w is string => w !== undefined);
+    const realWritable = followableWritable(this.writable);
     if (real === undefined || !realWritable.some((w) => within(real, w))) this.lines.push(`${p} ${why} (not moved: its folder is not in a writable folder)`);
     // The folder itself as named: every component on the way a real folder, none a symlink.
     else if (!plainPath(dir)) this.lines.push(`${p} ${why} (not moved: its folder is reached through a symlink)`);
@@ -142,7 +143,7 @@ class Moves {
     for (let i = 0; i < this.pending.length; i += MAX_MOVES) {
       results.push(...mover(this.pending.slice(i, i + MAX_MOVES).map(({ p }) => [p, `${p}${BLOCKED_SUFFIX}`] as const)));
     }
-    const realWritable = this.writable.map((w) => realOrUndefined(w)).filter((w): w is string => w !== undefined);
+    const realWritable = followableWritable(this.writable);
     this.pending.forEach(({ p, why }, i) => {
       const failed = results[i];
       if (failed === undefined) {
@@ -322,4 +323,18 @@ export function quarantineCreated(
     if (protectedFile && !emptyOrAbsent(p)) moves.add(p, 'is a protected name the command created');
   }
   return moves.run(mover);
+}
+
+/**
+ * Protected files (and symlinks) the command changed although no mount should have let it (a hard
+ * link the plan did not find, a shell whose mounts predate them): moved aside like what it created,
+ * not only named, so the host's next git or editor does not read what it wrote. Returns one line
+ * per path, by path.
+ */
+export function quarantineChanged(changed: readonly string[], writable: readonly string[], mover: Mover): Map<string, string> {
+  const moves = new Moves(writable);
+  for (const p of changed) moves.add(p, 'was changed');
+  const out = new Map<string, string>();
+  for (const line of moves.run(mover)) out.set(line.slice(0, line.indexOf(' was changed')), line);
+  return out;
 }

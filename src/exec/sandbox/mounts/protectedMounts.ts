@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/checks/protectedPaths';
 import { FOLDER_KEYS, gitConfigReferences, type ConfigReference } from './gitConfigPaths';
 import { within } from '../../pathWithin';
+import { detachFile } from './folderFd';
 
 /** Protected names that are folders: where absent, an empty read-only folder is mounted in their place. */
 export const PROTECTED_DIR_NAMES: ReadonlySet<string> = new Set(['.vscode', '.idea', '.devcontainer', '.agent-bash', '.claude', '.cursor']);
@@ -364,6 +365,7 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
     }
   }
   if (linkedProtected.size > 0) {
+    const realRoots = roots.map((r) => realOrUndefined(r)).filter((r): r is string => r !== undefined);
     const links = new Map<string, string[]>();
     const linkBudget = { dirs: opts.dirBudget ?? SCAN_DIR_BUDGET };
     for (const root of roots) {
@@ -376,7 +378,19 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
       const others = found.filter((o) => ![...readOnly].some((r) => within(o, r)));
       for (const o of others) readOnly.add(o);
       const unseen = nlink - 1 - found.length;
-      skip(p, `has ${nlink} hard links; ${others.length > 0 ? `${others.join(', ')} mounted read-only too` : 'the others are protected already'}${unseen > 0 ? `; ${unseen} not found in the writable folders` : ''}`);
+      // A link not found (in a skipped tree such as node_modules, outside the writable folders) could
+      // still write the file: it is replaced by a copy of its own (folderFd.ts), and the other links
+      // keep an inode nothing reads at this name. Where that fails, the plan is read-only.
+      let detached = '';
+      if (unseen > 0) {
+        try {
+          detachFile(p, realRoots);
+          detached = ': replaced by a copy of its own, which they do not reach';
+        } catch (err) {
+          plan.readOnlyBecause.push(`${p}: has ${nlink} hard links, ${unseen} of them not found, and could not be replaced by a copy of its own (${err instanceof Error ? err.message : String(err)})`);
+        }
+      }
+      skip(p, `has ${nlink} hard links; ${others.length > 0 ? `${others.join(', ')} mounted read-only too` : 'the others are protected already'}${unseen > 0 ? `; ${unseen} not found in the writable folders${detached}` : ''}`);
     }
   }
 
