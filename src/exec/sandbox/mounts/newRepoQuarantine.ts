@@ -333,8 +333,17 @@ export function quarantineCreated(
  */
 export function quarantineChanged(changed: readonly string[], writable: readonly string[], mover: Mover): Map<string, string> {
   const moves = new Moves(writable);
-  for (const p of changed) moves.add(p, 'was changed');
   const out = new Map<string, string>();
+  for (const p of changed) {
+    // A git config that names nothing git would run or read (the allowlist of new repositories, as
+    // git reads it) stays: your own git writes such keys too (`git push -u`, `git remote add`).
+    const name = path.basename(p);
+    if ((name === 'config' || name === 'config.worktree') && lstatOrUndefined(p)?.isFile() === true && disallowedConfigKeys(p)?.length === 0) {
+      out.set(p, `${p} was changed (left in place: it sets nothing git runs or reads)`);
+      continue;
+    }
+    moves.add(p, 'was changed');
+  }
   for (const line of moves.run(mover)) out.set(line.slice(0, line.indexOf(' was changed')), line);
   return out;
 }

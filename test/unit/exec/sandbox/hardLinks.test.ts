@@ -157,5 +157,21 @@ describe('exec/sandbox: hard links to protected files and changes by content', f
       assert.equal(existsSync(file), false);
       assert.equal(readFileSync(`${file}${BLOCKED_SUFFIX}`, 'utf8'), '{"b": 2}\n');
     });
+
+    it('a changed git config that sets only what git itself writes (a remote, a branch) stays; one that sets a fsmonitor is moved aside', async () => {
+      execFileSync('git', ['init', '-q', ws]);
+      const config = path.join(ws, '.git', 'config');
+      const gitEnv = { ...process.env, HOME: home, GIT_CONFIG_NOSYSTEM: '1' };
+      let watch = runtime.watch();
+      execFileSync('git', ['-C', ws, 'remote', 'add', 'origin', 'https://example.invalid/r.git'], { env: gitEnv });
+      execFileSync('git', ['-C', ws, 'config', 'branch.main.remote', 'origin'], { env: gitEnv });
+      assert.deepEqual(watch.finish('').protectedChanged, [`${config} was changed (left in place: it sets nothing git runs or reads)`]);
+      assert.match(readFileSync(config, 'utf8'), /example\.invalid/);
+      watch = runtime.watch();
+      execFileSync('git', ['-C', ws, 'config', 'core.fsmonitor', `touch ${canary}; false`], { env: gitEnv });
+      assert.deepEqual(watch.finish('').protectedChanged, [`${config} was changed (moved aside to ${config}${BLOCKED_SUFFIX})`]);
+      spawnSync('git', ['status', '--short'], { cwd: ws, stdio: 'ignore', env: gitEnv });
+      assert.equal(existsSync(canary), false, 'the host git ran the fsmonitor');
+    });
   });
 });
