@@ -30,7 +30,7 @@ export const SKIPPED_TREES: ReadonlySet<string> = new Set(['node_modules', '.ven
 /** Folders read at most per scan; past it the scan stops and the scanned folders are read-only for the command. */
 export const SCAN_DIR_BUDGET = 20_000;
 /** Folders inside SKIPPED_TREES searched for `.git` at most before a command (the look after one searches all). */
-export const SKIPPED_SCAN_BUDGET = 30_000;
+export const SKIPPED_SCAN_BUDGET = 5_000;
 /** Mounts at most (each costs bubblewrap and the kernel time at every start); past it the scanned folders are read-only for the command. */
 export const MOUNT_BUDGET = 400;
 /** Files of a protected path checked for other hard links; past it the scanned folders are read-only for the command. */
@@ -126,7 +126,7 @@ interface Listing {
 
 /** Listings by folder: a folder whose entries did not change is not read again (lstat, not readdir). */
 const listings = new Map<string, Listing>();
-const MAX_LISTINGS = 50_000;
+const MAX_LISTINGS = 100_000;
 
 function listing(dir: string): Listing | undefined {
   const st = lstat(dir);
@@ -155,7 +155,7 @@ function listing(dir: string): Listing | undefined {
 /**
  * Breadth-first over `root`, not into `.git` or symlinks. SKIPPED_TREES are searched for `.git` only
  * (no hard links), their folders counted against `deep` and not the main budget; past `deep`, only
- * each entry's own `.git` is looked for (one lstat, no listing).
+ * each entry's own `.git` of a skipped folder is looked for (one lstat, no listing), nothing deeper.
  */
 function walk(root: string, budget: { dirs: number }, wantLinks: boolean, deep: { dirs: number } = { dirs: 0 }): Walk {
   const out: Walk = { gits: [], linked: new Map(), truncated: false };
@@ -175,7 +175,8 @@ function walk(root: string, budget: { dirs: number }, wantLinks: boolean, deep: 
         if (deep.dirs > 0) {
           deep.dirs--;
           queue.push({ dir: p, skipTree: true, inside: true });
-        } else {
+        } else if (inside !== true) {
+          // Past the budget, as much as ever: each entry's own `.git`, and nothing deeper.
           const git = `${p}/.git`;
           if (lstat(git)) out.gits.push(git);
         }
@@ -267,8 +268,9 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
   const budget = { dirs: opts.searchAll === true ? Number.MAX_SAFE_INTEGER : dirBudget };
   const gits: string[] = [];
   // Inside node_modules, target… a `.git` at any depth (`target/a/b/.git`) is found too: before a
-  // command up to SKIPPED_SCAN_BUDGET folders (past it, the look after the command still finds and
-  // quarantines a repository there), after one without a limit.
+  // command within SKIPPED_SCAN_BUDGET of their folders (cheap: mounted read-only), after one without
+  // a limit (the look that quarantines what a command made there; a listing cache makes it an lstat
+  // per unchanged folder).
   const deep = { dirs: opts.searchAll === true ? Number.MAX_SAFE_INTEGER : (opts.skippedBudget ?? SKIPPED_SCAN_BUDGET) };
   for (const root of roots) {
     const w = walk(root, budget, false, deep);
