@@ -2,6 +2,7 @@
 // ordinary development run without a prompt — read everywhere except secrets, write to the workspace
 // folders, a per-session TMPDIR and the package managers' caches, network only to listed hosts.
 import { readdirSync } from 'node:fs';
+import { writableRealPath } from '../pathWithin';
 import { planProtected, type ProtectedPlan } from './mounts/protectedMounts';
 import type { SandboxLimits } from './kernel/limits';
 import { ENV_FILE, expandSecretPatterns, SECRET_HOME_PATTERNS } from './mounts/secretPaths';
@@ -173,7 +174,7 @@ export function resolveFsPolicy(settings: SandboxSettings, ctx: PolicyContext): 
   // A plan that cannot protect all it should (a budget passed): the folders it covers are
   // read-only for the command, so no mount it lacks matters; TMPDIR and the stores stay writable.
   if (plan.readOnlyBecause.length > 0) {
-    const scanned = new Set([...ctx.workspaceRoots, ...settings.allowWrite.map((p) => expandSetting(p, ctx))]);
+    const scanned = new Set([...realWorkspaceRoots(settings, ctx), ...realAllowWrite(settings, ctx)]);
     return {
       writable: writableRoots(settings, ctx).filter((w) => !scanned.has(w)),
       denyRead: [...denyRead, ...settings.denyRead.map((p) => expandSetting(p, ctx))],
@@ -207,14 +208,38 @@ function expandSetting(p: string, ctx: PolicyContext): string {
   return expandPath(p, { home: ctx.home, base: ctx.workspaceRoots[0] ?? ctx.home });
 }
 
+/** The writable folders as named (workspace, TMPDIR, shared stores, allowWrite), before resolving. */
+function namedWritable(settings: SandboxSettings, ctx: PolicyContext): string[] {
+  const caches = settings.sharedCaches === true ? CACHE_HOME_PATHS.map((p) => path.join(ctx.home, p)) : [];
+  return [...ctx.workspaceRoots, ctx.tmpDir, ...caches, ...settings.allowWrite.map((p) => expandSetting(p, ctx))];
+}
+
+/**
+ * A writable folder by its real path (pathWithin.ts writableRealPath): bubblewrap cannot mount onto
+ * a destination reached through a symlink ("Can't mkdir"), and a plan of unresolved names misses
+ * what lies there. Not through a symlink inside another writable folder (a command could have made it).
+ */
+function resolveWritable(p: string, settings: SandboxSettings, ctx: PolicyContext): string {
+  return writableRealPath(p, namedWritable(settings, ctx));
+}
+
+/** The workspace folders as the sandbox binds and plans them (resolveWritable). */
+export function realWorkspaceRoots(settings: SandboxSettings, ctx: PolicyContext): string[] {
+  return ctx.workspaceRoots.map((r) => resolveWritable(r, settings, ctx));
+}
+
+/** `allowWrite` as the sandbox binds and plans it (resolveWritable). */
+function realAllowWrite(settings: SandboxSettings, ctx: PolicyContext): string[] {
+  return settings.allowWrite.map((p) => resolveWritable(expandSetting(p, ctx), settings, ctx));
+}
+
 /** The folders a sandboxed command may write in general: the workspace, TMPDIR, allowWrite, the shared stores. */
 export function writableFolders(settings: SandboxSettings, ctx: PolicyContext): string[] {
   return writableRoots(settings, ctx);
 }
 
 function writableRoots(settings: SandboxSettings, ctx: PolicyContext): string[] {
-  const caches = settings.sharedCaches === true ? CACHE_HOME_PATHS.map((p) => path.join(ctx.home, p)) : [];
-  return [...ctx.workspaceRoots, ctx.tmpDir, ...caches, ...settings.allowWrite.map((p) => expandSetting(p, ctx))];
+  return namedWritable(settings, ctx).map((p) => resolveWritable(p, settings, ctx));
 }
 
 /**
@@ -223,11 +248,12 @@ function writableRoots(settings: SandboxSettings, ctx: PolicyContext): string[] 
  * `*.code-workspace` files) — except the paths listed in allowWrite.
  */
 export function planFor(settings: SandboxSettings, ctx: PolicyContext, searchAll = false): ProtectedPlan {
-  const allowWrite = settings.allowWrite.map((p) => expandSetting(p, ctx));
+  const allowWrite = realAllowWrite(settings, ctx);
+  const workspaceRoots = realWorkspaceRoots(settings, ctx);
   return planProtected({
     searchAll,
-    roots: [...ctx.workspaceRoots, ...allowWrite],
-    workspaceRoots: ctx.workspaceRoots,
+    roots: [...workspaceRoots, ...allowWrite],
+    workspaceRoots,
     gitAllowWrite: settings.gitAllowWrite === true,
     opened: allowWrite,
     home: ctx.home,

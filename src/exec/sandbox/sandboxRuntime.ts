@@ -26,12 +26,13 @@ import { writeSeccompFilter } from './kernel/seccompFilter';
 import { landlockAbiProblem, landlockNotice, landlockSupport } from './kernel/landlock';
 import { findOnPath, probeSandbox, type SandboxSupport } from './sandboxProbe';
 import { addUntrustedFolders, hostProgram } from '../hostPrograms';
-import { defaultCacheStore, planFor, resolveFsPolicy, writableFolders, type FsPolicy, type PolicyContext, type SandboxSettings } from './sandboxPolicy';
+import { realPath } from '../pathWithin';
+import { defaultCacheStore, planFor, realWorkspaceRoots, resolveFsPolicy, writableFolders, type FsPolicy, type PolicyContext, type SandboxSettings } from './sandboxPolicy';
 import type { ProtectedPlan } from './mounts/protectedMounts';
 import { compareSnapshots, moveAsideCreated, protectedChangeNotice, readOnlyNotice, skippedNotice, snapshotProtected, type Snapshot } from './mounts/protectedCheck';
 import { bwrapHasSize, CGROUP_ENTER_SCRIPT, CommandCgroups, DEFAULT_SANDBOX_LIMITS, limitHitsInOutput, limitNotice, nprocPrefix, type LimitCounts, type SandboxLimits } from './kernel/limits';
 import { planMasks, type MaskedProgram } from './mounts/denyMasks';
-import { confinedMover, gitLocations, quarantineCreated } from './mounts/newRepoQuarantine';
+import { confinedMover, gitLocations, quarantineChanged, quarantineCreated } from './mounts/newRepoQuarantine';
 import type { ReadOnlyCapability, SandboxWatch } from '../../core/pipeline';
 import { fenceSupport } from './readOnly/readOnlySupport';
 import { FENCE_UNSET, fencedEnv, fenceSpecs } from './readOnly/readOnlyFence';
@@ -73,6 +74,7 @@ export interface SandboxRuntimeOptions {
 let cgroupCount = 0;
 
 const CREATED = ' was created';
+const CHANGED = ' was changed';
 
 /** How long a protected plan is reused by the next wrap (the pipeline plans right before it). */
 const PLAN_FRESH_MS = 2000;
@@ -442,6 +444,14 @@ export class SandboxRuntime {
     return out;
   }
 
+  /**
+   * The workspace folders by their real paths: what the sandbox binds and plans is named so
+   * (sandboxPolicy.ts resolveWritable); a folder opened through a symlink is the folder it leads to.
+   */
+  private roots(): string[] {
+    return realWorkspaceRoots(this.options.settings(), this.policyContext());
+  }
+
   private policyContext(): PolicyContext {
     const home = this.options.home ?? os.homedir();
     return { home, workspaceRoots: this.options.workspaceRoots(), tmpDir: this.tmpDir(), cacheStore: this.options.cacheStore ?? defaultCacheStore(home) };
@@ -474,7 +484,7 @@ export class SandboxRuntime {
   watch(): SandboxWatch {
     // The last command's closing look is as good as a new one for a while (PLAN_FRESH_MS).
     const plan = this.protectedPlan(false);
-    const roots = this.options.workspaceRoots();
+    const roots = this.roots();
     const before = snapshotProtected(plan, roots);
     const counts = this.limitCounts();
     const tmpDir = this.tmpDir();
@@ -500,19 +510,20 @@ export class SandboxRuntime {
           ...touchedMade,
         ])];
         let quarantined: string[] = [];
-        if (created.length > 0) {
-          // The folders a command may write in general (also when this plan would make them read-only).
-          // The sandbox's own package stores too: a gitdir may point into one (bound at the host's store paths).
+        // The folders a command may write in general (also when this plan would make them read-only).
+        // The sandbox's own package stores too: a gitdir may point into one (bound at the host's store paths).
+        const writableNow = (): string[] => {
           const fsNow = resolveFsPolicy(this.options.settings(), { ...this.policyContext(), protectedPlan: { ...after, readOnlyBecause: [] } });
-          const writable = [...fsNow.writable, ...(fsNow.cacheBinds ?? []).map((b) => b.source)];
+          return [...fsNow.writable, ...(fsNow.cacheBinds ?? []).map((b) => b.source)];
+        };
+        if (created.length > 0) {
+          const writable = writableNow();
           quarantined = quarantineCreated(created, after.gitPaths, roots, writable, confinedMover(this.support().bwrap as string, writable), [...new Set([...plan.watched, ...after.watched])]);
         }
         this.knownGits = new Set(after.gitPaths);
         // Checked now: a repository no older sandboxed process can write is left to the person.
         for (const [g, writers] of this.madeRepos) if (![...writers].some((id) => this.liveIds.has(id))) this.madeRepos.delete(g);
         if (this.liveIds.size > 0) for (const g of newGits) this.madeRepos.set(g, new Set(this.liveIds));
-        // As the check left it (a path it moved aside reads as changed next time, and is checked again: harmless).
-        this.lastSnapshot = created.length > 0 ? snapshotProtected(after, roots) : afterSnap;
         // A new repository git found harmless is the person's, without a word; what the check
         // moved aside is named (quarantined), and so is every other change.
         // A `.git` that is a pointer (a file, a symlink, a `commondir`) may lead to a repository the
@@ -522,7 +533,24 @@ export class SandboxRuntime {
           const p = line.replace(/ was (created|changed|removed)$/, '');
           return !(checked.has(p) || [...checked].some((g) => p.startsWith(`${g}/`)));
         });
-        const protectedChanged = [...moveAsideCreated(unexplained, plan.gitPaths), ...quarantined];
+        // A protected file (or symlink) the command changed is moved aside, not only named: the host's
+        // git or editor would read what it wrote. (A folder's own change is its files' changes.)
+        const changedFiles = unexplained
+          .filter((line) => line.endsWith(CHANGED))
+          .map((line) => line.slice(0, -CHANGED.length))
+          .filter((p) => {
+            const st = lstatSync(p, { throwIfNoEntry: false });
+            return st !== undefined && !st.isDirectory();
+          });
+        let movedChanged = new Map<string, string>();
+        if (changedFiles.length > 0) {
+          const writable = writableNow();
+          movedChanged = quarantineChanged(changedFiles, writable, confinedMover(this.support().bwrap as string, writable));
+        }
+        const explained = unexplained.map((line) => (line.endsWith(CHANGED) ? (movedChanged.get(line.slice(0, -CHANGED.length)) ?? line) : line));
+        const protectedChanged = [...moveAsideCreated(explained, plan.gitPaths), ...quarantined];
+        // As the check left it (a path it moved aside reads as changed next time, and is checked again: harmless).
+        this.lastSnapshot = created.length > 0 || movedChanged.size > 0 ? snapshotProtected(after, roots) : afterSnap;
         const now = this.limitCounts();
         const limits = new Set(limitHitsInOutput(output, tmpDir));
         if (now.processes > counts.processes) limits.add('processes');
@@ -624,7 +652,8 @@ export class SandboxRuntime {
 
   private baseDir(): string {
     if (!this.dir) {
-      this.dir = makeOwnedTempDir('sandbox');
+      // By its real path (a symlinked /tmp): bubblewrap mounts onto it (pathWithin.ts realPath).
+      this.dir = realPath(makeOwnedTempDir('sandbox'));
       mkdirSync(path.join(this.dir, 'tmp'));
       mkdirSync(path.join(this.dir, 'net'), { mode: 0o700 });
     }

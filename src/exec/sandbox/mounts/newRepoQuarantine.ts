@@ -22,7 +22,8 @@ import * as path from 'node:path';
 import { gitSensitivePaths } from './protectedMounts';
 import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/checks/protectedPaths';
 import { hostProgram } from '../../hostPrograms';
-import { within, realOrUndefined } from '../../pathWithin';
+import { followableWritable, within, realOrUndefined } from '../../pathWithin';
+import { renameInFolder } from './folderFd';
 
 /** The suffix of what was moved aside. */
 export const BLOCKED_SUFFIX = '.agent-bash-blocked';
@@ -97,7 +98,11 @@ const MOVE_SCRIPT = 'while [ $# -gt 1 ]; do mv -n -T -- "$1" "$2" 2>/dev/null; s
 export function confinedMover(bwrap: string, writable: readonly string[]): Mover {
   return (moves) => {
     if (moves.length === 0) return [];
-    const binds = writable.filter((w) => realOrUndefined(w) !== undefined).flatMap((w) => ['--bind', w, w]);
+    // By their real paths, parents first: bwrap cannot mount onto a destination reached through a
+    // symlink (a symlinked allowWrite or home), and one failed bind fails the whole batch.
+    // Never through a symlink inside another writable folder (followableWritable).
+    const real = followableWritable(writable).sort((a, b) => a.split('/').length - b.split('/').length);
+    const binds = real.flatMap((w) => ['--bind', w, w]);
     const r = spawnSync(
       bwrap,
       ['--ro-bind', '/', '/', ...binds, '--dev', '/dev', '--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--die-with-parent', '--cap-drop', 'ALL',
@@ -126,7 +131,7 @@ class Moves {
   add(p: string, why: string): void {
     const dir = path.dirname(p);
     const real = realOrUndefined(dir);
-    const realWritable = this.writable.map((w) => realOrUndefined(w)).filter((w): w is string => w !== undefined);
+    const realWritable = followableWritable(this.writable);
     if (real === undefined || !realWritable.some((w) => within(real, w))) this.lines.push(`${p} ${why} (not moved: its folder is not in a writable folder)`);
     // The folder itself as named: every component on the way a real folder, none a symlink.
     else if (!plainPath(dir)) this.lines.push(`${p} ${why} (not moved: its folder is reached through a symlink)`);
@@ -138,9 +143,29 @@ class Moves {
     for (let i = 0; i < this.pending.length; i += MAX_MOVES) {
       results.push(...mover(this.pending.slice(i, i + MAX_MOVES).map(({ p }) => [p, `${p}${BLOCKED_SUFFIX}`] as const)));
     }
+    const realWritable = followableWritable(this.writable);
     this.pending.forEach(({ p, why }, i) => {
       const failed = results[i];
-      this.lines.push(failed === undefined ? `${p} ${why} (moved aside to ${p}${BLOCKED_SUFFIX})` : `${p} ${why} (not moved: ${failed})`);
+      if (failed === undefined) {
+        this.lines.push(`${p} ${why} (moved aside to ${p}${BLOCKED_SUFFIX})`);
+        return;
+      }
+      // The confined mover failed (bwrap could not start, a bind it could not make, a name taken
+      // already): the file is renamed on the host all the same, through a descriptor of its folder
+      // checked to be the real folder inside a writable folder (folderFd.ts), so a swap on the way
+      // can only move what the sandbox may change anyway. Not a refusal of later commands instead:
+      // the host's own git (VS Code's Git extension) reads the file right after this command, before
+      // any later one. Only where this fails too is the file named as not moved.
+      if (lstatOrUndefined(p) === undefined) {
+        this.lines.push(`${p} ${why} (not moved: ${failed})`);
+        return;
+      }
+      try {
+        const to = renameInFolder(p, `${p}${BLOCKED_SUFFIX}`, realWritable);
+        this.lines.push(`${p} ${why} (moved aside to ${to})`);
+      } catch (err) {
+        this.lines.push(`${p} ${why} (not moved: ${failed}; ${err instanceof Error ? err.message : String(err)})`);
+      }
     });
     return this.lines;
   }
@@ -298,4 +323,27 @@ export function quarantineCreated(
     if (protectedFile && !emptyOrAbsent(p)) moves.add(p, 'is a protected name the command created');
   }
   return moves.run(mover);
+}
+
+/**
+ * Protected files (and symlinks) the command changed although no mount should have let it (a hard
+ * link the plan did not find, a shell whose mounts predate them): moved aside like what it created,
+ * not only named, so the host's next git or editor does not read what it wrote. Returns one line
+ * per path, by path.
+ */
+export function quarantineChanged(changed: readonly string[], writable: readonly string[], mover: Mover): Map<string, string> {
+  const moves = new Moves(writable);
+  const out = new Map<string, string>();
+  for (const p of changed) {
+    // A git config that names nothing git would run or read (the allowlist of new repositories, as
+    // git reads it) stays: your own git writes such keys too (`git push -u`, `git remote add`).
+    const name = path.basename(p);
+    if ((name === 'config' || name === 'config.worktree') && lstatOrUndefined(p)?.isFile() === true && disallowedConfigKeys(p)?.length === 0) {
+      out.set(p, `${p} was changed (left in place: it sets nothing git runs or reads)`);
+      continue;
+    }
+    moves.add(p, 'was changed');
+  }
+  for (const line of moves.run(mover)) out.set(line.slice(0, line.indexOf(' was changed')), line);
+  return out;
 }

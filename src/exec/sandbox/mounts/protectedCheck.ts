@@ -1,8 +1,9 @@
 // After a sandboxed command, a cheap look at what it must not have changed: the protected paths'
-// inode, size and modification time (and those of the files in protected folders), protected names
+// inode and, of files, their mode and content (and those of the files in protected folders), protected names
 // that did not exist, and the set of `.git`s. Anything the mounts missed (a persistent shell started
 // before a repository existed, a name that cannot have a placeholder, a race) is named in the result.
-import { lstatSync, readdirSync, realpathSync, renameSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, renameSync } from 'node:fs';
 import * as path from 'node:path';
 import { gitSensitivePaths, PROTECTED_DIR_NAMES, type ProtectedPlan } from './protectedMounts';
 import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/checks/protectedPaths';
@@ -12,14 +13,54 @@ const FILES_PER_DIR = 200;
 
 export type Snapshot = Map<string, string>;
 
+/**
+ * Bytes of a protected file compared by content at most; a bigger one (or one that cannot be read)
+ * is compared by its change time too, which every write moves and no command can set back.
+ */
+export const CONTENT_CHECK_BYTES = 1024 * 1024;
+
 function stateOf(p: string): string {
   try {
     const st = lstatSync(p);
     const kind = st.isDirectory() ? 'd' : st.isSymbolicLink() ? 'l' : st.isFile() ? 'f' : 'o';
     // A folder's own times change with its listing, which the files below already say.
-    return kind === 'd' ? `d:${st.ino}` : `${kind}:${st.ino}:${st.size}:${st.mtimeMs}`;
+    if (kind === 'd') return `d:${st.ino}`;
+    // A file by its bytes and mode, not its size and modification time alone: a command can write
+    // the same number of bytes and set the time back (`touch -r`).
+    // Not its inode: a file replaced by a copy of its own (protectedMounts.ts, hard links) is unchanged.
+    if (kind === 'f') return `f:${st.mode}:${st.size}:${contentOf(p, st.size) ?? `${st.ino} ctime ${st.ctimeMs}`}`;
+    return `${kind}:${st.ino}:${st.size}:${st.mtimeMs}`;
   } catch {
     return 'absent';
+  }
+}
+
+/** The sha256 of a regular file up to CONTENT_CHECK_BYTES (never through a symlink, never blocking on a fifo); undefined otherwise. */
+function contentOf(p: string, size: number): string | undefined {
+  if (size > CONTENT_CHECK_BYTES) return undefined;
+  let fd: number;
+  try {
+    fd = openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return undefined;
+    const hash = createHash('sha256');
+    const buf = Buffer.alloc(64 * 1024);
+    let total = 0;
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      total += n;
+      if (total > CONTENT_CHECK_BYTES) return undefined;
+      hash.update(buf.subarray(0, n));
+    }
+    return hash.digest('hex');
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/checks/protectedPaths';
 import { FOLDER_KEYS, gitConfigReferences, type ConfigReference } from './gitConfigPaths';
 import { within } from '../../pathWithin';
+import { detachFile } from './folderFd';
 
 /** Protected names that are folders: where absent, an empty read-only folder is mounted in their place. */
 export const PROTECTED_DIR_NAMES: ReadonlySet<string> = new Set(['.vscode', '.idea', '.devcontainer', '.agent-bash', '.claude', '.cursor']);
@@ -23,11 +24,13 @@ export const PROTECTED_DIR_NAMES: ReadonlySet<string> = new Set(['.vscode', '.id
  */
 export const GIT_ALWAYS_READ_ONLY = ['config', 'config.worktree', 'hooks', 'commondir', 'objects/info/alternates', 'info/attributes'];
 
-/** Folders walked past (huge, generated); a `.git` directly inside one is still found. */
+/** Folders walked past for hard links (huge, generated); searched for `.git` only (walk). */
 export const SKIPPED_TREES: ReadonlySet<string> = new Set(['node_modules', '.venv', 'venv', '__pycache__', '.tox', '.mypy_cache', '.pytest_cache', 'target', '.gradle', '.next', '.cache']);
 
 /** Folders read at most per scan; past it the scan stops and the scanned folders are read-only for the command. */
 export const SCAN_DIR_BUDGET = 20_000;
+/** Folders inside SKIPPED_TREES searched for `.git` at most before a command (the look after one searches all). */
+export const SKIPPED_SCAN_BUDGET = 5_000;
 /** Mounts at most (each costs bubblewrap and the kernel time at every start); past it the scanned folders are read-only for the command. */
 export const MOUNT_BUDGET = 400;
 /** Files of a protected path checked for other hard links; past it the scanned folders are read-only for the command. */
@@ -76,6 +79,8 @@ export interface PlanOptions {
   home?: string;
   /** How the config of a work tree is read (tests); gitConfigPaths.ts by default. Undefined: git could not read it. */
   gitConfig?: (cwd: string, home: string) => ConfigReference[] | undefined;
+  /** Folders inside SKIPPED_TREES searched at most (tests); SKIPPED_SCAN_BUDGET by default. */
+  skippedBudget?: number;
   /** Mounts at most (tests); MOUNT_BUDGET by default. */
   mountBudget?: number;
   /** Protected files checked for hard links at most (tests); LINK_CHECK_BUDGET by default. */
@@ -121,7 +126,7 @@ interface Listing {
 
 /** Listings by folder: a folder whose entries did not change is not read again (lstat, not readdir). */
 const listings = new Map<string, Listing>();
-const MAX_LISTINGS = 50_000;
+const MAX_LISTINGS = 100_000;
 
 function listing(dir: string): Listing | undefined {
   const st = lstat(dir);
@@ -147,13 +152,17 @@ function listing(dir: string): Listing | undefined {
   return out;
 }
 
-/** Breadth-first over `root`, not into `.git`, symlinks or SKIPPED_TREES (whose entries' own `.git` is still seen). */
-function walk(root: string, budget: { dirs: number }, wantLinks: boolean): Walk {
+/**
+ * Breadth-first over `root`, not into `.git` or symlinks. SKIPPED_TREES are searched for `.git` only
+ * (no hard links), their folders counted against `deep` and not the main budget; past `deep`, only
+ * each entry's own `.git` of a skipped folder is looked for (one lstat, no listing), nothing deeper.
+ */
+function walk(root: string, budget: { dirs: number }, wantLinks: boolean, deep: { dirs: number } = { dirs: 0 }): Walk {
   const out: Walk = { gits: [], linked: new Map(), truncated: false };
-  const queue: Array<{ dir: string; skipTree: boolean }> = [{ dir: root, skipTree: false }];
+  const queue: Array<{ dir: string; skipTree: boolean; inside?: boolean }> = [{ dir: root, skipTree: false }];
   for (let next = 0; next < queue.length; next++) {
-    const { dir, skipTree } = queue[next];
-    if (budget.dirs-- <= 0) {
+    const { dir, skipTree, inside } = queue[next];
+    if (inside !== true && budget.dirs-- <= 0) {
       out.truncated = true;
       break;
     }
@@ -162,10 +171,15 @@ function walk(root: string, budget: { dirs: number }, wantLinks: boolean): Walk 
     if (list.hasGit) out.gits.push(`${dir}/.git`);
     for (const name of list.dirs) {
       const p = `${dir}/${name}`;
-      // Inside a skipped tree only each entry's own `.git` is looked for (one lstat, no listing).
       if (skipTree) {
-        const git = `${p}/.git`;
-        if (lstat(git)) out.gits.push(git);
+        if (deep.dirs > 0) {
+          deep.dirs--;
+          queue.push({ dir: p, skipTree: true, inside: true });
+        } else if (inside !== true) {
+          // Past the budget, as much as ever: each entry's own `.git`, and nothing deeper.
+          const git = `${p}/.git`;
+          if (lstat(git)) out.gits.push(git);
+        }
       } else queue.push({ dir: p, skipTree: SKIPPED_TREES.has(name) });
     }
     if (wantLinks && !skipTree) {
@@ -253,8 +267,13 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
   const dirBudget = opts.dirBudget ?? SCAN_DIR_BUDGET;
   const budget = { dirs: opts.searchAll === true ? Number.MAX_SAFE_INTEGER : dirBudget };
   const gits: string[] = [];
+  // Inside node_modules, target… a `.git` at any depth (`target/a/b/.git`) is found too: before a
+  // command within SKIPPED_SCAN_BUDGET of their folders (cheap: mounted read-only), after one without
+  // a limit (the look that quarantines what a command made there; a listing cache makes it an lstat
+  // per unchanged folder).
+  const deep = { dirs: opts.searchAll === true ? Number.MAX_SAFE_INTEGER : (opts.skippedBudget ?? SKIPPED_SCAN_BUDGET) };
   for (const root of roots) {
-    const w = walk(root, budget, false);
+    const w = walk(root, budget, false, deep);
     gits.push(...w.gits);
     // Past the budget, also when the search went on (searchAll): the same verdict either way.
     if (w.truncated || (opts.searchAll === true && Number.MAX_SAFE_INTEGER - budget.dirs > dirBudget && !plan.readOnlyBecause.some((l) => l.includes(' folders (outside ')))) {
@@ -364,6 +383,7 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
     }
   }
   if (linkedProtected.size > 0) {
+    const realRoots = roots.map((r) => realOrUndefined(r)).filter((r): r is string => r !== undefined);
     const links = new Map<string, string[]>();
     const linkBudget = { dirs: opts.dirBudget ?? SCAN_DIR_BUDGET };
     for (const root of roots) {
@@ -376,7 +396,19 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
       const others = found.filter((o) => ![...readOnly].some((r) => within(o, r)));
       for (const o of others) readOnly.add(o);
       const unseen = nlink - 1 - found.length;
-      skip(p, `has ${nlink} hard links; ${others.length > 0 ? `${others.join(', ')} mounted read-only too` : 'the others are protected already'}${unseen > 0 ? `; ${unseen} not found in the writable folders` : ''}`);
+      // A link not found (in a skipped tree such as node_modules, outside the writable folders) could
+      // still write the file: it is replaced by a copy of its own (folderFd.ts), and the other links
+      // keep an inode nothing reads at this name. Where that fails, the plan is read-only.
+      let detached = '';
+      if (unseen > 0) {
+        try {
+          detachFile(p, realRoots);
+          detached = ': replaced by a copy of its own, which they do not reach';
+        } catch (err) {
+          plan.readOnlyBecause.push(`${p}: has ${nlink} hard links, ${unseen} of them not found, and could not be replaced by a copy of its own (${err instanceof Error ? err.message : String(err)})`);
+        }
+      }
+      skip(p, `has ${nlink} hard links; ${others.length > 0 ? `${others.join(', ')} mounted read-only too` : 'the others are protected already'}${unseen > 0 ? `; ${unseen} not found in the writable folders${detached}` : ''}`);
     }
   }
 

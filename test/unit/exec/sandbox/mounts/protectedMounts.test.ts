@@ -42,9 +42,9 @@ describe('exec/sandbox: protected mounts and the other plans', () => {
     mk('node_modules/dep/deeper/sub/.git');
     const plan = planProtected({ roots: [ws], workspaceRoots: [ws] });
     const rel = (list: string[]) => list.map((p) => path.relative(ws, p)).sort();
-    assert.deepEqual(rel(plan.gitPaths), ['.git', 'a/b/c/.git', 'node_modules/dep/.git', 'wt/.git']);
-    assert.deepEqual(rel(plan.selfBinds), ['a', 'a/b', 'a/b/c', 'node_modules', 'node_modules/dep', 'wt']);
-    assert.deepEqual(rel(plan.readOnly), ['.git', 'a/b/c/.git', 'node_modules/dep/.git', 'wt/.git']);
+    assert.deepEqual(rel(plan.gitPaths), ['.git', 'a/b/c/.git', 'node_modules/dep/.git', 'node_modules/dep/deeper/sub/.git', 'wt/.git']);
+    assert.deepEqual(rel(plan.selfBinds), ['a', 'a/b', 'a/b/c', 'node_modules', 'node_modules/dep', 'node_modules/dep/deeper', 'node_modules/dep/deeper/sub', 'wt']);
+    assert.deepEqual(rel(plan.readOnly), ['.git', 'a/b/c/.git', 'node_modules/dep/.git', 'node_modules/dep/deeper/sub/.git', 'wt/.git']);
     // Absent protected folders get placeholders; absent files cannot.
     assert.deepEqual(rel(plan.placeholders), ['.agent-bash', '.claude', '.cursor', '.devcontainer', '.idea', '.vscode']);
     assert.deepEqual(plan.skipped, []);
