@@ -20,9 +20,12 @@ import { spawnSync } from 'node:child_process';
 import { lstatSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { gitSensitivePaths } from './protectedMounts';
+import { gitLocations } from './gitLocations';
 import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/checks/protectedPaths';
 import { hostProgram } from '../../hostPrograms';
 import { within, realOrUndefined } from '../../pathWithin';
+
+export { gitLocations } from './gitLocations';
 
 /** The suffix of what was moved aside. */
 export const BLOCKED_SUFFIX = '.agent-bash-blocked';
@@ -177,66 +180,47 @@ function listDirOf(dir: string): string[] {
   }
 }
 
-/**
- * Where git itself says the repository of `entry` lives: its git dir and common dir (absolute).
- * A `.git` entry is found as git finds it from its folder (never above it); any other path is
- * taken as a git dir (`GIT_DIR`). Asked with no system, global or user config and `safe.directory`
- * open (`rev-parse` runs no program of the repository's). Undefined when git says it is no
- * repository (or there is no git): then the caller decides as if in doubt.
- */
-export function gitLocations(entry: string): { gitDir: string; commonDir: string } | undefined {
-  const git = hostProgram('git');
-  if (git === undefined) return undefined;
-  const dotGit = path.basename(entry) === '.git';
-  const cwd = dotGit ? path.dirname(entry) : '/';
-  const env: Record<string, string> = { PATH: '/usr/bin:/bin', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: '/nonexistent', GIT_TERMINAL_PROMPT: '0' };
-  if (dotGit) env.GIT_CEILING_DIRECTORIES = path.dirname(cwd);
-  else env.GIT_DIR = entry;
-  const r = spawnSync(git, ['-c', 'safe.directory=*', 'rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir'], { cwd, env, encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] });
-  if (r.status !== 0 || typeof r.stdout !== 'string') return undefined;
-  const [gitDir, commonDir] = r.stdout.split('\n');
-  if (!gitDir || !commonDir || !path.isAbsolute(gitDir) || !path.isAbsolute(commonDir)) return undefined;
-  return { gitDir, commonDir };
-}
-
 /** What makes a new git dir run something, each moved aside; one line per path moved (or not). */
 function neutralizeGitDir(gitDir: string, moves: Moves, budget: { checks: number }): void {
-  for (const p of gitSensitivePaths(gitDir)) {
-    const name = path.basename(p);
-    let st;
+  for (const p of gitSensitivePaths(gitDir)) neutralizePath(p, moves, budget);
+}
+
+/** One of a git dir's sensitive paths (gitSensitivePaths), moved aside when it makes git run something. */
+function neutralizePath(p: string, moves: Moves, budget: { checks: number }): void {
+  const name = path.basename(p);
+  let st;
+  try {
+    st = lstatSync(p);
+  } catch {
+    return;
+  }
+  if (name === 'modules') {
+    // Listed only when it holds too many submodule git dirs to check one by one (protectedMounts.ts).
+    moves.add(p, 'holds more submodule git dirs than are checked one by one');
+  } else if (name === 'hooks') {
+    if (!st.isDirectory()) {
+      moves.add(p, 'is not a hooks folder');
+      return;
+    }
+    let hooks: string[] = [];
     try {
-      st = lstatSync(p);
+      hooks = readdirSync(p);
     } catch {
-      continue;
+      // Unreadable: nothing git could run either.
     }
-    if (name === 'modules') {
-      // Listed only when it holds too many submodule git dirs to check one by one (protectedMounts.ts).
-      moves.add(p, 'holds more submodule git dirs than are checked one by one');
-    } else if (name === 'hooks') {
-      if (!st.isDirectory()) {
-        moves.add(p, 'is not a hooks folder');
-        continue;
-      }
-      let hooks: string[] = [];
-      try {
-        hooks = readdirSync(p);
-      } catch {
-        // Unreadable: nothing git could run either.
-      }
-      for (const hook of hooks) if (!hook.endsWith('.sample') && !hook.endsWith(BLOCKED_SUFFIX)) moves.add(path.join(p, hook), 'is a hook of a new repository');
-    } else if (name === 'config' || name === 'config.worktree') {
-      // Past the budget (a command that made a thousand repositories) nothing is read: moved aside.
-      if (budget.checks-- <= 0) {
-        moves.add(p, `is one config too many to read (over ${MAX_CONFIG_CHECKS} new ones)`);
-        continue;
-      }
-      const bad = st.isFile() ? disallowedConfigKeys(p) : undefined;
-      if (bad === undefined) moves.add(p, 'is a config git cannot read');
-      else if (bad.length > 0) moves.add(p, `sets ${bad.slice(0, 5).join(', ')}${bad.length > 5 ? '…' : ''}`);
-    } else if (name === 'commondir' && path.basename(path.dirname(path.dirname(p))) !== 'worktrees') {
-      // A main git dir never has one (a linked worktree's under worktrees/ points back at its own).
-      moves.add(p, 'redirects a new repository');
+    for (const hook of hooks) if (!hook.endsWith('.sample') && !hook.endsWith(BLOCKED_SUFFIX)) moves.add(path.join(p, hook), 'is a hook of a new repository');
+  } else if (name === 'config' || name === 'config.worktree') {
+    // Past the budget (a command that made a thousand repositories) nothing is read: moved aside.
+    if (budget.checks-- <= 0) {
+      moves.add(p, `is one config too many to read (over ${MAX_CONFIG_CHECKS} new ones)`);
+      return;
     }
+    const bad = st.isFile() ? disallowedConfigKeys(p) : undefined;
+    if (bad === undefined) moves.add(p, 'is a config git cannot read');
+    else if (bad.length > 0) moves.add(p, `sets ${bad.slice(0, 5).join(', ')}${bad.length > 5 ? '…' : ''}`);
+  } else if (name === 'commondir' && path.basename(path.dirname(path.dirname(p))) !== 'worktrees') {
+    // A main git dir never has one (a linked worktree's under worktrees/ points back at its own).
+    moves.add(p, 'redirects a new repository');
   }
 }
 
