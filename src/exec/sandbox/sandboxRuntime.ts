@@ -492,8 +492,14 @@ export class SandboxRuntime {
         // Since its check: also what changed between the last command's end and this one's start.
         const last = this.lastSnapshot;
         const touchedMade = [...this.madeRepos.keys()].filter((g) => after.gitPaths.includes(g) && (changes.some((line) => line.startsWith(`${g}/`)) || (last !== undefined && changedUnder(last, afterSnap, g))));
+        // A path a git config named before the command that it changed (a symlink or folder swapped
+        // for a file) counts as made. (What a config made by this command names is that config's
+        // own: the config is checked.)
+        const watched = plan.watched;
+        const changedWatched = changes.map((line) => line.replace(/ was (changed|removed)$/, '')).filter((p) => watched.includes(p));
         const created = [...new Set([
           ...changes.filter((line) => line.endsWith(CREATED)).map((line) => line.slice(0, -CREATED.length)),
+          ...changedWatched,
           ...newGits,
           ...touchedMade,
         ])];
@@ -503,7 +509,7 @@ export class SandboxRuntime {
           // The sandbox's own package stores too: a gitdir may point into one (bound at the host's store paths).
           const fsNow = resolveFsPolicy(this.options.settings(), { ...this.policyContext(), protectedPlan: { ...after, readOnlyBecause: [] } });
           const writable = [...fsNow.writable, ...(fsNow.cacheBinds ?? []).map((b) => b.source)];
-          quarantined = quarantineCreated(created, after.gitPaths, roots, writable, confinedMover(this.support().bwrap as string, writable), [...new Set([...plan.watched, ...after.watched])]);
+          quarantined = quarantineCreated(created, after.gitPaths, roots, writable, confinedMover(this.support().bwrap as string, writable), watched);
         }
         this.knownGits = new Set(after.gitPaths);
         // Checked now: a repository no older sandboxed process can write is left to the person.

@@ -138,15 +138,24 @@ class Moves {
 
   run(mover: Mover): string[] {
     const results: Array<string | undefined> = [];
+    // A name moved aside before is kept: the next one of the same path goes beside it (`x.2.agent-bash-blocked`…).
+    const targets = this.pending.map(({ p }) => asideName(p));
     for (let i = 0; i < this.pending.length; i += MAX_MOVES) {
-      results.push(...mover(this.pending.slice(i, i + MAX_MOVES).map(({ p }) => [p, `${p}${BLOCKED_SUFFIX}`] as const)));
+      results.push(...mover(this.pending.slice(i, i + MAX_MOVES).map(({ p }, j) => [p, targets[i + j]] as const)));
     }
     this.pending.forEach(({ p, why }, i) => {
       const failed = results[i];
-      this.lines.push(failed === undefined ? `${p} ${why} (moved aside to ${p}${BLOCKED_SUFFIX})` : `${p} ${why} (not moved: ${failed})`);
+      this.lines.push(failed === undefined ? `${p} ${why} (moved aside to ${targets[i]})` : `${p} ${why} (not moved: ${failed})`);
     });
     return this.lines;
   }
+}
+
+/** Where `p` is moved aside: `p.agent-bash-blocked`, or beside an earlier one (`p.2.agent-bash-blocked`…) when that is taken. */
+function asideName(p: string): string {
+  if (lstatOrUndefined(`${p}${BLOCKED_SUFFIX}`) === undefined) return `${p}${BLOCKED_SUFFIX}`;
+  for (let n = 2; n < 1000; n++) if (lstatOrUndefined(`${p}.${n}${BLOCKED_SUFFIX}`) === undefined) return `${p}.${n}${BLOCKED_SUFFIX}`;
+  return `${p}.${Date.now()}${BLOCKED_SUFFIX}`;
 }
 
 /** Every component of the absolute `dir` is a folder, not a symlink. */
@@ -242,7 +251,8 @@ export function quarantineCreated(
   const budget = { checks: MAX_CONFIG_CHECKS };
   const done = new Set<string>();
   for (const p of created) {
-    if (watched.includes(p) && !emptyOrAbsent(p)) {
+    // Whatever it is now (an empty folder too: claimed now, it would be swapped for a program later).
+    if (watched.includes(p) && lstatOrUndefined(p) !== undefined) {
       moves.add(p, 'is named by a git config as code or config git runs or reads');
       continue;
     }

@@ -63,8 +63,10 @@ export function snapshotProtected(plan: ProtectedPlan, workspaceRoots: readonly 
   const inGit = (p: string): boolean => plan.gitPaths.some((g) => p === g || p.startsWith(`${g}/`));
   for (const p of plan.readOnly) if (!inGit(p)) addTree(snap, p);
   for (const p of plan.placeholders) if (!inGit(p)) snap.set(p, emptyOrAbsent(p));
-  // Absent paths a git config names (gitConfigPaths.ts): made by a command, they are moved aside.
-  for (const p of plan.watched) if (!snap.has(p)) snap.set(p, emptyOrAbsent(p));
+  // Paths a git config names (gitConfigPaths.ts): made or changed by a command, they are moved
+  // aside. An empty folder counts (a path claimed now, to be swapped for a program later); only a
+  // placeholder (above) reads as nothing there.
+  for (const p of plan.watched) if (!snap.has(p)) snap.set(p, stateOf(p));
   // Of a repository, what makes git run something (its index and refs change under the user's own git).
   for (const git of plan.gitPaths) {
     // An empty `.git` is the placeholder bwrap leaves behind: no repository.

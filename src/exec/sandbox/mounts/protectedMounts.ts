@@ -313,6 +313,10 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
           const root = roots.find((r) => within(p, r));
           if (root !== undefined) for (let dir = path.dirname(p); dir !== root && within(dir, root); dir = path.dirname(dir)) selfBinds.add(dir);
         };
+        // Written as a path (not a bare word git looks up on PATH): whatever stands there (a file, a
+        // folder, an empty folder, a symlink…) is watched, and made or changed by a command it is
+        // moved aside (newRepoQuarantine.ts): never claimed now and swapped for a program later.
+        const named = folderKey || ref.key === 'file' || ref.pathLike;
         if (st) {
           // A program's word that is a folder (`!cd src && make`) is not code git runs: only files, or the hook and template folders.
           const target = st.isSymbolicLink() ? realOrUndefined(p) : p;
@@ -320,7 +324,12 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
           if (folderKey || ref.key === 'file' || targetSt?.isFile() || (st.isSymbolicLink() && targetSt === undefined)) {
             protect(p, st);
             bindParents();
+          } else if (named && st.isDirectory()) {
+            // A folder where git would run a file: a mount point, which cannot be removed or renamed to make room for one.
+            selfBinds.add(p);
+            bindParents();
           }
+          if (named && !plan.watched.includes(p)) plan.watched.push(p);
         } else {
           if (folderKey && !plan.placeholders.includes(p)) {
             plan.placeholders.push(p);
