@@ -27,7 +27,7 @@ import { landlockAbiProblem, landlockNotice, landlockSupport } from './kernel/la
 import { findOnPath, probeSandbox, type SandboxSupport } from './sandboxProbe';
 import { addUntrustedFolders, hostProgram } from '../hostPrograms';
 import { defaultCacheStore, planFor, resolveFsPolicy, writableFolders, type FsPolicy, type PolicyContext, type SandboxSettings } from './sandboxPolicy';
-import type { ProtectedPlan } from './mounts/protectedMounts';
+import { gitSensitivePaths, type ProtectedPlan } from './mounts/protectedMounts';
 import { compareSnapshots, moveAsideCreated, protectedChangeNotice, readOnlyNotice, skippedNotice, snapshotProtected, type Snapshot } from './mounts/protectedCheck';
 import { bwrapHasSize, CGROUP_ENTER_SCRIPT, CommandCgroups, DEFAULT_SANDBOX_LIMITS, limitHitsInOutput, limitNotice, nprocPrefix, type LimitCounts, type SandboxLimits } from './kernel/limits';
 import { planMasks, type MaskedProgram } from './mounts/denyMasks';
@@ -522,9 +522,11 @@ export class SandboxRuntime {
         // A `.git` that is a pointer (a file, a symlink, a `commondir`) may lead to a repository the
         // command could not write, whose own config then acts on this folder: still named.
         const checked = new Set([...newGits, ...touchedMade].filter(selfContainedGitDir));
+        // A folder git takes as a git dir by itself (not a `.git`) explains only its own sensitive paths.
+        const explains = (g: string, p: string): boolean => (path.basename(g) === '.git' ? p.startsWith(`${g}/`) : gitSensitivePaths(g).some((s) => p === s || p.startsWith(`${s}/`)));
         const unexplained = changes.filter((line) => {
           const p = line.replace(/ was (created|changed|removed)$/, '');
-          return !(checked.has(p) || [...checked].some((g) => p.startsWith(`${g}/`)));
+          return !(checked.has(p) || [...checked].some((g) => explains(g, p)));
         });
         const protectedChanged = [...moveAsideCreated(unexplained, plan.gitPaths), ...quarantined];
         const now = this.limitCounts();

@@ -124,9 +124,13 @@ function lstatOrUndefined(p: string): ReturnType<typeof lstatSync> | undefined {
 class Moves {
   readonly lines: string[] = [];
   private readonly pending: Array<{ p: string; why: string }> = [];
+  private readonly seen = new Set<string>();
   constructor(private readonly writable: readonly string[]) {}
 
   add(p: string, why: string): void {
+    // Once per path (a new git dir's config is also a path made in it).
+    if (this.seen.has(p)) return;
+    this.seen.add(p);
     const dir = path.dirname(p);
     const real = realOrUndefined(dir);
     const realWritable = this.writable.map((w) => realOrUndefined(w)).filter((w): w is string => w !== undefined);
@@ -255,6 +259,18 @@ export function quarantineCreated(
     if (watched.includes(p) && lstatOrUndefined(p) !== undefined) {
       moves.add(p, 'is named by a git config as code or config git runs or reads');
       continue;
+    }
+    // A path made in a git dir that was there before (one whose config, hooks… a mount could
+    // not cover: a config it lacked, a workspace folder that is a git dir): checked as in a new one.
+    // (In a `.git` that commits may write, the rest is moved aside by protectedCheck.ts moveAsideCreated.)
+    const owner = gitPaths.find((g) => p !== g && within(p, g) && lstatOrUndefined(g)?.isDirectory());
+    if (owner !== undefined && !gitPaths.includes(p) && path.basename(p) !== '.git' && (path.basename(owner) !== '.git' || p === path.join(owner, 'config'))) {
+      const sensitive = gitSensitivePaths(owner);
+      const hook = sensitive.find((s) => path.basename(s) === 'hooks' && path.dirname(p) === s);
+      if (hook !== undefined) {
+        if (!p.endsWith('.sample') && !p.endsWith(BLOCKED_SUFFIX)) moves.add(p, 'is a hook the command made');
+      } else if (sensitive.includes(p) && writable.some((w) => within(realOrUndefined(p) ?? p, realOrUndefined(w) ?? w))) neutralizePath(p, moves, budget);
+      if (hook !== undefined || sensitive.includes(p)) continue;
     }
     if (gitPaths.includes(p) || path.basename(p) === '.git') {
       // By name, then by git itself (gitLocations): never a parse of our own of `gitdir:` files.

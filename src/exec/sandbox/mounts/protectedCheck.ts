@@ -100,7 +100,9 @@ export function compareSnapshots(before: Snapshot, after: Snapshot): string[] {
     if (key.startsWith('git:')) changes.set(key.slice(4), 'was created');
     else if (now !== 'absent') changes.set(key, 'was created');
   }
-  const created = [...changes].filter(([, what]) => what === 'was created').map(([p]) => p);
+  // What is inside a new `.git` or protected folder is its own; a new folder that git takes as a git
+  // dir by itself (a workspace folder may be one) holds other protected paths, which are still named.
+  const created = [...changes].filter(([p, what]) => what === 'was created' && (path.basename(p) === '.git' || !after.has(`git:${p}`))).map(([p]) => p);
   return [...changes]
     .filter(([p]) => !created.some((c) => p !== c && p.startsWith(`${c}/`)))
     .map(([p, what]) => `${p} ${what}`);

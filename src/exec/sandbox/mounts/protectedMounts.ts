@@ -102,6 +102,7 @@ function realOrUndefined(p: string): string | undefined {
 }
 
 interface Walk {
+  /** Every `.git`, and every folder git takes as a git dir by itself (gitDirShaped). */
   gits: string[];
   /** Regular files with more than one link, by `dev:ino`. */
   linked: Map<string, string[]>;
@@ -116,7 +117,19 @@ interface Listing {
   ino: number;
   ctimeMs: number;
   hasGit: boolean;
+  /** The folder is one git takes as a git dir by itself (gitDirShaped). */
+  gitDir: boolean;
   dirs: string[];
+}
+
+/**
+ * What git needs to take a folder as a git dir by itself, with no `.git` in it (setup.c
+ * is_git_directory: a HEAD, and refs/ and objects/ in the folder or in the common dir its
+ * `commondir` names): a bare repository, a worktree's or a submodule's git dir. By name only, a
+ * little wider than git (a HEAD and a `refs` or a `commondir`, whatever they hold): in doubt, it is one.
+ */
+export function gitDirShaped(names: { has(name: string): boolean }): boolean {
+  return names.has('HEAD') && (names.has('refs') || names.has('commondir'));
 }
 
 /** Listings by folder: a folder whose entries did not change is not read again (lstat, not readdir). */
@@ -137,7 +150,7 @@ function listing(dir: string): Listing | undefined {
   } catch {
     return undefined;
   }
-  const out: Listing = { ino: st.ino, ctimeMs: st.ctimeMs, hasGit: false, dirs: [] };
+  const out: Listing = { ino: st.ino, ctimeMs: st.ctimeMs, hasGit: false, gitDir: gitDirShaped(new Set(entries.map((e) => e.name))), dirs: [] };
   for (const e of entries) {
     if (e.name === '.git') out.hasGit = true;
     else if (e.isDirectory()) out.dirs.push(e.name);
@@ -147,7 +160,11 @@ function listing(dir: string): Listing | undefined {
   return out;
 }
 
-/** Breadth-first over `root`, not into `.git`, symlinks or SKIPPED_TREES (whose entries' own `.git` is still seen). */
+/**
+ * Breadth-first over `root`, not into `.git`, symlinks or SKIPPED_TREES (whose entries' own `.git`,
+ * and whether they are git dirs themselves, is still seen). A folder git takes as a git dir is
+ * listed and walked on (its work tree may be itself: `core.worktree = .`).
+ */
 function walk(root: string, budget: { dirs: number }, wantLinks: boolean): Walk {
   const out: Walk = { gits: [], linked: new Map(), truncated: false };
   const queue: Array<{ dir: string; skipTree: boolean }> = [{ dir: root, skipTree: false }];
@@ -159,13 +176,15 @@ function walk(root: string, budget: { dirs: number }, wantLinks: boolean): Walk 
     }
     const list = listing(dir);
     if (!list) continue;
+    if (list.gitDir) out.gits.push(dir);
     if (list.hasGit) out.gits.push(`${dir}/.git`);
     for (const name of list.dirs) {
       const p = `${dir}/${name}`;
-      // Inside a skipped tree only each entry's own `.git` is looked for (one lstat, no listing).
+      // Inside a skipped tree only each entry's own `.git` is looked for, and whether it is a git dir (lstats, no listing).
       if (skipTree) {
         const git = `${p}/.git`;
         if (lstat(git)) out.gits.push(git);
+        if (lstat(`${p}/HEAD`) && gitDirShaped({ has: (n) => lstat(`${p}/${n}`) !== undefined })) out.gits.push(p);
       } else queue.push({ dir: p, skipTree: SKIPPED_TREES.has(name) });
     }
     if (wantLinks && !skipTree) {
@@ -262,6 +281,8 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
     }
   }
 
+  // Folders git takes as git dirs by themselves (a bare repository, a worktree's git dir): work trees too.
+  const shaped = gits.filter((g) => path.basename(g) !== '.git');
   // Every `.git`, whole (or, when commits may write, all but what makes git run something).
   // A `gitdir:` file may point at a git dir elsewhere in a writable folder (`--separate-git-dir`):
   // that folder is a repository's metadata as much as a `.git` is.
@@ -276,8 +297,9 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
     const root = roots.find((r) => within(git, r));
     // Every folder between the writable root and the repository is a mount point: none can be renamed.
     if (root !== undefined) for (let dir = path.dirname(git); dir !== root && within(dir, root); dir = path.dirname(dir)) selfBinds.add(dir);
-    if (opts.gitAllowWrite && st.isDirectory() && !opened.has(git)) {
-      selfBinds.add(git);
+    // A workspace folder that git takes as a git dir cannot be read-only whole: what makes git run something in it is.
+    if (root !== undefined && (opts.gitAllowWrite || git === root) && st.isDirectory() && !opened.has(git)) {
+      if (git !== root) selfBinds.add(git);
       for (const p of gitSensitivePaths(git)) {
         const pst = lstat(p);
         if (pst) protect(p, pst);
@@ -291,10 +313,10 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
   // inside a writable folder: config files it includes, hook folders, programs (gitConfigPaths.ts).
   if (opts.home !== undefined) {
     const read = opts.gitConfig ?? gitConfigReferences;
-    const trees = [...new Set([...opts.workspaceRoots, ...plan.gitPaths.filter((g) => path.basename(g) === '.git').map((g) => path.dirname(g))])];
+    const trees = [...new Set([...opts.workspaceRoots, ...plan.gitPaths.filter((g) => path.basename(g) === '.git').map((g) => path.dirname(g)), ...shaped.filter((g) => plan.gitPaths.includes(g))])];
     // Past the budget none is read: the plan is read-only whatever they say.
     if (trees.length > CONFIG_READ_BUDGET) plan.readOnlyBecause.push(`${trees.length} repositories: over ${CONFIG_READ_BUDGET}, whose git config is read to find what it runs`);
-    const covered = (p: string): boolean => (!opts.gitAllowWrite && plan.gitPaths.some((g) => within(p, g))) || [...readOnly].some((r) => within(p, r));
+    const covered = (p: string): boolean => (!opts.gitAllowWrite && plan.gitPaths.some((g) => !roots.includes(g) && within(p, g))) || [...readOnly].some((r) => within(p, r));
     for (const tree of trees.length > CONFIG_READ_BUDGET ? [] : trees) {
       const refs = read(tree, opts.home);
       if (refs === undefined) {
