@@ -12,6 +12,7 @@ import { lstatSync, readdirSync, readFileSync, realpathSync, type Stats } from '
 import * as path from 'node:path';
 import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/checks/protectedPaths';
 import { FOLDER_KEYS, gitConfigReferences, type ConfigReference } from './gitConfigPaths';
+import { cachedGitLocations } from './gitLocations';
 import { within } from '../../pathWithin';
 
 /** Protected names that are folders: where absent, an empty read-only folder is mounted in their place. */
@@ -66,6 +67,12 @@ export interface PlanOptions {
   gitAllowWrite?: boolean;
   /** Paths the user opened up (allowWrite): not protected. */
   opened?: readonly string[];
+  /**
+   * Every folder a command may write that outlives it (the roots, TMPDIR, the sandbox's own package
+   * stores…; `roots` when absent): a git dir or common dir a repository leads to there is protected
+   * (read-only whole) like one in the roots.
+   */
+  writable?: readonly string[];
   dirBudget?: number;
   /**
    * Search every folder however many (the look after a command: a repository made past the budget
@@ -84,6 +91,8 @@ export interface PlanOptions {
 
 /** Work trees whose git config is read at most per plan; past it the scanned folders are read-only for the command. */
 export const CONFIG_READ_BUDGET = 100;
+/** Pointers git is asked about (where a repository's git dir and common dir are) at most per plan, beyond those cached; past it the scanned folders are read-only. */
+export const LOCATE_BUDGET = 200;
 
 function lstat(p: string): Stats | undefined {
   try {
@@ -244,6 +253,14 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
   const plan: ProtectedPlan = { selfBinds: [], readOnly: [], placeholders: [], gitPaths: [], skipped: [], watched: [], readOnlyBecause: [] };
   const opened = new Set(opts.opened ?? []);
   const roots = [...new Set(opts.roots)].filter((r) => lstat(r)?.isDirectory());
+  const writable = [...new Set([...roots, ...(opts.writable ?? [])])];
+  const realWritable = writable.map((w) => [w, realOrUndefined(w) ?? w] as const);
+  /** `p` resolved, named beneath the writable folder it lies in (as the walk names it); undefined outside them all. */
+  const inWritable = (p: string): string | undefined => {
+    const real = realOrUndefined(p) ?? p;
+    for (const [w, rw] of realWritable) if (within(real, rw)) return w + real.slice(rw.length);
+    return undefined;
+  };
   const selfBinds = new Set<string>();
   const readOnly = new Set<string>();
   const skip = (p: string, why: string): void => {
@@ -256,7 +273,7 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
     if (st.isSymbolicLink()) {
       const target = realOrUndefined(p);
       const targetSt = target === undefined ? undefined : lstat(target);
-      if (target !== undefined && targetSt && (targetSt.isDirectory() || targetSt.isFile()) && roots.some((r) => within(target, r))) {
+      if (target !== undefined && targetSt && (targetSt.isDirectory() || targetSt.isFile()) && inWritable(target) !== undefined) {
         readOnly.add(target);
         skip(p, `a symlink to ${target}, which is mounted read-only instead (the link itself can be replaced)`);
       } else skip(p, target === undefined ? 'a symlink to nothing; not mounted' : `a symlink to ${target}, outside the writable folders; not mounted`);
@@ -284,12 +301,32 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
   // Folders git takes as git dirs by themselves (a bare repository, a worktree's git dir): work trees too.
   const shaped = gits.filter((g) => path.basename(g) !== '.git');
   // Every `.git`, whole (or, when commits may write, all but what makes git run something).
-  // A `gitdir:` file may point at a git dir elsewhere in a writable folder (`--separate-git-dir`):
-  // that folder is a repository's metadata as much as a `.git` is.
-  for (const git of [...gits]) {
-    const target = gitdirTarget(git);
-    if (target !== undefined && !gits.includes(target) && roots.some((r) => within(target, r)) && !gits.some((g) => within(target, g))) gits.push(target);
+  // A repository may lead elsewhere: a `gitdir:` file (`--separate-git-dir`, a worktree, a
+  // submodule), a git dir's `commondir` (where hooks, config and info/attributes come from), a
+  // worktree of a git dir. Each git dir and common dir it leads to, as git itself says (and, in
+  // doubt, as the `gitdir:` line reads), that lies in a folder a command may write (the package
+  // stores and TMPDIR too) is a repository's metadata as much as a `.git` is.
+  const locate = { spawns: LOCATE_BUDGET, over: false };
+  for (let i = 0; i < gits.length; i++) {
+    const git = gits[i];
+    const st = lstat(git);
+    if (!st) continue;
+    const leads: string[] = [];
+    const own = gitdirTarget(git);
+    if (own !== undefined) leads.push(own);
+    const asks = !st.isDirectory() || lstat(path.join(git, 'commondir')) ? [git] : [];
+    if (st.isDirectory()) for (const wt of listDir(path.join(git, 'worktrees'))) if (lstat(path.join(git, 'worktrees', wt, 'commondir'))) asks.push(path.join(git, 'worktrees', wt));
+    for (const entry of asks) {
+      const where = cachedGitLocations(entry, locate);
+      if (where) leads.push(where.gitDir, where.commonDir);
+    }
+    for (const lead of leads) {
+      const named = lstat(lead)?.isDirectory() || lstat(realOrUndefined(lead) ?? lead)?.isDirectory() ? inWritable(lead) : undefined;
+      // Covered by a git dir protected whole (a workspace folder that is one is not).
+      if (named !== undefined && !gits.includes(named) && !gits.some((g) => !roots.includes(g) && within(named, g))) gits.push(named);
+    }
   }
+  if (locate.over) plan.readOnlyBecause.push(`more than ${LOCATE_BUDGET} repository pointers to ask git about: where they lead is unknown`);
   for (const git of gits) {
     const st = lstat(git);
     if (!st) continue;
