@@ -135,9 +135,17 @@ class Moves {
     const real = realOrUndefined(dir);
     const realWritable = this.writable.map((w) => realOrUndefined(w)).filter((w): w is string => w !== undefined);
     if (real === undefined || !realWritable.some((w) => within(real, w))) this.lines.push(`${p} ${why} (not moved: its folder is not in a writable folder)`);
-    // The folder itself as named: every component on the way a real folder, none a symlink.
-    else if (!plainPath(dir)) this.lines.push(`${p} ${why} (not moved: its folder is reached through a symlink)`);
-    else this.pending.push({ p, why });
+    // The folder itself as named: every component on the way a real folder, none a symlink. Where
+    // one is a symlink in a writable folder, that symlink is moved aside instead (a rename never
+    // follows it): the path no longer leads there, and nothing of the host's is renamed.
+    else if (!plainPath(dir)) {
+      const link = firstSymlink(dir);
+      const linkDir = link === undefined ? undefined : path.dirname(link);
+      if (link !== undefined && linkDir !== undefined && plainPath(linkDir) && realWritable.some((w) => within(linkDir, w)) && !this.seen.has(link)) {
+        this.seen.add(link);
+        this.pending.push({ p: link, why: `leads to ${p}, which ${why}` });
+      } else this.lines.push(`${p} ${why} (not moved: its folder is reached through a symlink)`);
+    } else this.pending.push({ p, why });
   }
 
   run(mover: Mover): string[] {
@@ -160,6 +168,16 @@ function asideName(p: string): string {
   if (lstatOrUndefined(`${p}${BLOCKED_SUFFIX}`) === undefined) return `${p}${BLOCKED_SUFFIX}`;
   for (let n = 2; n < 1000; n++) if (lstatOrUndefined(`${p}.${n}${BLOCKED_SUFFIX}`) === undefined) return `${p}.${n}${BLOCKED_SUFFIX}`;
   return `${p}.${Date.now()}${BLOCKED_SUFFIX}`;
+}
+
+/** The first component of the absolute `dir` that is a symlink (undefined: none is). */
+function firstSymlink(dir: string): string | undefined {
+  let at = '/';
+  for (const part of dir.split('/').filter(Boolean)) {
+    at = path.join(at, part);
+    if (lstatOrUndefined(at)?.isSymbolicLink()) return at;
+  }
+  return undefined;
 }
 
 /** Every component of the absolute `dir` is a folder, not a symlink. */

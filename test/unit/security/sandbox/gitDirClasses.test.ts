@@ -9,7 +9,7 @@
 //   - a linked worktree's common dir (where hooks come from), in later commands.
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { LocalShellExecutor } from '../../../../src/exec/localExecutor';
@@ -160,6 +160,15 @@ describe('exec/sandbox: git dirs without a .git entry, and paths a git config na
       assert.equal(existsSync(marker), false, 'the host git ran the sandbox-written fsmonitor');
     });
 
+    it('made through a symlinked folder the command made on the way: that symlink is moved aside', async () => {
+      const r = await run(`mkdir x && ln -s x tools && ${script('x/fsmon.sh')} && echo made`);
+      assert.equal(r.output, 'made\n');
+      assert.equal(existsSync(path.join(ws, 'tools')), false, r.changed.join('\n'));
+      assert.ok(r.changed.includes(`${path.join(ws, 'tools')} leads to ${path.join(ws, 'tools', 'fsmon.sh')}, which is named by a git config as code or config git runs or reads (moved aside to ${path.join(ws, 'tools')}.agent-bash-blocked)`), r.changed.join('\n'));
+      hostGit(ws);
+      assert.equal(existsSync(marker), false, 'the host git ran the sandbox-written fsmonitor');
+    });
+
     it('a symlink there is watched: replaced by a script, the script is moved aside', async () => {
       mkdirSync(path.join(ws, 'tools'));
       execFileSync('ln', ['-s', '/nonexistent/fsmon', path.join(ws, 'tools', 'fsmon.sh')]);
@@ -225,6 +234,6 @@ describe('exec/sandbox: git dirs without a .git entry, and paths a git config na
 });
 
 function lstatKind(p: string): string {
-  const r = spawnSync('stat', ['-c', '%F', p], { encoding: 'utf8' });
-  return r.stdout.trim() === 'directory' ? 'dir' : r.stdout.trim() || 'absent';
+  const st = lstatSync(p, { throwIfNoEntry: false });
+  return st === undefined ? 'absent' : st.isDirectory() ? 'dir' : st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : 'other';
 }
