@@ -64,6 +64,8 @@ export function confineArgs(c: Confinement, argv: readonly string[]): string[] {
   }
   // The sandbox's own package stores, at the host's store paths (sandboxPolicy.ts CACHE_HOME_PATHS):
   // where the host has one, a command sees and fills its own, and the host's is out of sight.
+  /** Each store bound: its host path as the policy names it → where it is bound. */
+  const storeBound = new Map<string, string>();
   for (const b of c.fs.cacheBinds ?? []) {
     const dest = writableTarget(b.dest, [...writable, b.dest]);
     if (dest === undefined || bound.includes(dest)) continue;
@@ -74,6 +76,7 @@ export function confineArgs(c: Confinement, argv: readonly string[]): string[] {
     }
     args.push('--bind', b.source, dest);
     bound.push(dest);
+    storeBound.set(b.dest, dest);
   }
   if (c.tmpfs && existsSync(c.tmpfs.path)) {
     args.push('--size', String(c.tmpfs.bytes), '--tmpfs', c.tmpfs.path);
@@ -82,6 +85,11 @@ export function confineArgs(c: Confinement, argv: readonly string[]): string[] {
   // Mount points cannot be renamed (protectedMounts.ts): the folders above a nested repository.
   for (const dir of unique(c.fs.selfBinds ?? [])) if (writableTarget(dir, writable) === dir) args.push('--bind', dir, dir);
   for (const p of unique(c.fs.denyWrite)) if (existsSync(p)) args.push('--ro-bind', p, p);
+  // Protected paths in a store of the sandbox's own: read-only where that store is bound (nowhere else to see them).
+  for (const b of c.fs.readOnlyBinds ?? []) {
+    const store = [...storeBound].find(([dest]) => b.dest.startsWith(`${dest}/`));
+    if (store !== undefined && existsSync(b.source)) args.push('--ro-bind', b.source, store[1] + b.dest.slice(store[0].length));
+  }
   // A protected folder not made yet: an empty read-only one in its place (bwrap leaves it behind,
   // empty). Only where nothing is, not even a dangling symlink, and the parent is a real folder.
   for (const p of unique(c.fs.denyCreate ?? [])) {

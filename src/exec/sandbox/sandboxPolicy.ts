@@ -99,6 +99,11 @@ export interface FsPolicy {
   /** The sandbox's own package stores (`source`, made on use) bound at the host's store paths (`dest`, those that exist). */
   cacheBinds?: Array<{ source: string; dest: string }>;
   /**
+   * Protected paths inside those stores (a git dir a workspace's `.git` leads to): bound read-only
+   * (`source`) where a command sees them (`dest`, beneath a store's host path).
+   */
+  readOnlyBinds?: Array<{ source: string; dest: string }>;
+  /**
    * Why the workspace folders and allowWrite are read-only for this command (protectedMounts.ts
    * `readOnlyBecause`: a budget passed, a config git could not read); absent when they are writable.
    */
@@ -164,8 +169,26 @@ export function envFilesOutside(ctx: PolicyContext): string[] {
   return out;
 }
 
+/** The sandbox's own package stores, bound at the host's store paths (none when the host's are shared). */
+function cacheBindsFor(settings: SandboxSettings, ctx: PolicyContext): Array<{ source: string; dest: string }> {
+  return settings.sharedCaches === true || ctx.cacheStore === undefined ? [] : CACHE_HOME_PATHS.map((p) => ({ source: path.join(ctx.cacheStore as string, p), dest: path.join(ctx.home, p) }));
+}
+
+/** Of the plan's read-only paths, those in a store of the sandbox's own, as bound where a command sees them. */
+function storeReadOnly(readOnly: readonly string[], cacheBinds: ReadonlyArray<{ source: string; dest: string }>): Array<{ source: string; dest: string }> {
+  const out: Array<{ source: string; dest: string }> = [];
+  for (const p of readOnly) {
+    const b = cacheBinds.find((c) => p === c.source || p.startsWith(`${c.source}/`));
+    if (b) out.push({ source: p, dest: b.dest + p.slice(b.source.length) });
+  }
+  return out;
+}
+
 export function resolveFsPolicy(settings: SandboxSettings, ctx: PolicyContext): FsPolicy {
   const plan = ctx.protectedPlan ?? planFor(settings, ctx);
+  const cacheBinds = cacheBindsFor(settings, ctx);
+  const inStores = storeReadOnly(plan.readOnly, cacheBinds);
+  const inStore = new Set(inStores.map((b) => b.source));
   const privateHome = planPrivateHome({ home: ctx.home, writable: writableRoots(settings, ctx), pathValue: ctx.pathValue, extra: ctx.homeExtra });
   const hidden = (p: string): boolean => privateHome !== undefined && (p === ctx.home || p.startsWith(`${ctx.home}/`)) && !privateHome.binds.some((b) => p === b || p.startsWith(`${b}/`));
   // What the private home does not show needs no mask of its own.
@@ -175,14 +198,17 @@ export function resolveFsPolicy(settings: SandboxSettings, ctx: PolicyContext): 
   // read-only for the command, so no mount it lacks matters; TMPDIR and the stores stay writable.
   if (plan.readOnlyBecause.length > 0) {
     const scanned = new Set([...realWorkspaceRoots(settings, ctx), ...realAllowWrite(settings, ctx)]);
+    // What the plan protects in the folders that stay writable (TMPDIR, the stores) stays read-only.
+    const outside = plan.readOnly.filter((p) => ![...scanned].some((r) => p === r || p.startsWith(`${r}/`)) && !inStore.has(p));
     return {
       writable: writableRoots(settings, ctx).filter((w) => !scanned.has(w)),
       denyRead: [...denyRead, ...settings.denyRead.map((p) => expandSetting(p, ctx))],
-      denyWrite: settings.denyWrite.map((p) => expandSetting(p, ctx)),
+      denyWrite: [...outside, ...settings.denyWrite.map((p) => expandSetting(p, ctx))],
       denyCreate: [],
       selfBinds: [],
       skipped: plan.skipped,
-      cacheBinds: settings.sharedCaches === true || ctx.cacheStore === undefined ? [] : CACHE_HOME_PATHS.map((p) => ({ source: path.join(ctx.cacheStore as string, p), dest: path.join(ctx.home, p) })),
+      cacheBinds,
+      readOnlyBinds: inStores,
       readOnlyBecause: plan.readOnlyBecause,
       ...withHome,
     };
@@ -190,11 +216,12 @@ export function resolveFsPolicy(settings: SandboxSettings, ctx: PolicyContext): 
   return {
     writable: writableRoots(settings, ctx),
     denyRead: [...denyRead, ...settings.denyRead.map((p) => expandSetting(p, ctx))],
-    denyWrite: [...plan.readOnly, ...settings.denyWrite.map((p) => expandSetting(p, ctx))],
+    denyWrite: [...plan.readOnly.filter((p) => !inStore.has(p)), ...settings.denyWrite.map((p) => expandSetting(p, ctx))],
     denyCreate: plan.placeholders,
     selfBinds: plan.selfBinds,
     skipped: plan.skipped,
-    cacheBinds: settings.sharedCaches === true || ctx.cacheStore === undefined ? [] : CACHE_HOME_PATHS.map((p) => ({ source: path.join(ctx.cacheStore as string, p), dest: path.join(ctx.home, p) })),
+    cacheBinds,
+    readOnlyBinds: inStores,
     ...withHome,
   };
 }
@@ -256,6 +283,8 @@ export function planFor(settings: SandboxSettings, ctx: PolicyContext, searchAll
     workspaceRoots,
     gitAllowWrite: settings.gitAllowWrite === true,
     opened: allowWrite,
+    // A repository may lead into any folder a command can write that outlives it.
+    writable: [...writableRoots(settings, ctx), ...cacheBindsFor(settings, ctx).map((b) => b.source)],
     home: ctx.home,
   });
 }

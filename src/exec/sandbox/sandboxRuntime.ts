@@ -28,7 +28,7 @@ import { findOnPath, probeSandbox, type SandboxSupport } from './sandboxProbe';
 import { addUntrustedFolders, hostProgram } from '../hostPrograms';
 import { realPath } from '../pathWithin';
 import { defaultCacheStore, planFor, realWorkspaceRoots, resolveFsPolicy, writableFolders, type FsPolicy, type PolicyContext, type SandboxSettings } from './sandboxPolicy';
-import type { ProtectedPlan } from './mounts/protectedMounts';
+import { gitSensitivePaths, type ProtectedPlan } from './mounts/protectedMounts';
 import { compareSnapshots, moveAsideCreated, protectedChangeNotice, readOnlyNotice, skippedNotice, snapshotProtected, type Snapshot } from './mounts/protectedCheck';
 import { bwrapHasSize, CGROUP_ENTER_SCRIPT, CommandCgroups, DEFAULT_SANDBOX_LIMITS, limitHitsInOutput, limitNotice, nprocPrefix, type LimitCounts, type SandboxLimits } from './kernel/limits';
 import { planMasks, type MaskedProgram } from './mounts/denyMasks';
@@ -504,8 +504,14 @@ export class SandboxRuntime {
         // Since its check: also what changed between the last command's end and this one's start.
         const last = this.lastSnapshot;
         const touchedMade = [...this.madeRepos.keys()].filter((g) => after.gitPaths.includes(g) && (changes.some((line) => line.startsWith(`${g}/`)) || (last !== undefined && changedUnder(last, afterSnap, g))));
+        // A path a git config named before the command that it changed (a symlink or folder swapped
+        // for a file) counts as made. (What a config made by this command names is that config's
+        // own: the config is checked.)
+        const watched = plan.watched;
+        const changedWatched = changes.map((line) => line.replace(/ was (changed|removed)$/, '')).filter((p) => watched.includes(p));
         const created = [...new Set([
           ...changes.filter((line) => line.endsWith(CREATED)).map((line) => line.slice(0, -CREATED.length)),
+          ...changedWatched,
           ...newGits,
           ...touchedMade,
         ])];
@@ -518,7 +524,7 @@ export class SandboxRuntime {
         };
         if (created.length > 0) {
           const writable = writableNow();
-          quarantined = quarantineCreated(created, after.gitPaths, roots, writable, confinedMover(this.support().bwrap as string, writable), [...new Set([...plan.watched, ...after.watched])]);
+          quarantined = quarantineCreated(created, after.gitPaths, roots, writable, confinedMover(this.support().bwrap as string, writable), watched);
         }
         this.knownGits = new Set(after.gitPaths);
         // Checked now: a repository no older sandboxed process can write is left to the person.
@@ -529,9 +535,11 @@ export class SandboxRuntime {
         // A `.git` that is a pointer (a file, a symlink, a `commondir`) may lead to a repository the
         // command could not write, whose own config then acts on this folder: still named.
         const checked = new Set([...newGits, ...touchedMade].filter(selfContainedGitDir));
+        // A folder git takes as a git dir by itself (not a `.git`) explains only its own sensitive paths.
+        const explains = (g: string, p: string): boolean => (path.basename(g) === '.git' ? p.startsWith(`${g}/`) : gitSensitivePaths(g).some((s) => p === s || p.startsWith(`${s}/`)));
         const unexplained = changes.filter((line) => {
           const p = line.replace(/ was (created|changed|removed)$/, '');
-          return !(checked.has(p) || [...checked].some((g) => p.startsWith(`${g}/`)));
+          return !(checked.has(p) || [...checked].some((g) => explains(g, p)));
         });
         // A protected file (or symlink) the command changed is moved aside, not only named: the host's
         // git or editor would read what it wrote. (A folder's own change is its files' changes.)
@@ -706,7 +714,7 @@ export class SandboxRuntime {
  */
 function fsKey(fs: FsPolicy): string {
   const sorted = (list: readonly string[] | undefined): string[] => [...new Set(list ?? [])].sort();
-  const key = [sorted(fs.writable), sorted(fs.denyRead), sorted([...fs.denyWrite, ...(fs.denyCreate ?? [])]), sorted(fs.selfBinds), (fs.cacheBinds ?? []).map((b) => `${b.source}\0${b.dest}`).sort()];
+  const key = [sorted(fs.writable), sorted(fs.denyRead), sorted([...fs.denyWrite, ...(fs.denyCreate ?? [])]), sorted(fs.selfBinds), (fs.cacheBinds ?? []).map((b) => `${b.source}\0${b.dest}`).sort(), (fs.readOnlyBinds ?? []).map((b) => `${b.source}\0${b.dest}`).sort()];
   return createHash('sha256').update(JSON.stringify(key)).digest('hex');
 }
 

@@ -20,10 +20,13 @@ import { spawnSync } from 'node:child_process';
 import { lstatSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { gitSensitivePaths } from './protectedMounts';
+import { gitLocations } from './gitLocations';
 import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/checks/protectedPaths';
 import { hostProgram } from '../../hostPrograms';
 import { followableWritable, within, realOrUndefined } from '../../pathWithin';
 import { renameInFolder } from './folderFd';
+
+export { gitLocations } from './gitLocations';
 
 /** The suffix of what was moved aside. */
 export const BLOCKED_SUFFIX = '.agent-bash-blocked';
@@ -126,28 +129,42 @@ function lstatOrUndefined(p: string): ReturnType<typeof lstatSync> | undefined {
 class Moves {
   readonly lines: string[] = [];
   private readonly pending: Array<{ p: string; why: string }> = [];
+  private readonly seen = new Set<string>();
   constructor(private readonly writable: readonly string[]) {}
 
   add(p: string, why: string): void {
+    // Once per path (a new git dir's config is also a path made in it).
+    if (this.seen.has(p)) return;
+    this.seen.add(p);
     const dir = path.dirname(p);
     const real = realOrUndefined(dir);
     const realWritable = followableWritable(this.writable);
     if (real === undefined || !realWritable.some((w) => within(real, w))) this.lines.push(`${p} ${why} (not moved: its folder is not in a writable folder)`);
-    // The folder itself as named: every component on the way a real folder, none a symlink.
-    else if (!plainPath(dir)) this.lines.push(`${p} ${why} (not moved: its folder is reached through a symlink)`);
-    else this.pending.push({ p, why });
+    // The folder itself as named: every component on the way a real folder, none a symlink. Where
+    // one is a symlink in a writable folder, that symlink is moved aside instead (a rename never
+    // follows it): the path no longer leads there, and nothing of the host's is renamed.
+    else if (!plainPath(dir)) {
+      const link = firstSymlink(dir);
+      const linkDir = link === undefined ? undefined : path.dirname(link);
+      if (link !== undefined && linkDir !== undefined && plainPath(linkDir) && realWritable.some((w) => within(linkDir, w)) && !this.seen.has(link)) {
+        this.seen.add(link);
+        this.pending.push({ p: link, why: `leads to ${p}, which ${why}` });
+      } else this.lines.push(`${p} ${why} (not moved: its folder is reached through a symlink)`);
+    } else this.pending.push({ p, why });
   }
 
   run(mover: Mover): string[] {
     const results: Array<string | undefined> = [];
+    // A name moved aside before is kept: the next one of the same path goes beside it (`x.2.agent-bash-blocked`…).
+    const targets = this.pending.map(({ p }) => asideName(p));
     for (let i = 0; i < this.pending.length; i += MAX_MOVES) {
-      results.push(...mover(this.pending.slice(i, i + MAX_MOVES).map(({ p }) => [p, `${p}${BLOCKED_SUFFIX}`] as const)));
+      results.push(...mover(this.pending.slice(i, i + MAX_MOVES).map(({ p }, j) => [p, targets[i + j]] as const)));
     }
     const realWritable = followableWritable(this.writable);
     this.pending.forEach(({ p, why }, i) => {
       const failed = results[i];
       if (failed === undefined) {
-        this.lines.push(`${p} ${why} (moved aside to ${p}${BLOCKED_SUFFIX})`);
+        this.lines.push(`${p} ${why} (moved aside to ${targets[i]})`);
         return;
       }
       // The confined mover failed (bwrap could not start, a bind it could not make, a name taken
@@ -161,7 +178,7 @@ class Moves {
         return;
       }
       try {
-        const to = renameInFolder(p, `${p}${BLOCKED_SUFFIX}`, realWritable);
+        const to = renameInFolder(p, targets[i], realWritable);
         this.lines.push(`${p} ${why} (moved aside to ${to})`);
       } catch (err) {
         this.lines.push(`${p} ${why} (not moved: ${failed}; ${err instanceof Error ? err.message : String(err)})`);
@@ -169,6 +186,23 @@ class Moves {
     });
     return this.lines;
   }
+}
+
+/** Where `p` is moved aside: `p.agent-bash-blocked`, or beside an earlier one (`p.2.agent-bash-blocked`…) when that is taken. */
+function asideName(p: string): string {
+  if (lstatOrUndefined(`${p}${BLOCKED_SUFFIX}`) === undefined) return `${p}${BLOCKED_SUFFIX}`;
+  for (let n = 2; n < 1000; n++) if (lstatOrUndefined(`${p}.${n}${BLOCKED_SUFFIX}`) === undefined) return `${p}.${n}${BLOCKED_SUFFIX}`;
+  return `${p}.${Date.now()}${BLOCKED_SUFFIX}`;
+}
+
+/** The first component of the absolute `dir` that is a symlink (undefined: none is). */
+function firstSymlink(dir: string): string | undefined {
+  let at = '/';
+  for (const part of dir.split('/').filter(Boolean)) {
+    at = path.join(at, part);
+    if (lstatOrUndefined(at)?.isSymbolicLink()) return at;
+  }
+  return undefined;
 }
 
 /** Every component of the absolute `dir` is a folder, not a symlink. */
@@ -202,66 +236,47 @@ function listDirOf(dir: string): string[] {
   }
 }
 
-/**
- * Where git itself says the repository of `entry` lives: its git dir and common dir (absolute).
- * A `.git` entry is found as git finds it from its folder (never above it); any other path is
- * taken as a git dir (`GIT_DIR`). Asked with no system, global or user config and `safe.directory`
- * open (`rev-parse` runs no program of the repository's). Undefined when git says it is no
- * repository (or there is no git): then the caller decides as if in doubt.
- */
-export function gitLocations(entry: string): { gitDir: string; commonDir: string } | undefined {
-  const git = hostProgram('git');
-  if (git === undefined) return undefined;
-  const dotGit = path.basename(entry) === '.git';
-  const cwd = dotGit ? path.dirname(entry) : '/';
-  const env: Record<string, string> = { PATH: '/usr/bin:/bin', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: '/nonexistent', GIT_TERMINAL_PROMPT: '0' };
-  if (dotGit) env.GIT_CEILING_DIRECTORIES = path.dirname(cwd);
-  else env.GIT_DIR = entry;
-  const r = spawnSync(git, ['-c', 'safe.directory=*', 'rev-parse', '--path-format=absolute', '--git-dir', '--git-common-dir'], { cwd, env, encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] });
-  if (r.status !== 0 || typeof r.stdout !== 'string') return undefined;
-  const [gitDir, commonDir] = r.stdout.split('\n');
-  if (!gitDir || !commonDir || !path.isAbsolute(gitDir) || !path.isAbsolute(commonDir)) return undefined;
-  return { gitDir, commonDir };
-}
-
 /** What makes a new git dir run something, each moved aside; one line per path moved (or not). */
 function neutralizeGitDir(gitDir: string, moves: Moves, budget: { checks: number }): void {
-  for (const p of gitSensitivePaths(gitDir)) {
-    const name = path.basename(p);
-    let st;
+  for (const p of gitSensitivePaths(gitDir)) neutralizePath(p, moves, budget);
+}
+
+/** One of a git dir's sensitive paths (gitSensitivePaths), moved aside when it makes git run something. */
+function neutralizePath(p: string, moves: Moves, budget: { checks: number }): void {
+  const name = path.basename(p);
+  let st;
+  try {
+    st = lstatSync(p);
+  } catch {
+    return;
+  }
+  if (name === 'modules') {
+    // Listed only when it holds too many submodule git dirs to check one by one (protectedMounts.ts).
+    moves.add(p, 'holds more submodule git dirs than are checked one by one');
+  } else if (name === 'hooks') {
+    if (!st.isDirectory()) {
+      moves.add(p, 'is not a hooks folder');
+      return;
+    }
+    let hooks: string[] = [];
     try {
-      st = lstatSync(p);
+      hooks = readdirSync(p);
     } catch {
-      continue;
+      // Unreadable: nothing git could run either.
     }
-    if (name === 'modules') {
-      // Listed only when it holds too many submodule git dirs to check one by one (protectedMounts.ts).
-      moves.add(p, 'holds more submodule git dirs than are checked one by one');
-    } else if (name === 'hooks') {
-      if (!st.isDirectory()) {
-        moves.add(p, 'is not a hooks folder');
-        continue;
-      }
-      let hooks: string[] = [];
-      try {
-        hooks = readdirSync(p);
-      } catch {
-        // Unreadable: nothing git could run either.
-      }
-      for (const hook of hooks) if (!hook.endsWith('.sample') && !hook.endsWith(BLOCKED_SUFFIX)) moves.add(path.join(p, hook), 'is a hook of a new repository');
-    } else if (name === 'config' || name === 'config.worktree') {
-      // Past the budget (a command that made a thousand repositories) nothing is read: moved aside.
-      if (budget.checks-- <= 0) {
-        moves.add(p, `is one config too many to read (over ${MAX_CONFIG_CHECKS} new ones)`);
-        continue;
-      }
-      const bad = st.isFile() ? disallowedConfigKeys(p) : undefined;
-      if (bad === undefined) moves.add(p, 'is a config git cannot read');
-      else if (bad.length > 0) moves.add(p, `sets ${bad.slice(0, 5).join(', ')}${bad.length > 5 ? '…' : ''}`);
-    } else if (name === 'commondir' && path.basename(path.dirname(path.dirname(p))) !== 'worktrees') {
-      // A main git dir never has one (a linked worktree's under worktrees/ points back at its own).
-      moves.add(p, 'redirects a new repository');
+    for (const hook of hooks) if (!hook.endsWith('.sample') && !hook.endsWith(BLOCKED_SUFFIX)) moves.add(path.join(p, hook), 'is a hook of a new repository');
+  } else if (name === 'config' || name === 'config.worktree') {
+    // Past the budget (a command that made a thousand repositories) nothing is read: moved aside.
+    if (budget.checks-- <= 0) {
+      moves.add(p, `is one config too many to read (over ${MAX_CONFIG_CHECKS} new ones)`);
+      return;
     }
+    const bad = st.isFile() ? disallowedConfigKeys(p) : undefined;
+    if (bad === undefined) moves.add(p, 'is a config git cannot read');
+    else if (bad.length > 0) moves.add(p, `sets ${bad.slice(0, 5).join(', ')}${bad.length > 5 ? '…' : ''}`);
+  } else if (name === 'commondir' && path.basename(path.dirname(path.dirname(p))) !== 'worktrees') {
+    // A main git dir never has one (a linked worktree's under worktrees/ points back at its own).
+    moves.add(p, 'redirects a new repository');
   }
 }
 
@@ -283,9 +298,22 @@ export function quarantineCreated(
   const budget = { checks: MAX_CONFIG_CHECKS };
   const done = new Set<string>();
   for (const p of created) {
-    if (watched.includes(p) && !emptyOrAbsent(p)) {
+    // Whatever it is now (an empty folder too: claimed now, it would be swapped for a program later).
+    if (watched.includes(p) && lstatOrUndefined(p) !== undefined) {
       moves.add(p, 'is named by a git config as code or config git runs or reads');
       continue;
+    }
+    // A path made in a git dir that was there before (one whose config, hooks… a mount could
+    // not cover: a config it lacked, a workspace folder that is a git dir): checked as in a new one.
+    // (In a `.git` that commits may write, the rest is moved aside by protectedCheck.ts moveAsideCreated.)
+    const owner = gitPaths.find((g) => p !== g && within(p, g) && lstatOrUndefined(g)?.isDirectory());
+    if (owner !== undefined && !gitPaths.includes(p) && path.basename(p) !== '.git' && (path.basename(owner) !== '.git' || p === path.join(owner, 'config'))) {
+      const sensitive = gitSensitivePaths(owner);
+      const hook = sensitive.find((s) => path.basename(s) === 'hooks' && path.dirname(p) === s);
+      if (hook !== undefined) {
+        if (!p.endsWith('.sample') && !p.endsWith(BLOCKED_SUFFIX)) moves.add(p, 'is a hook the command made');
+      } else if (sensitive.includes(p) && writable.some((w) => within(realOrUndefined(p) ?? p, realOrUndefined(w) ?? w))) neutralizePath(p, moves, budget);
+      if (hook !== undefined || sensitive.includes(p)) continue;
     }
     if (gitPaths.includes(p) || path.basename(p) === '.git') {
       // By name, then by git itself (gitLocations): never a parse of our own of `gitdir:` files.

@@ -104,8 +104,10 @@ export function snapshotProtected(plan: ProtectedPlan, workspaceRoots: readonly 
   const inGit = (p: string): boolean => plan.gitPaths.some((g) => p === g || p.startsWith(`${g}/`));
   for (const p of plan.readOnly) if (!inGit(p)) addTree(snap, p);
   for (const p of plan.placeholders) if (!inGit(p)) snap.set(p, emptyOrAbsent(p));
-  // Absent paths a git config names (gitConfigPaths.ts): made by a command, they are moved aside.
-  for (const p of plan.watched) if (!snap.has(p)) snap.set(p, emptyOrAbsent(p));
+  // Paths a git config names (gitConfigPaths.ts): made or changed by a command, they are moved
+  // aside. An empty folder counts (a path claimed now, to be swapped for a program later); only a
+  // placeholder (above) reads as nothing there.
+  for (const p of plan.watched) if (!snap.has(p)) snap.set(p, stateOf(p));
   // Of a repository, what makes git run something (its index and refs change under the user's own git).
   for (const git of plan.gitPaths) {
     // An empty `.git` is the placeholder bwrap leaves behind: no repository.
@@ -139,7 +141,9 @@ export function compareSnapshots(before: Snapshot, after: Snapshot): string[] {
     if (key.startsWith('git:')) changes.set(key.slice(4), 'was created');
     else if (now !== 'absent') changes.set(key, 'was created');
   }
-  const created = [...changes].filter(([, what]) => what === 'was created').map(([p]) => p);
+  // What is inside a new `.git` or protected folder is its own; a new folder that git takes as a git
+  // dir by itself (a workspace folder may be one) holds other protected paths, which are still named.
+  const created = [...changes].filter(([p, what]) => what === 'was created' && (path.basename(p) === '.git' || !after.has(`git:${p}`))).map(([p]) => p);
   return [...changes]
     .filter(([p]) => !created.some((c) => p !== c && p.startsWith(`${c}/`)))
     .map(([p, what]) => `${p} ${what}`);

@@ -12,6 +12,7 @@ import { lstatSync, readdirSync, readFileSync, realpathSync, type Stats } from '
 import * as path from 'node:path';
 import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/checks/protectedPaths';
 import { FOLDER_KEYS, gitConfigReferences, type ConfigReference } from './gitConfigPaths';
+import { cachedGitLocations } from './gitLocations';
 import { within } from '../../pathWithin';
 import { detachFile } from './folderFd';
 
@@ -69,6 +70,12 @@ export interface PlanOptions {
   gitAllowWrite?: boolean;
   /** Paths the user opened up (allowWrite): not protected. */
   opened?: readonly string[];
+  /**
+   * Every folder a command may write that outlives it (the roots, TMPDIR, the sandbox's own package
+   * stores…; `roots` when absent): a git dir or common dir a repository leads to there is protected
+   * (read-only whole) like one in the roots.
+   */
+  writable?: readonly string[];
   dirBudget?: number;
   /**
    * Search every folder however many (the look after a command: a repository made past the budget
@@ -89,6 +96,8 @@ export interface PlanOptions {
 
 /** Work trees whose git config is read at most per plan; past it the scanned folders are read-only for the command. */
 export const CONFIG_READ_BUDGET = 100;
+/** Pointers git is asked about (where a repository's git dir and common dir are) at most per plan, beyond those cached; past it the scanned folders are read-only. */
+export const LOCATE_BUDGET = 200;
 
 function lstat(p: string): Stats | undefined {
   try {
@@ -107,6 +116,7 @@ function realOrUndefined(p: string): string | undefined {
 }
 
 interface Walk {
+  /** Every `.git`, and every folder git takes as a git dir by itself (gitDirShaped). */
   gits: string[];
   /** Regular files with more than one link, by `dev:ino`. */
   linked: Map<string, string[]>;
@@ -121,7 +131,19 @@ interface Listing {
   ino: number;
   ctimeMs: number;
   hasGit: boolean;
+  /** The folder is one git takes as a git dir by itself (gitDirShaped). */
+  gitDir: boolean;
   dirs: string[];
+}
+
+/**
+ * What git needs to take a folder as a git dir by itself, with no `.git` in it (setup.c
+ * is_git_directory: a HEAD, and refs/ and objects/ in the folder or in the common dir its
+ * `commondir` names): a bare repository, a worktree's or a submodule's git dir. By name only, a
+ * little wider than git (a HEAD and a `refs` or a `commondir`, whatever they hold): in doubt, it is one.
+ */
+export function gitDirShaped(names: { has(name: string): boolean }): boolean {
+  return names.has('HEAD') && (names.has('refs') || names.has('commondir'));
 }
 
 /** Listings by folder: a folder whose entries did not change is not read again (lstat, not readdir). */
@@ -142,7 +164,7 @@ function listing(dir: string): Listing | undefined {
   } catch {
     return undefined;
   }
-  const out: Listing = { ino: st.ino, ctimeMs: st.ctimeMs, hasGit: false, dirs: [] };
+  const out: Listing = { ino: st.ino, ctimeMs: st.ctimeMs, hasGit: false, gitDir: gitDirShaped(new Set(entries.map((e) => e.name))), dirs: [] };
   for (const e of entries) {
     if (e.name === '.git') out.hasGit = true;
     else if (e.isDirectory()) out.dirs.push(e.name);
@@ -155,7 +177,9 @@ function listing(dir: string): Listing | undefined {
 /**
  * Breadth-first over `root`, not into `.git` or symlinks. SKIPPED_TREES are searched for `.git` only
  * (no hard links), their folders counted against `deep` and not the main budget; past `deep`, only
- * each entry's own `.git` of a skipped folder is looked for (one lstat, no listing), nothing deeper.
+ * each entry's own `.git` of a skipped folder, and whether it is a git dir itself, is looked for
+ * (lstats, no listing), nothing deeper. A folder git takes as a git dir is listed and walked on (its
+ * work tree may be itself: `core.worktree = .`).
  */
 function walk(root: string, budget: { dirs: number }, wantLinks: boolean, deep: { dirs: number } = { dirs: 0 }): Walk {
   const out: Walk = { gits: [], linked: new Map(), truncated: false };
@@ -168,6 +192,7 @@ function walk(root: string, budget: { dirs: number }, wantLinks: boolean, deep: 
     }
     const list = listing(dir);
     if (!list) continue;
+    if (list.gitDir) out.gits.push(dir);
     if (list.hasGit) out.gits.push(`${dir}/.git`);
     for (const name of list.dirs) {
       const p = `${dir}/${name}`;
@@ -176,9 +201,10 @@ function walk(root: string, budget: { dirs: number }, wantLinks: boolean, deep: 
           deep.dirs--;
           queue.push({ dir: p, skipTree: true, inside: true });
         } else if (inside !== true) {
-          // Past the budget, as much as ever: each entry's own `.git`, and nothing deeper.
+          // Past the budget, as much as ever: each entry's own `.git` and whether it is a git dir, nothing deeper.
           const git = `${p}/.git`;
           if (lstat(git)) out.gits.push(git);
+          if (lstat(`${p}/HEAD`) && gitDirShaped({ has: (n) => lstat(`${p}/${n}`) !== undefined })) out.gits.push(p);
         }
       } else queue.push({ dir: p, skipTree: SKIPPED_TREES.has(name) });
     }
@@ -239,6 +265,14 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
   const plan: ProtectedPlan = { selfBinds: [], readOnly: [], placeholders: [], gitPaths: [], skipped: [], watched: [], readOnlyBecause: [] };
   const opened = new Set(opts.opened ?? []);
   const roots = [...new Set(opts.roots)].filter((r) => lstat(r)?.isDirectory());
+  const writable = [...new Set([...roots, ...(opts.writable ?? [])])];
+  const realWritable = writable.map((w) => [w, realOrUndefined(w) ?? w] as const);
+  /** `p` resolved, named beneath the writable folder it lies in (as the walk names it); undefined outside them all. */
+  const inWritable = (p: string): string | undefined => {
+    const real = realOrUndefined(p) ?? p;
+    for (const [w, rw] of realWritable) if (within(real, rw)) return w + real.slice(rw.length);
+    return undefined;
+  };
   const selfBinds = new Set<string>();
   const readOnly = new Set<string>();
   const skip = (p: string, why: string): void => {
@@ -251,7 +285,7 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
     if (st.isSymbolicLink()) {
       const target = realOrUndefined(p);
       const targetSt = target === undefined ? undefined : lstat(target);
-      if (target !== undefined && targetSt && (targetSt.isDirectory() || targetSt.isFile()) && roots.some((r) => within(target, r))) {
+      if (target !== undefined && targetSt && (targetSt.isDirectory() || targetSt.isFile()) && inWritable(target) !== undefined) {
         readOnly.add(target);
         skip(p, `a symlink to ${target}, which is mounted read-only instead (the link itself can be replaced)`);
       } else skip(p, target === undefined ? 'a symlink to nothing; not mounted' : `a symlink to ${target}, outside the writable folders; not mounted`);
@@ -281,13 +315,35 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
     }
   }
 
+  // Folders git takes as git dirs by themselves (a bare repository, a worktree's git dir): work trees too.
+  const shaped = gits.filter((g) => path.basename(g) !== '.git');
   // Every `.git`, whole (or, when commits may write, all but what makes git run something).
-  // A `gitdir:` file may point at a git dir elsewhere in a writable folder (`--separate-git-dir`):
-  // that folder is a repository's metadata as much as a `.git` is.
-  for (const git of [...gits]) {
-    const target = gitdirTarget(git);
-    if (target !== undefined && !gits.includes(target) && roots.some((r) => within(target, r)) && !gits.some((g) => within(target, g))) gits.push(target);
+  // A repository may lead elsewhere: a `gitdir:` file (`--separate-git-dir`, a worktree, a
+  // submodule), a git dir's `commondir` (where hooks, config and info/attributes come from), a
+  // worktree of a git dir. Each git dir and common dir it leads to, as git itself says (and, in
+  // doubt, as the `gitdir:` line reads), that lies in a folder a command may write (the package
+  // stores and TMPDIR too) is a repository's metadata as much as a `.git` is.
+  const locate = { spawns: LOCATE_BUDGET, over: false };
+  for (let i = 0; i < gits.length; i++) {
+    const git = gits[i];
+    const st = lstat(git);
+    if (!st) continue;
+    const leads: string[] = [];
+    const own = gitdirTarget(git);
+    if (own !== undefined) leads.push(own);
+    const asks = !st.isDirectory() || lstat(path.join(git, 'commondir')) ? [git] : [];
+    if (st.isDirectory()) for (const wt of listDir(path.join(git, 'worktrees'))) if (lstat(path.join(git, 'worktrees', wt, 'commondir'))) asks.push(path.join(git, 'worktrees', wt));
+    for (const entry of asks) {
+      const where = cachedGitLocations(entry, locate);
+      if (where) leads.push(where.gitDir, where.commonDir);
+    }
+    for (const lead of leads) {
+      const named = lstat(lead)?.isDirectory() || lstat(realOrUndefined(lead) ?? lead)?.isDirectory() ? inWritable(lead) : undefined;
+      // Covered by a git dir protected whole (a workspace folder that is one is not).
+      if (named !== undefined && !gits.includes(named) && !gits.some((g) => !roots.includes(g) && within(named, g))) gits.push(named);
+    }
   }
+  if (locate.over) plan.readOnlyBecause.push(`more than ${LOCATE_BUDGET} repository pointers to ask git about: where they lead is unknown`);
   for (const git of gits) {
     const st = lstat(git);
     if (!st) continue;
@@ -295,8 +351,9 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
     const root = roots.find((r) => within(git, r));
     // Every folder between the writable root and the repository is a mount point: none can be renamed.
     if (root !== undefined) for (let dir = path.dirname(git); dir !== root && within(dir, root); dir = path.dirname(dir)) selfBinds.add(dir);
-    if (opts.gitAllowWrite && st.isDirectory() && !opened.has(git)) {
-      selfBinds.add(git);
+    // A workspace folder that git takes as a git dir cannot be read-only whole: what makes git run something in it is.
+    if (root !== undefined && (opts.gitAllowWrite || git === root) && st.isDirectory() && !opened.has(git)) {
+      if (git !== root) selfBinds.add(git);
       for (const p of gitSensitivePaths(git)) {
         const pst = lstat(p);
         if (pst) protect(p, pst);
@@ -310,10 +367,10 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
   // inside a writable folder: config files it includes, hook folders, programs (gitConfigPaths.ts).
   if (opts.home !== undefined) {
     const read = opts.gitConfig ?? gitConfigReferences;
-    const trees = [...new Set([...opts.workspaceRoots, ...plan.gitPaths.filter((g) => path.basename(g) === '.git').map((g) => path.dirname(g))])];
+    const trees = [...new Set([...opts.workspaceRoots, ...plan.gitPaths.filter((g) => path.basename(g) === '.git').map((g) => path.dirname(g)), ...shaped.filter((g) => plan.gitPaths.includes(g))])];
     // Past the budget none is read: the plan is read-only whatever they say.
     if (trees.length > CONFIG_READ_BUDGET) plan.readOnlyBecause.push(`${trees.length} repositories: over ${CONFIG_READ_BUDGET}, whose git config is read to find what it runs`);
-    const covered = (p: string): boolean => (!opts.gitAllowWrite && plan.gitPaths.some((g) => within(p, g))) || [...readOnly].some((r) => within(p, r));
+    const covered = (p: string): boolean => (!opts.gitAllowWrite && plan.gitPaths.some((g) => !roots.includes(g) && within(p, g))) || [...readOnly].some((r) => within(p, r));
     for (const tree of trees.length > CONFIG_READ_BUDGET ? [] : trees) {
       const refs = read(tree, opts.home);
       if (refs === undefined) {
@@ -332,6 +389,10 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
           const root = roots.find((r) => within(p, r));
           if (root !== undefined) for (let dir = path.dirname(p); dir !== root && within(dir, root); dir = path.dirname(dir)) selfBinds.add(dir);
         };
+        // Written as a path (not a bare word git looks up on PATH): whatever stands there (a file, a
+        // folder, an empty folder, a symlink…) is watched, and made or changed by a command it is
+        // moved aside (newRepoQuarantine.ts): never claimed now and swapped for a program later.
+        const named = folderKey || ref.key === 'file' || ref.pathLike;
         if (st) {
           // A program's word that is a folder (`!cd src && make`) is not code git runs: only files, or the hook and template folders.
           const target = st.isSymbolicLink() ? realOrUndefined(p) : p;
@@ -339,7 +400,12 @@ export function planProtected(opts: PlanOptions): ProtectedPlan {
           if (folderKey || ref.key === 'file' || targetSt?.isFile() || (st.isSymbolicLink() && targetSt === undefined)) {
             protect(p, st);
             bindParents();
+          } else if (named && st.isDirectory()) {
+            // A folder where git would run a file: a mount point, which cannot be removed or renamed to make room for one.
+            selfBinds.add(p);
+            bindParents();
           }
+          if (named && !plan.watched.includes(p)) plan.watched.push(p);
         } else {
           if (folderKey && !plan.placeholders.includes(p)) {
             plan.placeholders.push(p);

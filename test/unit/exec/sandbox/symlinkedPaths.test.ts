@@ -126,7 +126,7 @@ describe('exec/sandbox: writable paths through symlinks', function () {
     writeFileSync(path.join(git, `config${BLOCKED_SUFFIX}`), 'taken');
     const lines = quarantineCreated([git], [git], [ws], [ws], (moves) => moves.map(() => 'the confined rename did not happen'));
     assert.deepEqual(lines.sort(), [
-      `${git}/config sets core.fsmonitor (moved aside to ${git}/config${BLOCKED_SUFFIX}-2)`,
+      `${git}/config sets core.fsmonitor (moved aside to ${git}/config.2${BLOCKED_SUFFIX})`,
       `${git}/hooks/pre-commit is a hook of a new repository (moved aside to ${git}/hooks/pre-commit${BLOCKED_SUFFIX})`,
     ]);
     assert.equal(readFileSync(path.join(git, `config${BLOCKED_SUFFIX}`), 'utf8'), 'taken');
