@@ -3,7 +3,8 @@
 // that did not exist, and the set of `.git`s. Anything the mounts missed (a persistent shell started
 // before a repository existed, a name that cannot have a placeholder, a race) is named in the result.
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, renameSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync } from 'node:fs';
+import { renameInFolder } from './folderFd';
 import * as path from 'node:path';
 import { gitSensitivePaths, PROTECTED_DIR_NAMES, type ProtectedPlan } from './protectedMounts';
 import { WORKSPACE_PROTECTED_PATHS } from '../../../core/policy/checks/protectedPaths';
@@ -183,15 +184,15 @@ export function moveAsideCreated(changes: readonly string[], gitPaths: readonly 
     const git = gitPaths.find((g) => p.startsWith(`${g}/`));
     const name = path.basename(p);
     if (git === undefined || !(REDIRECTING.has(name) || path.basename(path.dirname(p)) === 'hooks')) return line;
-    const aside = `${p}.agent-bash-blocked`;
     try {
       // Only where the path is what it says: a folder on the way swapped for a symlink would point
-      // the rename at a file of the host's own.
-      if (realpathSync(path.dirname(p)) !== path.join(realpathSync(git), path.relative(git, path.dirname(p)))) {
+      // the rename at a file of the host's own. The rename itself goes through a descriptor of the
+      // folder checked to lie in the git dir (folderFd.ts), so a swap after this check cannot either.
+      const realGit = realpathSync(git);
+      if (realpathSync(path.dirname(p)) !== path.join(realGit, path.relative(git, path.dirname(p)))) {
         return `${line} (not moved: its folder is reached through a symlink)`;
       }
-      renameSync(p, aside);
-      return `${line} (moved aside to ${aside})`;
+      return `${line} (moved aside to ${renameInFolder(p, `${p}.agent-bash-blocked`, [realGit])})`;
     } catch {
       return line;
     }
